@@ -1,0 +1,34 @@
+# Thin wrapper around meson: `make demo` and `make check` work on a fresh
+# Debian 12 machine (they install missing packages first).
+BUILD      ?= build
+BUILD_SAN  ?= build-san
+MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
+
+.PHONY: all deps build build-san check demo clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_OPTS)
+
+$(BUILD_SAN)/build.ninja:
+	meson setup $(BUILD_SAN) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false -Dsanitized=true
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+build-san: deps $(BUILD_SAN)/build.ninja
+	ninja -C $(BUILD_SAN)
+
+check: build build-san
+	meson test -C $(BUILD) --print-errorlogs
+	meson test -C $(BUILD_SAN) --print-errorlogs --suite unit --suite probe --suite fuzz
+
+demo: build
+	$(BUILD)/host-tools/iogap demo
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN)

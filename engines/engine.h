@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * I/O engines behind one ops struct, as fio's engines/: one file per
+ * engine.  The runner owns the request slots and the clock; an engine only
+ * moves bytes and reports completions.
+ */
+#ifndef IOGAP_ENGINE_H
+#define IOGAP_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct iogap_job;
+
+/* One in-flight request slot (fio's io_u). */
+struct iogap_io {
+	uint64_t offset;
+	uint64_t start_ns;      /* prepared: fio's start_time */
+	uint64_t issue_ns;      /* submitted: fio's issue_time */
+	uint64_t request_id;    /* unique in the run, written into tags */
+	void    *buf;
+	uint32_t len;
+	uint32_t slot;          /* index in the runner's slot array */
+	int64_t  result;        /* bytes done or -errno, set by the engine */
+	uint8_t  ddir;          /* enum iogap_op */
+	uint8_t  in_ramp;       /* issued before ramp_time ended */
+};
+
+enum iogap_queue_result {
+	IOGAP_Q_COMPLETED = 0,  /* done inline (sync engine); result is set */
+	IOGAP_Q_QUEUED    = 1,  /* accepted; completes via getevents */
+	IOGAP_Q_BUSY      = 2,  /* no room now; reap and retry */
+};
+
+enum iogap_engine_flags {
+	IOGAP_ENGINE_SYNC      = 1u << 0,  /* queue() always completes inline */
+	IOGAP_ENGINE_NO_FILE   = 1u << 1,  /* needs no file descriptor */
+	IOGAP_ENGINE_SETS_ISSUE = 1u << 2, /* commit() stamps issue_ns itself */
+};
+
+/* What an engine instance gets to work with; one per worker thread. */
+struct iogap_engine_ctx {
+	const struct iogap_job *job;
+	int fd;                 /* target, opened by the runner (-1 if NO_FILE) */
+	unsigned depth;         /* max requests in flight */
+	void *priv;             /* engine state */
+	uint64_t (*now_ns)(void);
+};
+
+struct iogap_engine_ops {
+	const char *name;
+	unsigned flags;
+	/* Allocate per-thread state for ctx->depth requests.  0 or -errno;
+	 * on error writes a message to err. */
+	int (*init)(struct iogap_engine_ctx *ctx, char *err, size_t errlen);
+	/* Start one request.  Sync engines complete it and return
+	 * IOGAP_Q_COMPLETED; async engines return IOGAP_Q_QUEUED or BUSY, or
+	 * -errno when the request cannot be queued at all. */
+	int (*queue)(struct iogap_engine_ctx *ctx, struct iogap_io *io);
+	/* Submit what queue() collected; returns number submitted or
+	 * -errno.  NULL for engines that submit in queue(). */
+	int (*commit)(struct iogap_engine_ctx *ctx);
+	/* Wait for at least min completions (max at most), store them in
+	 * done[]; returns the count or -errno. */
+	int (*getevents)(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
+			 struct iogap_io **done);
+	void (*cleanup)(struct iogap_engine_ctx *ctx);
+};
+
+extern const struct iogap_engine_ops iogap_engine_psync;
+extern const struct iogap_engine_ops iogap_engine_libaio;
+extern const struct iogap_engine_ops iogap_engine_io_uring;
+extern const struct iogap_engine_ops iogap_engine_null;
+
+/* Engine by fio name ("psync", "pvsync"... see engines.c); NULL if unknown. */
+const struct iogap_engine_ops *iogap_engine_find(const char *name);
+/* Comma-separated list of supported names, for error messages. */
+const char *iogap_engine_names(void);
+
+#endif

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fio-compatible job model: options with fio's names, defaults and
+ * meanings, parsed from job files and command lines (jobfile.c).
+ */
+#ifndef IOGAP_JOB_H
+#define IOGAP_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOGAP_DDIR_NR 3          /* read, write, trim: fio's order */
+#define IOGAP_MAX_PERCENTILES 20
+#define IOGAP_MAX_BSSPLIT 64
+#define IOGAP_MAX_CPUS 1024
+
+enum iogap_rw_flags {             /* fio's td_ddir bits */
+	IOGAP_RW_READ  = 1u << 0,
+	IOGAP_RW_WRITE = 1u << 1,
+	IOGAP_RW_TRIM  = 1u << 2,
+	IOGAP_RW_RAND  = 1u << 3,
+};
+
+enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
+enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
+enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
+
+struct iogap_bssplit {
+	uint32_t bs;
+	uint32_t perc;            /* percent; 0 = share the remainder */
+};
+
+/* One option as the user wrote it, for JSON "job options" and errors. */
+struct iogap_job_kv {
+	char *key;
+	char *value;              /* NULL for a bare flag */
+};
+
+struct iogap_job {
+	char *name;
+	char *filename;           /* NULL: fio derives "name.jobnum.filenum" */
+	char *ioengine;           /* fio default: psync */
+	char *write_lat_log;      /* log file prefix, NULL = off */
+	char *description;
+
+	/* where the section started, for messages */
+	char *source_file;
+	int   source_line;
+
+	uint64_t size;            /* 0 = whole file/device */
+	uint64_t offset;
+	uint64_t io_size;         /* 0 = size */
+	uint32_t bs[IOGAP_DDIR_NR];
+	uint32_t bs_min[IOGAP_DDIR_NR], bs_max[IOGAP_DDIR_NR];   /* bsrange */
+	struct iogap_bssplit bssplit[IOGAP_DDIR_NR][IOGAP_MAX_BSSPLIT];
+	unsigned bssplit_nr[IOGAP_DDIR_NR];
+	bool bs_unaligned;
+
+	unsigned rw;              /* enum iogap_rw_flags */
+	unsigned rw_seq_nr;       /* rw=randread:N: N ios per offset switch */
+	enum iogap_rw_sequencer rw_sequencer;
+	unsigned rwmix[IOGAP_DDIR_NR]; /* rwmixread/rwmixwrite, percent */
+
+	unsigned iodepth;
+	unsigned iodepth_batch;            /* iodepth_batch_submit; 0 = iodepth */
+	unsigned iodepth_batch_complete_min;
+	unsigned iodepth_batch_complete_max; /* 0 = iodepth */
+	unsigned iodepth_low;
+	unsigned numjobs;
+
+	uint64_t runtime_ns;      /* 0 = until io_size done */
+	uint64_t ramp_time_ns;
+	uint64_t startdelay_ns;
+	bool time_based;
+
+	bool direct;
+	bool sync_io;             /* sync=1: O_SYNC */
+	unsigned fsync_blocks;    /* fsync every N writes */
+	unsigned fdatasync_blocks;
+	bool end_fsync;
+	bool invalidate;          /* fio default 1 */
+	bool create_on_open;
+	bool allow_file_create;   /* fio default 1 */
+
+	bool norandommap;
+	bool randrepeat;          /* fio default 1 */
+	uint64_t randseed;        /* default derived as fio does */
+	bool randseed_set;
+	enum iogap_random_dist random_distribution;
+	double random_dist_param; /* zipf theta / pareto h */
+
+	bool group_reporting;
+	bool stonewall;
+	bool new_group;
+	bool thread;              /* report "threads" rather than "processes" */
+
+	unsigned char cpus_allowed[IOGAP_MAX_CPUS / 8];
+	bool cpus_allowed_set;
+	enum iogap_cpus_policy cpus_allowed_policy;
+
+	uint64_t rate_iops[IOGAP_DDIR_NR];
+	bool log_offset;
+	double percentile_list[IOGAP_MAX_PERCENTILES];
+	unsigned percentile_nr;
+	bool clat_percentiles;    /* fio default 1 */
+	bool lat_percentiles;
+	bool slat_percentiles;
+
+	/* iogap additions */
+	bool trace;               /* write per-request trace records */
+
+	/* every option set for this job, globals first, in file order */
+	struct iogap_job_kv *kv;
+	size_t kv_nr;
+};
+
+struct iogap_job_list {
+	struct iogap_job *jobs;
+	size_t nr;
+};
+
+enum iogap_output_format {
+	IOGAP_OUT_NORMAL = 1u << 0,
+	IOGAP_OUT_TERSE  = 1u << 1,
+	IOGAP_OUT_JSON   = 1u << 2,
+	IOGAP_OUT_JSONPLUS = 1u << 3,
+};
+
+/* Parse a job file (path) and append its jobs to list.  Returns 0, or -1
+ * with "file:line: message" in err. */
+int iogap_jobfile_parse(const char *path, struct iogap_job_list *list,
+			char *err, size_t errlen);
+/* Parse from memory; name is used in messages. */
+int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
+			    struct iogap_job_list *list, char *err, size_t errlen);
+/* Fill defaults derived after parsing (fio's fixup_options). */
+int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
+void iogap_job_list_free(struct iogap_job_list *list);
+
+/* fio value parsers, exposed for tests */
+int iogap_parse_size(const char *s, uint64_t *out);           /* 4k, 1M, 10%? */
+int iogap_parse_time_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);
+
+#endif

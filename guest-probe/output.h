@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio-compatible output: normal text, JSON and JSON+ (same keys and
+ * nesting as fio 3.33), from the runner's per-job statistics.
+ */
+#ifndef IOGAP_OUTPUT_H
+#define IOGAP_OUTPUT_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "stats.h"
+
+struct iogap_run_report {
+	struct iogap_job_stat *stats;     /* reported entries, in job order */
+	size_t nr;
+	struct iogap_group_stat *groups;  /* filled by iogap_group_stats_compute */
+	size_t groups_nr;
+	struct iogap_disk_util *disks;
+	size_t disks_nr;
+	time_t timestamp;                 /* end of run, for JSON "time" */
+	uint64_t timestamp_ms;
+	const char *version;              /* "iogap-probe-0.1.0" */
+};
+
+/* fio's per-job start line: "name: (g=0): rw=randread, bs=(R) 4096B-4096B,
+ * (W) ..., (T) ..., ioengine=libaio, iodepth=32" */
+void iogap_output_job_line(FILE *f, const struct iogap_job *job, unsigned groupid);
+
+/* Fill r->groups from r->stats (fio's show_run_stats group pass);
+ * allocates r->groups. */
+int iogap_group_stats_compute(struct iogap_run_report *r);
+
+void iogap_output_normal(FILE *f, const struct iogap_run_report *r);
+void iogap_output_json(FILE *f, const struct iogap_run_report *r, bool plus);
+
+/* Disk stats (fio's disk_util) for the block devices under the given
+ * files: snapshot before the run, then finish after it. */
+struct iogap_disk_set;
+struct iogap_disk_set *iogap_disk_util_start(const char *const *files, size_t nr);
+size_t iogap_disk_util_finish(struct iogap_disk_set *set, struct iogap_disk_util **out);
+
+#endif
