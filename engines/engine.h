@@ -77,4 +77,7 @@ const struct iogap_engine_ops *iogap_engine_find(const char *name);
 /* Comma-separated list of supported names, for error messages. */
 const char *iogap_engine_names(void);
 
+/* Synchronous discard for engines without an async one: 0 or -errno. */
+int iogap_engine_sync_trim(int fd, uint64_t offset, uint64_t len);
+
 #endif

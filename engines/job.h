@@ -138,6 +138,16 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
 void iogap_job_list_free(struct iogap_job_list *list);
 
+/* Command-line job options (fio style): options before the first
+ * --name=X go into *global (initialised on first use); --name starts a
+ * job copied from it.  0, or -1 with a message in err. */
+int iogap_cmdline_add(struct iogap_job_list *list, struct iogap_job *global, bool *have_global,
+		      const char *key, const char *val, char *err, size_t errlen);
+void iogap_cmdline_global_free(struct iogap_job *global);
+
+/* fio's name for an rw value ("randread"). */
+const char *iogap_rw_name(unsigned rw);
+
 /* fio value parsers, exposed for tests */
 int iogap_parse_size(const char *s, uint64_t *out);           /* 4k, 1M, 10%? */
 int iogap_parse_time_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);

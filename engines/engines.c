@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+static const struct {
+	const char *name;
+	const struct iogap_engine_ops *ops;
+} registry[] = {
+	{ "psync", &iogap_engine_psync },
+	{ "pvsync", &iogap_engine_psync },
+	{ "sync", &iogap_engine_psync },
+	{ "libaio", &iogap_engine_libaio },
+	{ "io_uring", &iogap_engine_io_uring },
+	{ "null", &iogap_engine_null },
+};
+
+const struct iogap_engine_ops *iogap_engine_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
+		if (!strcmp(registry[i].name, name))
+			return registry[i].ops;
+	return NULL;
+}
+
+const char *iogap_engine_names(void)
+{
+	return "psync (also pvsync, sync), libaio, io_uring, null";
+}
+
+/* Discard synchronously, as fio's async engines do for trims: a block
+ * device gets BLKDISCARD, a file a punched hole. */
+int iogap_engine_sync_trim(int fd, uint64_t offset, uint64_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t range[2] = { offset, len };
+
+		if (ioctl(fd, BLKDISCARD, range))
+			return -errno;
+		return 0;
+	}
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)len))
+		return -errno;
+	return 0;
+}

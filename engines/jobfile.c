@@ -1,0 +1,1218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio job files: [sections], key=value, bare flags, ; and # comments,
+ * ${VAR} from the environment, $ncpus/$pagesize/$mb_memory.  Every option
+ * iogap does not implement is an error naming file:line and the option:
+ * a benchmark that silently ignores half its job measures something else.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "job.h"
+
+struct parse_ctx {
+	const char *file;
+	int line;
+	char *err;
+	size_t errlen;
+};
+
+static int perr(struct parse_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int perr(struct parse_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (c->file)
+		n = snprintf(c->err, c->errlen, "%s:%d: ", c->file, c->line);
+	if (n < 0 || (size_t)n >= c->errlen)
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- value parsers ---------------------------------------------------- */
+
+/* fio's sizes: base 1024 for k/m/g/t/p whether or not "i"/"b" follow. */
+int iogap_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		v = strtoull(s, &end, 16);
+	else
+		v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (tolower((unsigned char)*end)) {
+	case 'k': mult = 1ULL << 10; end++; break;
+	case 'm': mult = 1ULL << 20; end++; break;
+	case 'g': mult = 1ULL << 30; end++; break;
+	case 't': mult = 1ULL << 40; end++; break;
+	case 'p': mult = 1ULL << 50; end++; break;
+	default: break;
+	}
+	if (mult > 1) {
+		if (tolower((unsigned char)*end) == 'i')
+			end++;
+		if (tolower((unsigned char)*end) == 'b')
+			end++;
+	} else if (tolower((unsigned char)*end) == 'b') {
+		end++;
+	}
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -1;
+	if (v > UINT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+/* fio's times: plain numbers are in default_unit_ns (seconds for runtime). */
+int iogap_parse_time_ns(const char *s, uint64_t default_unit_ns, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = default_unit_ns;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (!strcasecmp(end, "ns") || !strcasecmp(end, "nsec"))
+		mult = 1;
+	else if (!strcasecmp(end, "us") || !strcasecmp(end, "usec"))
+		mult = 1000;
+	else if (!strcasecmp(end, "ms") || !strcasecmp(end, "msec"))
+		mult = 1000000;
+	else if (!strcasecmp(end, "s") || !strcasecmp(end, "sec"))
+		mult = 1000000000ULL;
+	else if (!strcasecmp(end, "m") || !strcasecmp(end, "min"))
+		mult = 60000000000ULL;
+	else if (!strcasecmp(end, "h"))
+		mult = 3600000000000ULL;
+	else if (!strcasecmp(end, "d"))
+		mult = 86400000000000ULL;
+	else if (*end)
+		return -1;
+	if (v > UINT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || *end || *out > max)
+		return -1;
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (!s || !strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "on") ||
+	    !strcasecmp(s, "yes")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "off") ||
+	    !strcasecmp(s, "no")) {
+		*out = false;
+		return 0;
+	}
+	return -1;
+}
+
+/* "a,b,c" → per-direction values; fio repeats the last one given. */
+static int split_ddir(char *s, char *parts[IOGAP_DDIR_NR])
+{
+	int n = 0;
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == IOGAP_DDIR_NR)
+			return -1;
+		parts[n++] = tok;
+	}
+	if (n == 0)
+		return -1;
+	/* fio: "bs=4k,8k" sets read 4k, write and trim 8k */
+	for (int i = n; i < IOGAP_DDIR_NR; i++)
+		parts[i] = parts[n - 1];
+	return n;
+}
+
+/* ---- option handlers -------------------------------------------------- */
+
+typedef int (*opt_fn)(struct parse_ctx *c, struct iogap_job *j, const char *key,
+		      const char *val);
+
+#define NEED_VALUE(c, key, val) \
+	do { if (!(val) || !*(val)) return perr(c, "option '%s' needs a value", key); } while (0)
+
+static int bad_value(struct parse_ctx *c, const char *key, const char *val, const char *what)
+{
+	return perr(c, "option '%s': bad value '%s' (%s)", key, val ? val : "", what);
+}
+
+static int set_str(char **dst, const char *val)
+{
+	char *d = strdup(val);
+
+	if (!d)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+static int opt_name(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	return set_str(&j->name, val);
+}
+
+static int opt_filename(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strchr(val, ':') && strncmp(val, "/dev/", 5) != 0 && val[0] != '/')
+		return perr(c, "option '%s': several files ('%s') are not supported", key, val);
+	return set_str(&j->filename, val);
+}
+
+static int opt_description(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	return set_str(&j->description, val);
+}
+
+static int opt_ioengine(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (!iogap_engine_find(val))
+		return perr(c, "option '%s': engine '%s' is not supported (supported: %s)",
+			    key, val, iogap_engine_names());
+	return set_str(&j->ioengine, val);
+}
+
+static int opt_write_lat_log(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	return set_str(&j->write_lat_log, val);
+}
+
+#define SIZE_OPT(fn, field) \
+static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
+{ \
+	NEED_VALUE(c, key, val); \
+	if (strchr(val, '%')) \
+		return perr(c, "option '%s': percentage values ('%s') are not supported", key, val); \
+	if (iogap_parse_size(val, &j->field)) \
+		return bad_value(c, key, val, "expected a size such as 4k, 10m, 1g"); \
+	return 0; \
+}
+SIZE_OPT(opt_size_value, size)
+
+static int opt_size(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	if (opt_size_value(c, j, key, val))
+		return -1;
+	if (j->size == 0)
+		return bad_value(c, key, val, "size must be greater than 0");
+	return 0;
+}
+SIZE_OPT(opt_offset, offset)
+SIZE_OPT(opt_io_size, io_size)
+
+static int parse_bs_value(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (iogap_parse_size(s, &v) || v == 0 || v > (1u << 30))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int opt_bs(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[256], *parts[IOGAP_DDIR_NR];
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	if (split_ddir(buf, parts) < 0)
+		return bad_value(c, key, val, "expected bs or read,write,trim sizes");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		uint32_t bs;
+
+		if (parse_bs_value(parts[d], &bs))
+			return bad_value(c, key, val, "block size must be a size between 1 and 1g");
+		j->bs[d] = j->bs_min[d] = j->bs_max[d] = bs;
+		j->bssplit_nr[d] = 0;
+	}
+	return 0;
+}
+
+static int opt_bsrange(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[256], *parts[IOGAP_DDIR_NR];
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	if (split_ddir(buf, parts) < 0)
+		return bad_value(c, key, val, "expected min-max[,min-max[,min-max]]");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		char one[64], *dash;
+		uint32_t lo, hi;
+
+		snprintf(one, sizeof(one), "%s", parts[d]);
+		dash = strchr(one, '-');
+		if (!dash)
+			return bad_value(c, key, val, "expected min-max");
+		*dash = '\0';
+		if (parse_bs_value(one, &lo) || parse_bs_value(dash + 1, &hi))
+			return bad_value(c, key, val, "block sizes must be sizes between 1 and 1g");
+		if (lo > hi) {
+			uint32_t t = lo;
+			lo = hi;
+			hi = t;
+		}
+		j->bs_min[d] = lo;
+		j->bs_max[d] = hi;
+		j->bs[d] = lo;
+		j->bssplit_nr[d] = 0;
+	}
+	return 0;
+}
+
+/* bssplit=4k/10:64k/50:32k/40[,write list[,trim list]] */
+static int opt_bssplit(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[1024], *parts[IOGAP_DDIR_NR];
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	if (split_ddir(buf, parts) < 0)
+		return bad_value(c, key, val, "expected bs/percent:bs/percent...");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		char list[512], *save = NULL, *tok;
+		unsigned n = 0, total = 0;
+		uint32_t lo = UINT32_MAX, hi = 0;
+
+		snprintf(list, sizeof(list), "%s", parts[d]);
+		for (tok = strtok_r(list, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+			char *slash = strchr(tok, '/');
+			unsigned long long perc = 0;
+			uint32_t bs;
+
+			if (n == IOGAP_MAX_BSSPLIT)
+				return bad_value(c, key, val, "too many entries");
+			if (slash) {
+				*slash = '\0';
+				if (parse_uint(slash + 1, 100, &perc))
+					return bad_value(c, key, val, "percentage must be 0..100");
+			}
+			if (parse_bs_value(tok, &bs))
+				return bad_value(c, key, val, "bad block size");
+			j->bssplit[d][n].bs = bs;
+			j->bssplit[d][n].perc = (uint32_t)perc;
+			total += (unsigned)perc;
+			lo = bs < lo ? bs : lo;
+			hi = bs > hi ? bs : hi;
+			n++;
+		}
+		if (n == 0 || total > 100)
+			return bad_value(c, key, val, "percentages add up to more than 100");
+		j->bssplit_nr[d] = n;
+		j->bs[d] = j->bs_min[d] = lo;
+		j->bs_max[d] = hi;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned rw;
+} rw_names[] = {
+	{ "read", IOGAP_RW_READ },
+	{ "write", IOGAP_RW_WRITE },
+	{ "trim", IOGAP_RW_TRIM },
+	{ "randread", IOGAP_RW_READ | IOGAP_RW_RAND },
+	{ "randwrite", IOGAP_RW_WRITE | IOGAP_RW_RAND },
+	{ "randtrim", IOGAP_RW_TRIM | IOGAP_RW_RAND },
+	{ "rw", IOGAP_RW_READ | IOGAP_RW_WRITE },
+	{ "readwrite", IOGAP_RW_READ | IOGAP_RW_WRITE },
+	{ "randrw", IOGAP_RW_READ | IOGAP_RW_WRITE | IOGAP_RW_RAND },
+	{ "trimwrite", IOGAP_RW_TRIM | IOGAP_RW_WRITE },
+	{ "randtrimwrite", IOGAP_RW_TRIM | IOGAP_RW_WRITE | IOGAP_RW_RAND },
+};
+
+const char *iogap_rw_name(unsigned rw)
+{
+	for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++)
+		if (rw_names[i].rw == rw)
+			return rw_names[i].name;
+	return "unknown";
+}
+
+static int opt_rw(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[64], *colon;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	colon = strchr(buf, ':');
+	j->rw_seq_nr = 0;
+	if (colon) {
+		unsigned long long n;
+		uint64_t sz;
+
+		*colon = '\0';
+		/* fio: a size for sequential (hole between ios), a count for random */
+		if (!parse_uint(colon + 1, UINT32_MAX, &n))
+			j->rw_seq_nr = (unsigned)n;
+		else if (!iogap_parse_size(colon + 1, &sz) && sz <= UINT32_MAX)
+			j->rw_seq_nr = (unsigned)sz;
+		else
+			return bad_value(c, key, val, "the :N suffix must be a number");
+	}
+	for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
+		if (!strcmp(buf, rw_names[i].name)) {
+			if (rw_names[i].rw & IOGAP_RW_TRIM && rw_names[i].rw & IOGAP_RW_WRITE)
+				return perr(c, "option '%s': '%s' is not supported", key, buf);
+			j->rw = rw_names[i].rw;
+			return 0;
+		}
+	}
+	return bad_value(c, key, val,
+			 "expected read, write, trim, randread, randwrite, randtrim, rw, readwrite or randrw");
+}
+
+static int opt_rw_sequencer(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (!strcmp(val, "sequential"))
+		j->rw_sequencer = IOGAP_RWSEQ_SEQUENTIAL;
+	else if (!strcmp(val, "identical"))
+		j->rw_sequencer = IOGAP_RWSEQ_IDENTICAL;
+	else
+		return bad_value(c, key, val, "expected sequential or identical");
+	return 0;
+}
+
+static int opt_rwmix(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long p;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, 100, &p))
+		return bad_value(c, key, val, "a percentage 0..100");
+	if (!strcmp(key, "rwmixread")) {
+		j->rwmix[0] = (unsigned)p;
+		j->rwmix[1] = 100 - (unsigned)p;
+	} else {
+		j->rwmix[1] = (unsigned)p;
+		j->rwmix[0] = 100 - (unsigned)p;
+	}
+	return 0;
+}
+
+static bool at_least(unsigned long long v, unsigned long long min)
+{
+	return v >= min;
+}
+
+#define UINT_OPT(fn, field, max, minv) \
+static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
+{ \
+	unsigned long long v; \
+	NEED_VALUE(c, key, val); \
+	if (parse_uint(val, (max), &v) || !at_least(v, (minv))) \
+		return bad_value(c, key, val, "expected an integer from " #minv " to " #max); \
+	j->field = (unsigned)v; \
+	return 0; \
+}
+UINT_OPT(opt_iodepth, iodepth, 65536, 1)
+UINT_OPT(opt_iodepth_batch, iodepth_batch, 65536, 0)
+UINT_OPT(opt_iodepth_batch_complete_min, iodepth_batch_complete_min, 65536, 0)
+UINT_OPT(opt_iodepth_batch_complete_max, iodepth_batch_complete_max, 65536, 0)
+UINT_OPT(opt_iodepth_low, iodepth_low, 65536, 0)
+UINT_OPT(opt_numjobs, numjobs, 4096, 1)
+UINT_OPT(opt_fsync, fsync_blocks, UINT32_MAX, 0)
+UINT_OPT(opt_fdatasync, fdatasync_blocks, UINT32_MAX, 0)
+
+#define TIME_OPT(fn, field, unit) \
+static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
+{ \
+	NEED_VALUE(c, key, val); \
+	if (iogap_parse_time_ns(val, (unit), &j->field)) \
+		return bad_value(c, key, val, "expected a time such as 30, 30s, 500ms, 2m"); \
+	return 0; \
+}
+TIME_OPT(opt_runtime, runtime_ns, 1000000000ULL)
+TIME_OPT(opt_ramp_time, ramp_time_ns, 1000000000ULL)
+TIME_OPT(opt_startdelay, startdelay_ns, 1000000000ULL)
+
+#define BOOL_OPT(fn, field) \
+static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
+{ \
+	if (parse_bool(val, &j->field)) \
+		return bad_value(c, key, val, "expected 0 or 1"); \
+	return 0; \
+}
+BOOL_OPT(opt_time_based, time_based)
+BOOL_OPT(opt_direct, direct)
+BOOL_OPT(opt_sync, sync_io)
+BOOL_OPT(opt_end_fsync, end_fsync)
+BOOL_OPT(opt_invalidate, invalidate)
+BOOL_OPT(opt_create_on_open, create_on_open)
+BOOL_OPT(opt_allow_file_create, allow_file_create)
+BOOL_OPT(opt_norandommap, norandommap)
+BOOL_OPT(opt_randrepeat, randrepeat)
+BOOL_OPT(opt_group_reporting, group_reporting)
+BOOL_OPT(opt_stonewall, stonewall)
+BOOL_OPT(opt_new_group, new_group)
+BOOL_OPT(opt_thread, thread)
+BOOL_OPT(opt_log_offset, log_offset)
+BOOL_OPT(opt_clat_percentiles, clat_percentiles)
+BOOL_OPT(opt_lat_percentiles, lat_percentiles)
+BOOL_OPT(opt_slat_percentiles, slat_percentiles)
+BOOL_OPT(opt_bs_unaligned, bs_unaligned)
+
+static int opt_buffered(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	bool b;
+
+	if (parse_bool(val, &b))
+		return bad_value(c, key, val, "expected 0 or 1");
+	j->direct = !b;
+	return 0;
+}
+
+static int opt_randseed(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT64_MAX, &v))
+		return bad_value(c, key, val, "expected an integer");
+	j->randseed = v;
+	j->randseed_set = true;
+	return 0;
+}
+
+static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				   const char *val)
+{
+	const char *colon;
+	char *end;
+
+	NEED_VALUE(c, key, val);
+	colon = strchr(val, ':');
+	if (!strcmp(val, "random")) {
+		j->random_distribution = IOGAP_RAND_UNIFORM;
+		return 0;
+	}
+	if (!strncmp(val, "zipf", 4) && (val[4] == ':' || !val[4])) {
+		j->random_distribution = IOGAP_RAND_ZIPF;
+		j->random_dist_param = 1.2;
+	} else if (!strncmp(val, "pareto", 6) && (val[6] == ':' || !val[6])) {
+		j->random_distribution = IOGAP_RAND_PARETO;
+		j->random_dist_param = 0.2;
+	} else {
+		return perr(c, "option '%s': distribution '%s' is not supported (random, zipf[:theta], pareto[:h])",
+			    key, val);
+	}
+	if (colon) {
+		double p = strtod(colon + 1, &end);
+
+		if (end == colon + 1 || *end)
+			return bad_value(c, key, val, "bad distribution parameter");
+		if (j->random_distribution == IOGAP_RAND_ZIPF && (p <= 0.0 || p == 1.0))
+			return bad_value(c, key, val, "zipf theta must be > 0 and != 1");
+		if (j->random_distribution == IOGAP_RAND_PARETO && (p <= 0.0 || p >= 1.0))
+			return bad_value(c, key, val, "pareto h must be in (0,1)");
+		j->random_dist_param = p;
+	}
+	return 0;
+}
+
+/* cpus_allowed=0-3,6 */
+static int opt_cpus_allowed(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[512], *save = NULL, *tok;
+
+	NEED_VALUE(c, key, val);
+	memset(j->cpus_allowed, 0, sizeof(j->cpus_allowed));
+	snprintf(buf, sizeof(buf), "%s", val);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long lo, hi;
+		char *dash = strchr(tok, '-');
+
+		if (dash)
+			*dash = '\0';
+		if (parse_uint(tok, IOGAP_MAX_CPUS - 1, &lo) ||
+		    (dash && parse_uint(dash + 1, IOGAP_MAX_CPUS - 1, &hi)))
+			return bad_value(c, key, val, "expected a CPU list such as 0-3,6");
+		if (!dash)
+			hi = lo;
+		if (hi < lo)
+			return bad_value(c, key, val, "range end before start");
+		for (unsigned long long cpu = lo; cpu <= hi; cpu++)
+			j->cpus_allowed[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	}
+	j->cpus_allowed_set = true;
+	return 0;
+}
+
+static int opt_cpus_allowed_policy(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				   const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (!strcmp(val, "shared"))
+		j->cpus_allowed_policy = IOGAP_CPUS_SHARED;
+	else if (!strcmp(val, "split"))
+		j->cpus_allowed_policy = IOGAP_CPUS_SPLIT;
+	else
+		return bad_value(c, key, val, "expected shared or split");
+	return 0;
+}
+
+static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[256], *parts[IOGAP_DDIR_NR];
+	int n;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	n = split_ddir(buf, parts);
+	if (n < 0)
+		return bad_value(c, key, val, "expected iops or read,write,trim iops");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		unsigned long long v;
+
+		/* fio: a single value applies to reads and writes alike */
+		if (parse_uint(parts[d][0] ? parts[d] : "0", UINT32_MAX, &v))
+			return bad_value(c, key, val, "expected an integer IOPS rate");
+		j->rate_iops[d] = v;
+	}
+	return 0;
+}
+
+static int opt_percentile_list(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	char buf[512], *save = NULL, *tok;
+	unsigned n = 0;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *end;
+		double p = strtod(tok, &end);
+
+		if (end == tok || *end || p < 0.0 || p > 100.0)
+			return bad_value(c, key, val, "percentiles must be numbers in 0..100 separated by ':'");
+		if (n == IOGAP_MAX_PERCENTILES)
+			return bad_value(c, key, val, "at most 20 percentiles");
+		j->percentile_list[n++] = p;
+	}
+	if (!n)
+		return bad_value(c, key, val, "empty list");
+	j->percentile_nr = n;
+	return 0;
+}
+
+static int opt_trace(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	if (parse_bool(val, &j->trace))
+		return bad_value(c, key, val, "expected 0 or 1");
+	return 0;
+}
+
+/* Accepted for compatibility, and meaningful here: only values that match
+ * what iogap does (validated), so nothing is silently ignored. */
+static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			    const char *val)
+{
+	(void)j;
+	if (!strcmp(key, "kb_base") && val && !strcmp(val, "1024"))
+		return 0;
+	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
+		return 0;
+	if (!strcmp(key, "continue_on_error") && val && !strcmp(val, "none"))
+		return 0;
+	if (!strcmp(key, "fallocate") && val && (!strcmp(val, "none") || !strcmp(val, "native") ||
+						 !strcmp(val, "posix") || !strcmp(val, "0") ||
+						 !strcmp(val, "1")))
+		return 0;
+	if (!strcmp(key, "zonemode") && val && !strcmp(val, "none"))
+		return 0;
+	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
+		    val ? val : "");
+}
+
+struct opt_def {
+	const char *name;
+	opt_fn fn;
+};
+
+static const struct opt_def options[] = {
+	{ "name", opt_name },
+	{ "description", opt_description },
+	{ "filename", opt_filename },
+	{ "ioengine", opt_ioengine },
+	{ "size", opt_size },
+	{ "filesize", opt_size },
+	{ "offset", opt_offset },
+	{ "io_size", opt_io_size },
+	{ "io_limit", opt_io_size },
+	{ "bs", opt_bs },
+	{ "blocksize", opt_bs },
+	{ "bsrange", opt_bsrange },
+	{ "blocksize_range", opt_bsrange },
+	{ "bssplit", opt_bssplit },
+	{ "bs_unaligned", opt_bs_unaligned },
+	{ "rw", opt_rw },
+	{ "readwrite", opt_rw },
+	{ "rw_sequencer", opt_rw_sequencer },
+	{ "rwmixread", opt_rwmix },
+	{ "rwmixwrite", opt_rwmix },
+	{ "iodepth", opt_iodepth },
+	{ "iodepth_batch", opt_iodepth_batch },
+	{ "iodepth_batch_submit", opt_iodepth_batch },
+	{ "iodepth_batch_complete", opt_iodepth_batch_complete_min },
+	{ "iodepth_batch_complete_min", opt_iodepth_batch_complete_min },
+	{ "iodepth_batch_complete_max", opt_iodepth_batch_complete_max },
+	{ "iodepth_low", opt_iodepth_low },
+	{ "numjobs", opt_numjobs },
+	{ "runtime", opt_runtime },
+	{ "timeout", opt_runtime },
+	{ "time_based", opt_time_based },
+	{ "ramp_time", opt_ramp_time },
+	{ "startdelay", opt_startdelay },
+	{ "direct", opt_direct },
+	{ "buffered", opt_buffered },
+	{ "sync", opt_sync },
+	{ "fsync", opt_fsync },
+	{ "fdatasync", opt_fdatasync },
+	{ "end_fsync", opt_end_fsync },
+	{ "invalidate", opt_invalidate },
+	{ "create_on_open", opt_create_on_open },
+	{ "allow_file_create", opt_allow_file_create },
+	{ "norandommap", opt_norandommap },
+	{ "randrepeat", opt_randrepeat },
+	{ "randseed", opt_randseed },
+	{ "random_distribution", opt_random_distribution },
+	{ "group_reporting", opt_group_reporting },
+	{ "stonewall", opt_stonewall },
+	{ "wait_for_previous", opt_stonewall },
+	{ "new_group", opt_new_group },
+	{ "thread", opt_thread },
+	{ "cpus_allowed", opt_cpus_allowed },
+	{ "cpus_allowed_policy", opt_cpus_allowed_policy },
+	{ "rate_iops", opt_rate_iops },
+	{ "write_lat_log", opt_write_lat_log },
+	{ "log_offset", opt_log_offset },
+	{ "percentile_list", opt_percentile_list },
+	{ "clat_percentiles", opt_clat_percentiles },
+	{ "lat_percentiles", opt_lat_percentiles },
+	{ "slat_percentiles", opt_slat_percentiles },
+	{ "kb_base", opt_only_default },
+	{ "unit_base", opt_only_default },
+	{ "continue_on_error", opt_only_default },
+	{ "fallocate", opt_only_default },
+	{ "zonemode", opt_only_default },
+	{ "iogap_trace", opt_trace },
+};
+
+/* ---- job list building ------------------------------------------------ */
+
+static void job_defaults(struct iogap_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		j->bs[d] = j->bs_min[d] = j->bs_max[d] = 4096;
+	j->rw = IOGAP_RW_READ;
+	j->rwmix[0] = 50;
+	j->rwmix[1] = 50;
+	j->iodepth = 1;
+	j->iodepth_batch_complete_min = 1;
+	j->numjobs = 1;
+	j->invalidate = true;
+	j->allow_file_create = true;
+	j->randrepeat = true;
+	j->clat_percentiles = true;
+}
+
+static char *xstrdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Deep copy, so a job section starts from the [global] state. */
+static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
+{
+	*dst = *src;
+	dst->name = xstrdup_or_null(src->name);
+	dst->filename = xstrdup_or_null(src->filename);
+	dst->ioengine = xstrdup_or_null(src->ioengine);
+	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
+	dst->description = xstrdup_or_null(src->description);
+	dst->source_file = xstrdup_or_null(src->source_file);
+	dst->kv = NULL;
+	dst->kv_nr = 0;
+	if (src->kv_nr) {
+		dst->kv = calloc(src->kv_nr, sizeof(*dst->kv));
+		if (!dst->kv)
+			return -1;
+		for (size_t i = 0; i < src->kv_nr; i++) {
+			dst->kv[i].key = strdup(src->kv[i].key);
+			dst->kv[i].value = xstrdup_or_null(src->kv[i].value);
+		}
+		dst->kv_nr = src->kv_nr;
+	}
+	return 0;
+}
+
+static void job_free(struct iogap_job *j)
+{
+	free(j->name);
+	free(j->filename);
+	free(j->ioengine);
+	free(j->write_lat_log);
+	free(j->description);
+	free(j->source_file);
+	for (size_t i = 0; i < j->kv_nr; i++) {
+		free(j->kv[i].key);
+		free(j->kv[i].value);
+	}
+	free(j->kv);
+}
+
+void iogap_job_list_free(struct iogap_job_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		job_free(&list->jobs[i]);
+	free(list->jobs);
+	list->jobs = NULL;
+	list->nr = 0;
+}
+
+static int kv_record(struct iogap_job *j, const char *key, const char *val)
+{
+	struct iogap_job_kv *kv;
+
+	/* a later setting of the same key replaces the earlier one */
+	for (size_t i = 0; i < j->kv_nr; i++) {
+		if (!strcmp(j->kv[i].key, key)) {
+			free(j->kv[i].value);
+			j->kv[i].value = xstrdup_or_null(val);
+			return 0;
+		}
+	}
+	kv = realloc(j->kv, (j->kv_nr + 1) * sizeof(*kv));
+	if (!kv)
+		return -1;
+	j->kv = kv;
+	kv[j->kv_nr].key = strdup(key);
+	kv[j->kv_nr].value = xstrdup_or_null(val);
+	j->kv_nr++;
+	return 0;
+}
+
+static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		if (!strcmp(options[i].name, key)) {
+			if (options[i].fn(c, j, key, val))
+				return -1;
+			if (strcmp(key, "name") && kv_record(j, key, val))
+				return perr(c, "out of memory");
+			return 0;
+		}
+	}
+	return perr(c, "option '%s' is not supported by iogap-probe", key);
+}
+
+/* ${VAR} and fio's $keywords; an unset variable is an error (fio would
+ * substitute "" and fail later with a less helpful message). */
+static int expand_vars(struct parse_ctx *c, const char *in, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	while (*in) {
+		const char *rep = NULL;
+		char kwbuf[32];
+		size_t skip = 0;
+
+		if (in[0] == '$' && in[1] == '{') {
+			const char *close = strchr(in, '}');
+			char var[128];
+			size_t n;
+
+			if (!close)
+				return perr(c, "unterminated '${' in '%s'", in);
+			n = (size_t)(close - in - 2);
+			if (n == 0 || n >= sizeof(var))
+				return perr(c, "bad variable reference '%.*s'", (int)(close - in + 1), in);
+			memcpy(var, in + 2, n);
+			var[n] = '\0';
+			rep = getenv(var);
+			if (!rep)
+				return perr(c, "environment variable '%s' is not set", var);
+			skip = (size_t)(close - in + 1);
+		} else if (in[0] == '$') {
+			if (!strncmp(in, "$pagesize", 9)) {
+				snprintf(kwbuf, sizeof(kwbuf), "%ld", sysconf(_SC_PAGESIZE));
+				skip = 9;
+			} else if (!strncmp(in, "$ncpus", 6)) {
+				snprintf(kwbuf, sizeof(kwbuf), "%ld", sysconf(_SC_NPROCESSORS_CONF));
+				skip = 6;
+			} else if (!strncmp(in, "$mb_memory", 10)) {
+				snprintf(kwbuf, sizeof(kwbuf), "%llu",
+					 (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+					 (unsigned long long)sysconf(_SC_PAGESIZE) >> 20);
+				skip = 10;
+			}
+			if (skip)
+				rep = kwbuf;
+		}
+		if (rep) {
+			size_t n = strlen(rep);
+
+			if (o + n >= outlen)
+				return perr(c, "line too long after variable expansion");
+			memcpy(out + o, rep, n);
+			o += n;
+			in += skip;
+			continue;
+		}
+		if (o + 1 >= outlen)
+			return perr(c, "line too long");
+		out[o++] = *in++;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static struct iogap_job *list_add(struct iogap_job_list *list, const struct iogap_job *proto)
+{
+	struct iogap_job *jobs = realloc(list->jobs, (list->nr + 1) * sizeof(*jobs));
+
+	if (!jobs)
+		return NULL;
+	list->jobs = jobs;
+	if (job_copy(&jobs[list->nr], proto))
+		return NULL;
+	return &jobs[list->nr++];
+}
+
+struct section_state {
+	struct iogap_job global;
+	struct iogap_job *cur;     /* job being filled, or &global */
+	bool in_global;
+};
+
+static int start_section(struct parse_ctx *c, struct section_state *st, struct iogap_job_list *list,
+			 const char *name)
+{
+	if (!*name)
+		return perr(c, "empty section name");
+	if (!strcmp(name, "global")) {
+		/* a later [global] affects only the jobs after it, as in fio */
+		st->cur = &st->global;
+		st->in_global = true;
+		return 0;
+	}
+	st->cur = list_add(list, &st->global);
+	if (!st->cur)
+		return perr(c, "out of memory");
+	st->in_global = false;
+	free(st->cur->name);
+	st->cur->name = strdup(name);
+	free(st->cur->source_file);
+	st->cur->source_file = strdup(c->file ? c->file : "<cmdline>");
+	st->cur->source_line = c->line;
+	return 0;
+}
+
+int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
+			    struct iogap_job_list *list, char *err, size_t errlen)
+{
+	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
+	struct section_state st;
+	size_t first_job = list->nr;
+	const char *p = text, *end = text + len;
+	int ret = -1;
+
+	job_defaults(&st.global);
+	st.cur = NULL;
+	st.in_global = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char raw[4096], line[8192], *s;
+
+		c.line++;
+		if (n >= sizeof(raw)) {
+			perr(&c, "line longer than %zu characters", sizeof(raw) - 1);
+			goto out;
+		}
+		memcpy(raw, p, n);
+		raw[n] = '\0';
+		p = nl ? nl + 1 : end;
+		if (memchr(raw, '\0', n)) {
+			perr(&c, "NUL byte in job file (binary file?)");
+			goto out;
+		}
+		s = trim(raw);
+		if (!*s || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			char *close = strchr(s, ']');
+
+			if (!close || trim(close + 1)[0]) {
+				perr(&c, "bad section header '%s'", s);
+				goto out;
+			}
+			*close = '\0';
+			if (start_section(&c, &st, list, trim(s + 1)))
+				goto out;
+			continue;
+		}
+		if (!st.cur) {
+			perr(&c, "option '%s' outside of a [section]", s);
+			goto out;
+		}
+		if (expand_vars(&c, s, line, sizeof(line)))
+			goto out;
+		{
+			char *eq = strchr(line, '=');
+			char *key = line, *val = NULL;
+
+			if (eq) {
+				*eq = '\0';
+				val = trim(eq + 1);
+			}
+			key = trim(key);
+			/* fio allows trailing comments after a value */
+			if (val) {
+				char *hash = strpbrk(val, "#;");
+
+				if (hash && hash > val && isspace((unsigned char)hash[-1])) {
+					*hash = '\0';
+					val = trim(val);
+				}
+			}
+			if (!*key) {
+				perr(&c, "missing option name before '='");
+				goto out;
+			}
+			if (set_option(&c, st.cur, key, val))
+				goto out;
+		}
+	}
+	if (list->nr == first_job) {
+		c.line = 0;
+		snprintf(err, errlen, "%s: no job sections (only [global] or nothing)", name);
+		goto out;
+	}
+	ret = 0;
+out:
+	job_free(&st.global);
+	if (ret) {
+		while (list->nr > first_job)
+			job_free(&list->jobs[--list->nr]);
+	}
+	return ret;
+}
+
+int iogap_jobfile_parse(const char *path, struct iogap_job_list *list, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot open job file: %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len + 4096 > cap) {
+			char *nb;
+
+			if (cap > (64u << 20)) {
+				fclose(f);
+				free(buf);
+				snprintf(err, errlen, "%s: job file larger than 64 MiB", path);
+				return -1;
+			}
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				fclose(f);
+				free(buf);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -1;
+			}
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	fclose(f);
+	ret = iogap_jobfile_parse_buf(path, buf ? buf : "", len, list, err, errlen);
+	free(buf);
+	return ret;
+}
+
+/* Command line: options before the first --name are global; each --name
+ * starts a job, as fio does. */
+int iogap_cmdline_add(struct iogap_job_list *list, struct iogap_job *global, bool *have_global,
+		      const char *key, const char *val, char *err, size_t errlen)
+{
+	struct parse_ctx c = { .file = NULL, .err = err, .errlen = errlen };
+	char expanded[8192];
+	struct iogap_job *target;
+
+	if (!*have_global) {
+		job_defaults(global);
+		*have_global = true;
+	}
+	if (val) {
+		if (expand_vars(&c, val, expanded, sizeof(expanded)))
+			return -1;
+		val = expanded;
+	}
+	if (!strcmp(key, "name")) {
+		struct iogap_job *j;
+
+		if (!val || !*val)
+			return perr(&c, "option 'name' needs a value");
+		j = list_add(list, global);
+		if (!j)
+			return perr(&c, "out of memory");
+		free(j->name);
+		j->name = strdup(val);
+		j->source_file = strdup("<command line>");
+		return 0;
+	}
+	target = list->nr ? &list->jobs[list->nr - 1] : global;
+	if (list->nr && strcmp(list->jobs[list->nr - 1].source_file, "<command line>"))
+		target = global;
+	if (set_option(&c, target, key, val)) {
+		/* prefix so the user knows where it came from */
+		char tmp[1024];
+
+		snprintf(tmp, sizeof(tmp), "command line: %s", err);
+		snprintf(err, errlen, "%s", tmp);
+		return -1;
+	}
+	return 0;
+}
+
+void iogap_cmdline_global_free(struct iogap_job *global)
+{
+	job_free(global);
+}
+
+/* fio's fixup_options: derived defaults and cross-option checks. */
+int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
+{
+	struct parse_ctx c = { .file = j->source_file, .line = j->source_line,
+			       .err = err, .errlen = errlen };
+
+	if (!j->ioengine)
+		j->ioengine = strdup("psync");
+	if (!j->filename)
+		return perr(&c, "job '%s': no filename given", j->name);
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))
+			return perr(&c, "job '%s': block size %u is larger than size %llu",
+				    j->name, j->bs_max[d], (unsigned long long)j->size);
+	}
+	if (j->iodepth_batch == 0 || j->iodepth_batch > j->iodepth)
+		j->iodepth_batch = j->iodepth;
+	if (j->iodepth_batch_complete_max == 0 || j->iodepth_batch_complete_max > j->iodepth)
+		j->iodepth_batch_complete_max = j->iodepth;
+	if (j->iodepth_batch_complete_min > j->iodepth_batch_complete_max)
+		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max;
+	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
+		j->iodepth_low = j->iodepth;
+	if (j->time_based && !j->runtime_ns)
+		return perr(&c, "job '%s': time_based needs a runtime", j->name);
+	if (!j->percentile_nr) {
+		static const double def[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
+					      99, 99.5, 99.9, 99.95, 99.99 };
+		memcpy(j->percentile_list, def, sizeof(def));
+		j->percentile_nr = sizeof(def) / sizeof(def[0]);
+	} else {
+		/* fio sorts the list */
+		for (unsigned a = 1; a < j->percentile_nr; a++)
+			for (unsigned b = a; b > 0 && j->percentile_list[b - 1] > j->percentile_list[b]; b--) {
+				double t = j->percentile_list[b];
+				j->percentile_list[b] = j->percentile_list[b - 1];
+				j->percentile_list[b - 1] = t;
+			}
+	}
+	if (!j->randseed_set)
+		j->randseed = 0x89;   /* fio's FIO_RANDSEED with randrepeat=1 */
+	return 0;
+}

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaio: Linux native AIO.  queue() collects iocbs, commit() submits them
+ * in one io_submit, as fio does, so slat covers the wait in the batch.
+ * Trims run synchronously (there is no AIO discard).
+ */
+#include <errno.h>
+#include <libaio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "iogap/trace.h"
+
+struct libaio_state {
+	io_context_t ctx;
+	struct iocb *iocbs;          /* one per slot */
+	struct iocb **pending;       /* queued, not yet submitted */
+	struct iogap_io **pending_io;
+	unsigned nr_pending;
+	struct io_event *events;
+};
+
+static int libaio_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
+{
+	struct libaio_state *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->iocbs = calloc(ctx->depth, sizeof(*s->iocbs));
+	s->pending = calloc(ctx->depth, sizeof(*s->pending));
+	s->pending_io = calloc(ctx->depth, sizeof(*s->pending_io));
+	s->events = calloc(ctx->depth, sizeof(*s->events));
+	if (!s->iocbs || !s->pending || !s->pending_io || !s->events) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = io_setup((int)ctx->depth, &s->ctx);
+	if (r < 0) {
+		snprintf(err, errlen, "libaio: io_setup(%u): %s%s", ctx->depth, strerror(-r),
+			 r == -EAGAIN ? " (raise /proc/sys/fs/aio-max-nr)" : "");
+		goto fail;
+	}
+	ctx->priv = s;
+	return 0;
+fail:
+	free(s->iocbs);
+	free(s->pending);
+	free(s->pending_io);
+	free(s->events);
+	free(s);
+	return r;
+}
+
+static int libaio_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	struct libaio_state *s = ctx->priv;
+	struct iocb *cb = &s->iocbs[io->slot];
+
+	if (io->ddir == IOGAP_OP_TRIM) {
+		int r;
+
+		if (s->nr_pending)
+			return IOGAP_Q_BUSY;   /* keep ordering: submit queued first */
+		r = iogap_engine_sync_trim(ctx->fd, io->offset, io->len);
+		io->result = r ? r : (int64_t)io->len;
+		return IOGAP_Q_COMPLETED;
+	}
+	if (s->nr_pending == ctx->depth)
+		return IOGAP_Q_BUSY;
+	if (io->ddir == IOGAP_OP_READ)
+		io_prep_pread(cb, ctx->fd, io->buf, io->len, (long long)io->offset);
+	else
+		io_prep_pwrite(cb, ctx->fd, io->buf, io->len, (long long)io->offset);
+	cb->data = io;
+	s->pending[s->nr_pending] = cb;
+	s->pending_io[s->nr_pending] = io;
+	s->nr_pending++;
+	return IOGAP_Q_QUEUED;
+}
+
+static int libaio_commit(struct iogap_engine_ctx *ctx)
+{
+	struct libaio_state *s = ctx->priv;
+	unsigned done = 0;
+
+	while (done < s->nr_pending) {
+		int r = io_submit(s->ctx, (long)(s->nr_pending - done), s->pending + done);
+
+		if (r > 0) {
+			uint64_t now = ctx->now_ns();
+
+			/* fio stamps issue time when io_submit returns */
+			for (int i = 0; i < r; i++)
+				s->pending_io[done + (unsigned)i]->issue_ns = now;
+			done += (unsigned)r;
+			continue;
+		}
+		if (r == -EAGAIN || r == -EINTR || r == 0)
+			break;   /* the runner reaps and calls commit again */
+		return r;
+	}
+	if (done && done < s->nr_pending) {
+		memmove(s->pending, s->pending + done, (s->nr_pending - done) * sizeof(*s->pending));
+		memmove(s->pending_io, s->pending_io + done,
+			(s->nr_pending - done) * sizeof(*s->pending_io));
+	}
+	s->nr_pending -= done;
+	return (int)done;
+}
+
+static int libaio_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
+			    struct iogap_io **done)
+{
+	struct libaio_state *s = ctx->priv;
+	int r;
+
+	do {
+		r = io_getevents(s->ctx, (long)min, (long)max, s->events, NULL);
+	} while (r == -EINTR);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < r; i++) {
+		struct iogap_io *io = s->events[i].data;
+		long res = (long)s->events[i].res;
+
+		io->result = res < 0 ? res : (int64_t)res;
+		done[i] = io;
+	}
+	return r;
+}
+
+static void libaio_cleanup(struct iogap_engine_ctx *ctx)
+{
+	struct libaio_state *s = ctx->priv;
+
+	if (!s)
+		return;
+	io_destroy(s->ctx);
+	free(s->iocbs);
+	free(s->pending);
+	free(s->pending_io);
+	free(s->events);
+	free(s);
+	ctx->priv = NULL;
+}
+
+const struct iogap_engine_ops iogap_engine_libaio = {
+	.name = "libaio",
+	.flags = IOGAP_ENGINE_SETS_ISSUE,
+	.init = libaio_init,
+	.queue = libaio_queue,
+	.commit = libaio_commit,
+	.getevents = libaio_getevents,
+	.cleanup = libaio_cleanup,
+};

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iogap-probe: a fio-compatible workload runner that also writes a
+ * per-request trace.  Command line as fio's: job files and --key=value job
+ * options, plus the probe's own options below.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "output.h"
+#include "runner.h"
+#include "trace_file.h"
+
+#define VERSION_STRING "iogap-probe-" IOGAP_VERSION
+
+static void usage(FILE *f)
+{
+	fputs("usage: iogap-probe [options] [--name=JOB --key=value ...] [jobfile ...]\n"
+	      "\n"
+	      "Runs fio-compatible jobs and records every request.\n"
+	      "\n"
+	      "Probe options:\n"
+	      "  --output=FILE            write results to FILE instead of stdout\n"
+	      "  --output-format=LIST     normal, json, json+ (comma separated)\n"
+	      "  --trace=FILE             write a per-request trace (docs/trace-format.md)\n"
+	      "  --tag-writes / --no-tag-writes\n"
+	      "                           stamp write payloads with request tags\n"
+	      "                           (default: on when tracing)\n"
+	      "  --run-id=HEX             run id for the trace and write tags\n"
+	      "  --producer=bare|guest    which side this run is (trace header)\n"
+	      "  --allow-destroy-data     write even to targets that hold data\n"
+	      "  --eta=auto|always|never  progress line on stderr (auto: when a TTY)\n"
+	      "  --dump-trace=FILE        print a trace as text and exit\n"
+	      "  --version, --help\n"
+	      "\n"
+	      "Job options are fio's; see docs/iogap-probe.md for the supported set.\n", f);
+}
+
+static int parse_formats(const char *s, unsigned *out)
+{
+	char buf[128], *save = NULL, *tok;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "normal"))
+			*out |= IOGAP_OUT_NORMAL;
+		else if (!strcmp(tok, "json"))
+			*out |= IOGAP_OUT_JSON;
+		else if (!strcmp(tok, "json+"))
+			*out |= IOGAP_OUT_JSONPLUS;
+		else
+			return -1;
+	}
+	return *out ? 0 : -1;
+}
+
+struct probe_args {
+	const char *output;
+	const char *trace;
+	const char *dump;
+	unsigned formats;
+	int tag_writes;           /* -1: default */
+	bool allow_destroy;
+	uint64_t run_id;
+	enum iogap_producer producer;
+	int eta;                  /* -1 auto, 0 never, 1 always */
+};
+
+/* Returns 1 if arg was a probe option, 0 if not, -1 on a bad value. */
+static int probe_option(struct probe_args *a, const char *key, const char *val)
+{
+	if (!strcmp(key, "output")) {
+		a->output = val;
+	} else if (!strcmp(key, "output-format")) {
+		if (!val || parse_formats(val, &a->formats)) {
+			fprintf(stderr, "iogap-probe: --output-format: '%s' is not normal, json or json+%s\n",
+				val ? val : "", val && strstr(val, "terse") ? " (terse is not supported)" : "");
+			return -1;
+		}
+	} else if (!strcmp(key, "trace")) {
+		a->trace = val;
+	} else if (!strcmp(key, "tag-writes")) {
+		a->tag_writes = 1;
+	} else if (!strcmp(key, "no-tag-writes")) {
+		a->tag_writes = 0;
+	} else if (!strcmp(key, "allow-destroy-data")) {
+		a->allow_destroy = true;
+	} else if (!strcmp(key, "run-id")) {
+		char *end;
+
+		errno = 0;
+		a->run_id = val ? strtoull(val, &end, 16) : 0;
+		if (!val || errno || *end || !a->run_id) {
+			fprintf(stderr, "iogap-probe: --run-id needs a non-zero hex number\n");
+			return -1;
+		}
+	} else if (!strcmp(key, "producer")) {
+		if (val && !strcmp(val, "bare"))
+			a->producer = IOGAP_PRODUCER_PROBE_BARE;
+		else if (val && !strcmp(val, "guest"))
+			a->producer = IOGAP_PRODUCER_PROBE_GUEST;
+		else {
+			fprintf(stderr, "iogap-probe: --producer must be bare or guest\n");
+			return -1;
+		}
+	} else if (!strcmp(key, "eta")) {
+		if (val && !strcmp(val, "auto"))
+			a->eta = -1;
+		else if (val && !strcmp(val, "always"))
+			a->eta = 1;
+		else if (val && !strcmp(val, "never"))
+			a->eta = 0;
+		else {
+			fprintf(stderr, "iogap-probe: --eta must be auto, always or never\n");
+			return -1;
+		}
+	} else if (!strcmp(key, "dump-trace")) {
+		a->dump = val;
+	} else {
+		return 0;
+	}
+	if (val == NULL && (!strcmp(key, "output") || !strcmp(key, "trace") ||
+			    !strcmp(key, "dump-trace"))) {
+		fprintf(stderr, "iogap-probe: --%s needs a value\n", key);
+		return -1;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct probe_args a = { .formats = IOGAP_OUT_NORMAL, .tag_writes = -1,
+				.producer = IOGAP_PRODUCER_PROBE_BARE, .eta = -1 };
+	struct iogap_job_list jobs = { 0 };
+	struct iogap_job cmd_global;
+	bool have_global = false;
+	struct iogap_run_opts ro = { 0 };
+	struct iogap_run_report report;
+	char err[1024];
+	FILE *out = stdout;
+	int rc = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(arg, "--version")) {
+			puts(VERSION_STRING);
+			return 0;
+		}
+		if (!strncmp(arg, "--", 2)) {
+			char key[256];
+			const char *eq = strchr(arg, '=');
+			const char *val = eq ? eq + 1 : NULL;
+			size_t kl = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+			int r;
+
+			if (kl == 0 || kl >= sizeof(key)) {
+				fprintf(stderr, "iogap-probe: bad option '%s'\n", arg);
+				goto out;
+			}
+			memcpy(key, arg + 2, kl);
+			key[kl] = '\0';
+			/* "--dump-trace FILE" and "--output FILE" also take the next word */
+			if (!val && i + 1 < argc &&
+			    (!strcmp(key, "dump-trace") || !strcmp(key, "output") ||
+			     !strcmp(key, "trace") || !strcmp(key, "output-format")))
+				val = argv[++i];
+			r = probe_option(&a, key, val);
+			if (r < 0)
+				goto out;
+			if (r == 0 && iogap_cmdline_add(&jobs, &cmd_global, &have_global, key, val,
+							 err, sizeof(err))) {
+				fprintf(stderr, "iogap-probe: %s\n", err);
+				goto out;
+			}
+			continue;
+		}
+		if (iogap_jobfile_parse(arg, &jobs, err, sizeof(err))) {
+			fprintf(stderr, "iogap-probe: %s\n", err);
+			goto out;
+		}
+	}
+	if (a.dump) {
+		if (iogap_trace_dump(stdout, a.dump, err, sizeof(err))) {
+			fprintf(stderr, "iogap-probe: %s\n", err);
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
+	if (!jobs.nr) {
+		if (have_global)
+			fprintf(stderr, "iogap-probe: job options given but no --name=JOB to run them\n");
+		else
+			usage(stderr);
+		goto out;
+	}
+	if (a.output) {
+		out = fopen(a.output, "w");
+		if (!out) {
+			fprintf(stderr, "iogap-probe: %s: %s\n", a.output, strerror(errno));
+			goto out;
+		}
+	}
+	ro.trace_path = a.trace;
+	ro.tag_writes = a.tag_writes < 0 ? a.trace != NULL : a.tag_writes;
+	ro.allow_destroy_data = a.allow_destroy;
+	ro.progress = a.eta == 1 || (a.eta < 0 && isatty(STDERR_FILENO) && !a.output);
+	ro.quiet = !(a.formats & IOGAP_OUT_NORMAL);
+	ro.run_id = a.run_id;
+	ro.producer = a.producer;
+	ro.version = VERSION_STRING;
+	ro.out = out;
+	if (iogap_run_jobs(&jobs, &ro, &report, err, sizeof(err))) {
+		fprintf(stderr, "iogap-probe: %s\n", err);
+		goto out;
+	}
+	if (a.formats & IOGAP_OUT_NORMAL)
+		iogap_output_normal(out, &report);
+	if (a.formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS))
+		iogap_output_json(out, &report, a.formats & IOGAP_OUT_JSONPLUS);
+	rc = 0;
+	for (size_t i = 0; i < report.nr; i++)
+		if (report.stats[i].error)
+			rc = 1;
+	iogap_run_report_free(&report);
+out:
+	if (out && out != stdout && fclose(out) && rc == 0) {
+		fprintf(stderr, "iogap-probe: %s: %s\n", a.output, strerror(errno));
+		rc = 1;
+	}
+	if (have_global)
+		iogap_cmdline_global_free(&cmd_global);
+	iogap_job_list_free(&jobs);
+	return rc;
+}

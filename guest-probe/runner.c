@@ -1,0 +1,1309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workload runner: fio's execution model (groups split at stonewall,
+ * numjobs clones as threads, ramp/runtime/io_size, iodepth with batching)
+ * with fio's definitions of slat, clat and lat, and a trace record per
+ * request.  The per-I/O path does no allocation, no locking and no text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "rand.h"
+#include "runner.h"
+#include "safety.h"
+#include "trace_file.h"
+
+#define TRACE_BATCH 4096
+#define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
+
+uint64_t iogap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static volatile sig_atomic_t stop_requested;
+
+struct worker {
+	pthread_t thread;
+	const struct iogap_job *job;
+	const struct iogap_run_opts *opts;
+	unsigned job_index;
+	unsigned clone;             /* 0..numjobs-1 */
+	unsigned thread_number;     /* 1-based over the whole run */
+	unsigned groupid;
+	uint64_t run_id;
+
+	struct iogap_job_stat stat;
+
+	/* target */
+	int fd;
+	uint64_t region_start, region_len, io_budget;
+	uint32_t min_bs;
+	uint64_t nblocks;
+
+	/* engine */
+	const struct iogap_engine_ops *ops;
+	struct iogap_engine_ctx ectx;
+	struct iogap_io *ios;
+	struct iogap_io **free_slots;
+	struct iogap_io **done;
+	unsigned nr_free;
+	void *bufmem;
+
+	/* offsets */
+	struct iogap_rand rnd_off, rnd_ddir, rnd_bs;
+	struct iogap_skew skew;
+	struct iogap_blockmap map;
+	uint64_t seq_pos[IOGAP_DDIR_NR];
+	uint64_t last_offset;
+	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
+	uint64_t bytes_issued;
+	uint64_t ios_issued[IOGAP_DDIR_NR];
+	uint64_t writes_since_sync;
+
+	/* timing */
+	uint64_t t_start, t_ramp_end, t_end;
+	bool in_ramp;
+	uint64_t rate_start;
+	uint64_t next_sample;
+	uint64_t sample_bytes[IOGAP_DDIR_NR], sample_ios[IOGAP_DDIR_NR];
+	uint64_t last_sample_ns;
+	struct rusage ru_start;
+
+	/* trace and latency logs */
+	struct iogap_trace_writer *trace;
+	struct iogap_trace_record *recs;
+	unsigned nr_recs;
+	uint64_t dropped;
+	FILE *lat_log[IOGAP_LAT_KINDS];
+	uint64_t req_seq;
+	pid_t tid;
+
+	/* progress, read by the main thread */
+	_Atomic uint64_t prog_bytes[IOGAP_DDIR_NR];
+	_Atomic uint64_t prog_ios[IOGAP_DDIR_NR];
+	_Atomic int finished;
+
+	char err[256];
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static bool job_writes(const struct iogap_job *j)
+{
+	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) != 0;
+}
+
+static unsigned mark_map_idx(unsigned nr)
+{
+	if (nr == 0) return 0;
+	if (nr <= 4) return 1;
+	if (nr <= 8) return 2;
+	if (nr <= 16) return 3;
+	if (nr <= 32) return 4;
+	if (nr <= 64) return 5;
+	return 6;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
+			       .tv_nsec = (long)(t % 1000000000ULL) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static uint64_t file_or_dev_size(int fd)
+{
+	struct stat st;
+	uint64_t sz = 0;
+
+	if (fstat(fd, &st))
+		return 0;
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &sz))
+			return 0;
+		return sz;
+	}
+	return (uint64_t)st.st_size;
+}
+
+/* ---- trace and logs --------------------------------------------------- */
+
+static void flush_records(struct worker *w)
+{
+	if (!w->nr_recs)
+		return;
+	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
+		w->dropped += w->nr_recs;
+	if (w->lat_log[0]) {
+		for (unsigned i = 0; i < w->nr_recs; i++) {
+			const struct iogap_trace_record *r = &w->recs[i];
+			uint64_t val[IOGAP_LAT_KINDS] = {
+				r->issue_ns - r->start_ns, r->complete_ns - r->issue_ns,
+				r->complete_ns - r->start_ns };
+			unsigned long t_ms = (unsigned long)((r->complete_ns - w->t_start) / 1000000ULL);
+
+			if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_TRIM)
+				continue;
+			for (int k = 0; k < IOGAP_LAT_KINDS; k++) {
+				if (!w->lat_log[k])
+					continue;
+				if (w->job->log_offset)
+					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, %" PRIu64 ", 0\n",
+						t_ms, val[k], r->op, r->length, r->offset);
+				else
+					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, 0\n", t_ms,
+						val[k], r->op, r->length);
+			}
+		}
+	}
+	w->nr_recs = 0;
+}
+
+static void record_io(struct worker *w, const struct iogap_io *io, uint64_t complete_ns,
+		      uint8_t op, uint8_t flags)
+{
+	struct iogap_trace_record *r;
+
+	if (!w->recs)
+		return;
+	r = &w->recs[w->nr_recs++];
+	r->tag = io->request_id;
+	r->offset = io->offset;
+	r->start_ns = io->start_ns;
+	r->issue_ns = io->issue_ns;
+	r->complete_ns = complete_ns;
+	r->length = io->len;
+	r->result = io->result < INT32_MIN ? INT32_MIN :
+		    io->result > INT32_MAX ? INT32_MAX : (int32_t)io->result;
+	r->thread = (uint32_t)w->tid;
+	r->job = (uint16_t)w->job_index;
+	r->op = op;
+	r->flags = flags | (io->in_ramp ? IOGAP_REC_RAMP : 0);
+	if (w->nr_recs == TRACE_BATCH)
+		flush_records(w);
+}
+
+/* ---- choosing the next request ----------------------------------------- */
+
+static uint8_t pick_ddir(struct worker *w)
+{
+	unsigned rw = w->job->rw;
+
+	if ((rw & (IOGAP_RW_READ | IOGAP_RW_WRITE)) == (IOGAP_RW_READ | IOGAP_RW_WRITE))
+		return iogap_rand_below(&w->rnd_ddir, 100) < w->job->rwmix[0] ?
+			IOGAP_OP_READ : IOGAP_OP_WRITE;
+	if (rw & IOGAP_RW_WRITE)
+		return IOGAP_OP_WRITE;
+	if (rw & IOGAP_RW_TRIM)
+		return IOGAP_OP_TRIM;
+	return IOGAP_OP_READ;
+}
+
+static uint32_t pick_bs(struct worker *w, uint8_t ddir)
+{
+	const struct iogap_job *j = w->job;
+
+	if (j->bssplit_nr[ddir]) {
+		unsigned r = (unsigned)iogap_rand_below(&w->rnd_bs, 100), acc = 0, rest = 0, zero = 0;
+
+		for (unsigned i = 0; i < j->bssplit_nr[ddir]; i++) {
+			acc += j->bssplit[ddir][i].perc;
+			if (!j->bssplit[ddir][i].perc)
+				zero++;
+			if (r < acc)
+				return j->bssplit[ddir][i].bs;
+		}
+		/* entries without a percentage share what is left equally */
+		if (zero) {
+			rest = (unsigned)iogap_rand_below(&w->rnd_bs, zero);
+			for (unsigned i = 0; i < j->bssplit_nr[ddir]; i++)
+				if (!j->bssplit[ddir][i].perc && rest-- == 0)
+					return j->bssplit[ddir][i].bs;
+		}
+		return j->bssplit[ddir][j->bssplit_nr[ddir] - 1].bs;
+	}
+	if (j->bs_min[ddir] != j->bs_max[ddir]) {
+		uint32_t lo = j->bs_min[ddir], hi = j->bs_max[ddir];
+		uint32_t bs = lo + (uint32_t)iogap_rand_below(&w->rnd_bs, hi - lo + 1);
+
+		if (!j->bs_unaligned)
+			bs -= bs % lo;
+		return bs;
+	}
+	return j->bs[ddir];
+}
+
+static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t len)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t end = w->region_start + w->region_len;
+	uint64_t off;
+
+	if (!(j->rw & IOGAP_RW_RAND)) {
+		off = w->seq_pos[ddir];
+		if (off + len > end)
+			off = w->region_start;   /* wrap, as fio does for time_based */
+		w->seq_pos[ddir] = off + len + j->rw_seq_nr;
+		return off;
+	}
+	if (w->seq_left) {
+		w->seq_left--;
+		off = j->rw_sequencer == IOGAP_RWSEQ_IDENTICAL ? w->last_offset :
+			w->last_offset + len;
+		if (off + len <= end)
+			return w->last_offset = off;
+	}
+	{
+		uint64_t b = j->random_distribution == IOGAP_RAND_UNIFORM ?
+			iogap_rand_below(&w->rnd_off, w->nblocks) :
+			iogap_skew_next(&w->skew, &w->rnd_off);
+
+		if (!j->norandommap)
+			b = iogap_blockmap_claim(&w->map, b);
+		off = w->region_start + b * w->min_bs;
+	}
+	if (off + len > end)
+		off = end - len - (end - len - w->region_start) % w->min_bs;
+	if (j->rw_seq_nr > 1)
+		w->seq_left = j->rw_seq_nr - 1;
+	return w->last_offset = off;
+}
+
+static void stamp_tags(struct worker *w, struct iogap_io *io)
+{
+	struct iogap_write_tag tag = {
+		.magic = IOGAP_TAG_MAGIC,
+		.run_id = w->run_id,
+		.request_id = io->request_id,
+	};
+
+	for (uint32_t pos = 0, blk = 0; pos + sizeof(tag) <= io->len;
+	     pos += IOGAP_TAG_STRIDE, blk++) {
+		tag.block = blk;
+		tag.check = iogap_tag_check(&tag);
+		memcpy((char *)io->buf + pos, &tag, sizeof(tag));
+	}
+}
+
+/* ---- accounting ---------------------------------------------------------- */
+
+static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
+{
+	struct iogap_job_stat *st = &w->stat;
+	struct iogap_ddir_stat *ds = &st->dir[io->ddir];
+	const struct iogap_job *j = w->job;
+	uint64_t clat = now - io->issue_ns, lat = now - io->start_ns;
+
+	record_io(w, io, now, io->ddir, 0);
+	atomic_fetch_add_explicit(&w->prog_ios[io->ddir], 1, memory_order_relaxed);
+	if (io->result > 0)
+		atomic_fetch_add_explicit(&w->prog_bytes[io->ddir], (uint64_t)io->result,
+					  memory_order_relaxed);
+	if (io->result < 0) {
+		st->total_err_count++;
+		if (!st->error) {
+			st->error = (int)-io->result;
+			st->first_error = (int)-io->result;
+			snprintf(st->verror, sizeof(st->verror), "%s", strerror((int)-io->result));
+		}
+		return;
+	}
+	if (io->in_ramp)
+		return;
+	if ((uint64_t)io->result < io->len)
+		ds->short_io_u++;
+	ds->io_bytes += (uint64_t)io->result;
+	w->sample_bytes[io->ddir] += (uint64_t)io->result;
+	w->sample_ios[io->ddir]++;
+	if (has_slat) {
+		uint64_t slat = io->issue_ns - io->start_ns;
+
+		iogap_io_stat_add(&ds->lat[IOGAP_SLAT], slat);
+		if (j->slat_percentiles)
+			ds->plat[IOGAP_SLAT][iogap_plat_val_to_idx(slat)]++;
+	}
+	iogap_io_stat_add(&ds->lat[IOGAP_CLAT], clat);
+	iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
+	ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
+	if (j->lat_percentiles)
+		ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
+	iogap_lat_bucket_add(st, clat);
+}
+
+static void add_samples(struct worker *w, uint64_t now)
+{
+	uint64_t span = now - w->last_sample_ns;
+
+	if (span == 0)
+		return;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		if (!(w->job->rw & (1u << d)))
+			continue;
+		iogap_io_stat_add(&w->stat.dir[d].bw,
+				  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
+		iogap_io_stat_add(&w->stat.dir[d].iops, w->sample_ios[d] * 1000000000ULL / span);
+		w->sample_bytes[d] = 0;
+		w->sample_ios[d] = 0;
+	}
+	w->last_sample_ns = now;
+}
+
+static void end_ramp(struct worker *w, uint64_t now)
+{
+	w->in_ramp = false;
+	w->last_sample_ns = now;
+	w->next_sample = now + SAMPLE_WINDOW_NS;
+	w->rate_start = now;
+	memset(w->ios_issued, 0, sizeof(w->ios_issued));
+	getrusage(RUSAGE_THREAD, &w->ru_start);
+}
+
+/* ---- the I/O loop ---------------------------------------------------- */
+
+static struct iogap_io *get_slot(struct worker *w)
+{
+	return w->nr_free ? w->free_slots[--w->nr_free] : NULL;
+}
+
+static void put_slot(struct worker *w, struct iogap_io *io)
+{
+	w->free_slots[w->nr_free++] = io;
+}
+
+static unsigned in_flight(const struct worker *w)
+{
+	return w->ectx.depth - w->nr_free;
+}
+
+static int reap(struct worker *w, unsigned min)
+{
+	unsigned max = w->job->iodepth_batch_complete_max;
+	uint64_t now;
+	int n;
+
+	if (!w->ops->getevents || in_flight(w) == 0)
+		return 0;
+	if (min > in_flight(w))
+		min = in_flight(w);
+	n = w->ops->getevents(&w->ectx, min, max, w->done);
+	if (n < 0)
+		return n;
+	now = iogap_now_ns();
+	if (n) {
+		w->stat.io_u_complete[mark_map_idx((unsigned)n)]++;
+		w->stat.total_complete++;
+	}
+	for (int i = 0; i < n; i++) {
+		account(w, w->done[i], now, true);
+		put_slot(w, w->done[i]);
+	}
+	return n;
+}
+
+static int commit(struct worker *w, unsigned *queued)
+{
+	int n;
+
+	if (!*queued || !w->ops->commit)
+		return 0;
+	n = w->ops->commit(&w->ectx);
+	if (n < 0)
+		return n;
+	if (n > 0) {
+		w->stat.io_u_submit[mark_map_idx((unsigned)n)]++;
+		w->stat.total_submit++;
+		w->stat.io_u_map[iogap_depth_to_map_idx(in_flight(w))] += (unsigned)n;
+		*queued -= (unsigned)n;
+	}
+	return n;
+}
+
+static int drain(struct worker *w, unsigned *queued)
+{
+	while (in_flight(w)) {
+		int r = commit(w, queued);
+
+		if (r < 0)
+			return r;
+		r = reap(w, 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int do_sync(struct worker *w, unsigned *queued, bool data_only)
+{
+	struct iogap_io io = { .request_id = ++w->req_seq | ((uint64_t)w->thread_number << 40) };
+	uint64_t done;
+	int r = drain(w, queued);
+
+	if (r < 0)
+		return r;
+	io.start_ns = io.issue_ns = iogap_now_ns();
+	r = data_only ? fdatasync(w->fd) : fsync(w->fd);
+	done = iogap_now_ns();
+	io.result = r ? -errno : 0;
+	record_io(w, &io, done, IOGAP_OP_FLUSH, IOGAP_REC_SYNC_OP);
+	if (!w->in_ramp) {
+		iogap_io_stat_add(&w->stat.sync_stat, done - io.issue_ns);
+		w->stat.sync_plat[iogap_plat_val_to_idx(done - io.issue_ns)]++;
+		w->stat.total_sync++;
+	}
+	return r ? -errno : 0;
+}
+
+static bool budget_left(const struct worker *w)
+{
+	return w->job->time_based || w->bytes_issued < w->io_budget;
+}
+
+static void rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
+{
+	uint64_t rate = w->job->rate_iops[ddir], due;
+
+	if (!rate || w->in_ramp)
+		return;
+	due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / rate;
+	if (iogap_now_ns() < due) {
+		commit(w, queued);
+		sleep_until(due);
+	}
+}
+
+static int run_loop(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+	bool sync_engine = w->ops->flags & IOGAP_ENGINE_SYNC;
+	unsigned queued = 0;
+	int r = 0;
+
+	for (;;) {
+		uint64_t now = iogap_now_ns();
+		struct iogap_io *io;
+		uint8_t ddir;
+		int q;
+
+		if (w->in_ramp && now >= w->t_ramp_end)
+			end_ramp(w, now);
+		if (!w->in_ramp && now >= w->next_sample) {
+			add_samples(w, now);
+			w->next_sample += SAMPLE_WINDOW_NS;
+		}
+		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
+		    !budget_left(w))
+			break;
+		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
+			w->writes_since_sync = 0;
+			if ((r = do_sync(w, &queued, false)) < 0)
+				break;
+			continue;
+		}
+		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
+			w->writes_since_sync = 0;
+			if ((r = do_sync(w, &queued, true)) < 0)
+				break;
+			continue;
+		}
+
+		io = get_slot(w);
+		if (!io) {
+			/* queue full: submit what is pending and reap down to iodepth_low */
+			if ((r = commit(w, &queued)) < 0)
+				break;
+			do {
+				if ((r = reap(w, j->iodepth_batch_complete_min ?
+						 j->iodepth_batch_complete_min : 1)) < 0)
+					break;
+			} while (in_flight(w) > j->iodepth_low && j->iodepth_low < j->iodepth);
+			if (r < 0)
+				break;
+			continue;
+		}
+		ddir = pick_ddir(w);
+		rate_wait(w, ddir, &queued);
+		io->ddir = ddir;
+		io->len = pick_bs(w, ddir);
+		io->offset = pick_offset(w, ddir, io->len);
+		io->request_id = ((uint64_t)w->thread_number << 40) | ++w->req_seq;
+		io->in_ramp = w->in_ramp;
+		io->result = 0;
+		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
+			stamp_tags(w, io);
+		io->start_ns = iogap_now_ns();
+		if (sync_engine)
+			io->issue_ns = io->start_ns;   /* fio: issue_time just before queue */
+		q = w->ops->queue(&w->ectx, io);
+		if (q < 0) {
+			io->result = q;
+			io->issue_ns = iogap_now_ns();
+			account(w, io, io->issue_ns, false);
+			put_slot(w, io);
+			break;
+		}
+		if (q == IOGAP_Q_BUSY) {
+			put_slot(w, io);
+			if ((r = commit(w, &queued)) < 0 || (r = reap(w, 1)) < 0)
+				break;
+			continue;
+		}
+		w->bytes_issued += io->len;
+		w->ios_issued[ddir]++;
+		if (!io->in_ramp)
+			w->stat.dir[ddir].total_io_u++;
+		if (ddir == IOGAP_OP_WRITE)
+			w->writes_since_sync++;
+		if (q == IOGAP_Q_COMPLETED) {
+			uint64_t done = iogap_now_ns();
+
+			if (!sync_engine)
+				io->issue_ns = done;
+			w->stat.io_u_map[0]++;
+			w->stat.io_u_submit[1]++;
+			w->stat.io_u_complete[1]++;
+			w->stat.total_submit++;
+			w->stat.total_complete++;
+			account(w, io, done, false);
+			put_slot(w, io);
+			if (io->result < 0)
+				break;
+			continue;
+		}
+		if (!(w->ops->flags & IOGAP_ENGINE_SETS_ISSUE))
+			io->issue_ns = iogap_now_ns();
+		if (++queued >= j->iodepth_batch && (r = commit(w, &queued)) < 0)
+			break;
+	}
+	{
+		int d = drain(w, &queued);
+
+		if (!r)
+			r = d;
+	}
+	if (!r && j->end_fsync && job_writes(j))
+		r = do_sync(w, &queued, false);
+	return r;
+}
+
+/* ---- worker setup ----------------------------------------------------- */
+
+static int open_target(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+	int flags = job_writes(j) ? O_RDWR : O_RDONLY;
+	uint64_t size;
+
+	if (w->ops->flags & IOGAP_ENGINE_NO_FILE) {
+		w->fd = -1;
+		size = j->size ? j->offset + j->size : 0;
+	} else {
+		if (j->direct)
+			flags |= O_DIRECT;
+		if (j->sync_io)
+			flags |= O_SYNC;
+		w->fd = open(j->filename, flags | O_CLOEXEC);
+		if (w->fd < 0) {
+			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", j->filename,
+				 strerror(errno), errno == EINVAL && j->direct ?
+				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
+			return -1;
+		}
+		size = file_or_dev_size(w->fd);
+	}
+	if (j->offset >= size && !(size == 0 && j->size)) {
+		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
+			 j->filename, j->offset, size);
+		return -1;
+	}
+	w->region_start = j->offset;
+	w->region_len = j->size ? j->size : size - j->offset;
+	if (size && w->region_start + w->region_len > size)
+		w->region_len = size - w->region_start;
+	w->min_bs = UINT32_MAX;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rw & (1u << d) && j->bs_min[d] < w->min_bs)
+			w->min_bs = j->bs_min[d];
+	if (w->min_bs == UINT32_MAX)
+		w->min_bs = j->bs[0];
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		if (j->rw & (1u << d) && j->bs_max[d] > w->region_len) {
+			snprintf(w->err, sizeof(w->err), "%s: block size %u is larger than the %" PRIu64
+				 " bytes to work on", j->filename, j->bs_max[d], w->region_len);
+			return -1;
+		}
+	}
+	w->nblocks = w->region_len / w->min_bs;
+	w->io_budget = j->io_size ? j->io_size : w->region_len;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		w->seq_pos[d] = w->region_start;
+	return 0;
+}
+
+static int setup_worker(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+	uint32_t max_bs = 0;
+	size_t bufsz;
+	uint64_t seed = j->randrepeat ? j->randseed : (uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+
+	/* each clone gets its own stream; guest and host get the same ones */
+	seed ^= ((uint64_t)w->job_index << 32) ^ ((uint64_t)w->clone * 0x9e3779b97f4a7c15ULL);
+	iogap_rand_seed(&w->rnd_off, seed);
+	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
+	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
+
+	w->ops = iogap_engine_find(j->ioengine);
+	if (open_target(w))
+		return -1;
+	if (j->rw & IOGAP_RW_RAND) {
+		if (j->random_distribution != IOGAP_RAND_UNIFORM &&
+		    iogap_skew_init(&w->skew, j->random_distribution, j->random_dist_param,
+				    w->nblocks, seed)) {
+			snprintf(w->err, sizeof(w->err), "random distribution setup failed");
+			return -1;
+		}
+		if (!j->norandommap && iogap_blockmap_init(&w->map, w->nblocks)) {
+			snprintf(w->err, sizeof(w->err), "out of memory for the random map");
+			return -1;
+		}
+	}
+
+	w->ectx.job = j;
+	w->ectx.fd = w->fd;
+	w->ectx.depth = j->iodepth;
+	w->ectx.now_ns = iogap_now_ns;
+	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
+		if (!w->err[0])
+			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
+		return -1;
+	}
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->bs_max[d] > max_bs)
+			max_bs = j->bs_max[d];
+	bufsz = ((size_t)max_bs + 4095) & ~(size_t)4095;
+	w->ios = calloc(j->iodepth, sizeof(*w->ios));
+	w->free_slots = calloc(j->iodepth, sizeof(*w->free_slots));
+	w->done = calloc(j->iodepth, sizeof(*w->done));
+	if (!w->ios || !w->free_slots || !w->done ||
+	    posix_memalign(&w->bufmem, 4096, bufsz * j->iodepth)) {
+		snprintf(w->err, sizeof(w->err), "out of memory for %u buffers of %zu bytes",
+			 j->iodepth, bufsz);
+		return -1;
+	}
+	/* incompressible payload, as fio's default random buffers */
+	for (size_t i = 0; i < bufsz * j->iodepth / 8; i++) {
+		uint64_t v = iogap_rand_next(&w->rnd_bs);
+		memcpy((char *)w->bufmem + i * 8, &v, 8);
+	}
+	for (unsigned i = 0; i < j->iodepth; i++) {
+		w->ios[i].slot = i;
+		w->ios[i].buf = (char *)w->bufmem + bufsz * i;
+		w->free_slots[j->iodepth - 1 - i] = &w->ios[i];
+	}
+	w->nr_free = j->iodepth;
+
+	if (w->trace || j->write_lat_log) {
+		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
+		if (!w->recs) {
+			snprintf(w->err, sizeof(w->err), "out of memory for trace records");
+			return -1;
+		}
+	}
+	if (j->write_lat_log) {
+		static const char *kinds[IOGAP_LAT_KINDS] = { "slat", "clat", "lat" };
+
+		for (int k = 0; k < IOGAP_LAT_KINDS; k++) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s_%s.%u.log", j->write_lat_log, kinds[k],
+				 w->thread_number);
+			w->lat_log[k] = fopen(path, "w");
+			if (!w->lat_log[k]) {
+				snprintf(w->err, sizeof(w->err), "%.200s: %s", path, strerror(errno));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void teardown_worker(struct worker *w)
+{
+	flush_records(w);
+	for (int k = 0; k < IOGAP_LAT_KINDS; k++)
+		if (w->lat_log[k])
+			fclose(w->lat_log[k]);
+	if (w->ectx.priv)
+		w->ops->cleanup(&w->ectx);
+	if (w->fd >= 0)
+		close(w->fd);
+	iogap_blockmap_free(&w->map);
+	free(w->ios);
+	free(w->free_slots);
+	free(w->done);
+	free(w->bufmem);
+	free(w->recs);
+}
+
+static void set_affinity(struct worker *w, unsigned index_in_job)
+{
+	const struct iogap_job *j = w->job;
+	cpu_set_t set;
+	unsigned ncpu = 0, pick, seen = 0;
+
+	if (!j->cpus_allowed_set)
+		return;
+	CPU_ZERO(&set);
+	for (unsigned c = 0; c < IOGAP_MAX_CPUS; c++)
+		if (j->cpus_allowed[c / 8] & (1u << (c % 8)))
+			ncpu++;
+	pick = index_in_job % (ncpu ? ncpu : 1);
+	for (unsigned c = 0; c < IOGAP_MAX_CPUS && c < CPU_SETSIZE; c++) {
+		if (!(j->cpus_allowed[c / 8] & (1u << (c % 8))))
+			continue;
+		/* split: one CPU per clone, round robin; shared: all of them */
+		if (j->cpus_allowed_policy == IOGAP_CPUS_SHARED || seen == pick)
+			CPU_SET(c, &set);
+		seen++;
+	}
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		snprintf(w->err, sizeof(w->err), "cpus_allowed: cannot set affinity: %s",
+			 strerror(errno));
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct iogap_job *j = w->job;
+	struct rusage ru_end;
+	uint64_t t_stop;
+	int r;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->stat.pid = w->tid;
+	if (j->startdelay_ns)
+		sleep_until(iogap_now_ns() + j->startdelay_ns);
+	set_affinity(w, w->clone);
+	if (w->err[0] || setup_worker(w)) {
+		w->stat.error = EINVAL;
+		snprintf(w->stat.verror, sizeof(w->stat.verror), "%.127s", w->err);
+		teardown_worker(w);
+		atomic_store(&w->finished, 1);
+		return NULL;
+	}
+	w->t_start = iogap_now_ns();
+	w->t_ramp_end = w->t_start + j->ramp_time_ns;
+	w->in_ramp = j->ramp_time_ns > 0;
+	if (!w->in_ramp)
+		end_ramp(w, w->t_start);
+	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
+
+	r = run_loop(w);
+	t_stop = iogap_now_ns();
+	if (r < 0 && !w->stat.error) {
+		w->stat.error = -r;
+		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));
+	}
+	if (!w->in_ramp) {
+		uint64_t ms = (t_stop - w->t_ramp_end) / 1000000ULL;
+
+		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
+			add_samples(w, t_stop);
+		getrusage(RUSAGE_THREAD, &ru_end);
+		w->stat.usr_time_us = (uint64_t)((ru_end.ru_utime.tv_sec - w->ru_start.ru_utime.tv_sec) * 1000000LL +
+						 (ru_end.ru_utime.tv_usec - w->ru_start.ru_utime.tv_usec));
+		w->stat.sys_time_us = (uint64_t)((ru_end.ru_stime.tv_sec - w->ru_start.ru_stime.tv_sec) * 1000000LL +
+						 (ru_end.ru_stime.tv_usec - w->ru_start.ru_stime.tv_usec));
+		w->stat.ctx = (uint64_t)(ru_end.ru_nvcsw - w->ru_start.ru_nvcsw +
+					 ru_end.ru_nivcsw - w->ru_start.ru_nivcsw);
+		w->stat.minf = (uint64_t)(ru_end.ru_minflt - w->ru_start.ru_minflt);
+		w->stat.majf = (uint64_t)(ru_end.ru_majflt - w->ru_start.ru_majflt);
+		w->stat.total_run_time_ms = ms;
+		for (int d = 0; d < IOGAP_DDIR_NR; d++)
+			if (j->rw & (1u << d))
+				w->stat.dir[d].runtime_ms = ms ? ms : 1;
+	}
+	teardown_worker(w);
+	atomic_store(&w->finished, 1);
+	return NULL;
+}
+
+/* ---- files: layout, safety, invalidation ------------------------------- */
+
+static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
+{
+	uint64_t need = j->offset + j->size;
+	struct stat st;
+	int fd;
+	char *buf;
+	uint64_t have;
+
+	if (stat(j->filename, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return 0;      /* devices are used as they are */
+		have = (uint64_t)st.st_size;
+	} else if (errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", j->filename, strerror(errno));
+		return -1;
+	} else if (!j->allow_file_create) {
+		snprintf(err, errlen, "%s: does not exist and allow_file_create=0", j->filename);
+		return -1;
+	} else {
+		have = 0;
+	}
+	if (!j->size) {
+		if (have)
+			return 0;
+		snprintf(err, errlen, "%s: does not exist (or is empty) and job '%s' gives no size",
+			 j->filename, j->name);
+		return -1;
+	}
+	if (have >= need)
+		return 0;
+	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
+		return -1;
+	}
+	/* write real data: a sparse or fallocated file reads back zeros
+	 * without touching the device and would measure nothing */
+	buf = malloc(1 << 20);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	{
+		struct iogap_rand r;
+
+		iogap_rand_seed(&r, need);
+		for (size_t i = 0; i < (1 << 20) / 8; i++) {
+			uint64_t v = iogap_rand_next(&r);
+			memcpy(buf + i * 8, &v, 8);
+		}
+	}
+	while (have < need) {
+		size_t n = need - have > (1 << 20) ? (1 << 20) : (size_t)(need - have);
+		ssize_t wr = pwrite(fd, buf, n, (off_t)have);
+
+		if (wr <= 0) {
+			snprintf(err, errlen, "%s: laying out file: %s", j->filename,
+				 wr < 0 ? strerror(errno) : "short write");
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		have += (uint64_t)wr;
+	}
+	free(buf);
+	if (fsync(fd)) {
+		snprintf(err, errlen, "%s: fsync after layout: %s", j->filename, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static void invalidate_cache(const struct iogap_job *j)
+{
+	struct stat st;
+	int fd = open(j->filename, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISBLK(st.st_mode))
+		ioctl(fd, BLKFLSBUF, 0);
+	else
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
+/* ---- progress line ---------------------------------------------------- */
+
+static void print_progress(struct worker *ws, size_t nr, uint64_t t0, uint64_t expected_ns,
+			   uint64_t prev_bytes[IOGAP_DDIR_NR], uint64_t prev_ios[IOGAP_DDIR_NR],
+			   uint64_t span_ns)
+{
+	uint64_t bytes[IOGAP_DDIR_NR] = { 0 }, ios[IOGAP_DDIR_NR] = { 0 };
+	unsigned running = 0;
+	char states[64];
+	size_t sp = 0;
+	uint64_t el = iogap_now_ns() - t0;
+	double pct = expected_ns ? 100.0 * (double)el / (double)expected_ns : 0.0;
+	uint64_t eta = expected_ns > el ? (expected_ns - el) / 1000000000ULL : 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		bool fin = atomic_load(&ws[i].finished);
+
+		running += !fin;
+		for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+			bytes[d] += atomic_load_explicit(&ws[i].prog_bytes[d], memory_order_relaxed);
+			ios[d] += atomic_load_explicit(&ws[i].prog_ios[d], memory_order_relaxed);
+		}
+		if (sp < sizeof(states) - 2) {
+			unsigned rw = ws[i].job->rw;
+			char c = fin ? '_' :
+				 (rw & IOGAP_RW_READ && rw & IOGAP_RW_WRITE) ?
+				 (rw & IOGAP_RW_RAND ? 'm' : 'M') :
+				 rw & IOGAP_RW_WRITE ? (rw & IOGAP_RW_RAND ? 'w' : 'W') :
+				 rw & IOGAP_RW_TRIM ? (rw & IOGAP_RW_RAND ? 't' : 'T') :
+				 (rw & IOGAP_RW_RAND ? 'r' : 'R');
+			states[sp++] = c;
+		}
+	}
+	states[sp] = '\0';
+	if (pct > 100.0)
+		pct = 100.0;
+	fprintf(stderr, "\rJobs: %u (f=%u): [%s][%.1f%%][r=%.1fMiB/s,w=%.1fMiB/s][r=%" PRIu64
+		",w=%" PRIu64 " IOPS][eta %02" PRIu64 "m:%02" PRIu64 "s]   ",
+		running, running, states, pct,
+		(double)(bytes[0] - prev_bytes[0]) * 1e9 / (double)span_ns / 1048576.0,
+		(double)(bytes[1] - prev_bytes[1]) * 1e9 / (double)span_ns / 1048576.0,
+		(uint64_t)((ios[0] - prev_ios[0]) * 1000000000ULL / span_ns),
+		(uint64_t)((ios[1] - prev_ios[1]) * 1000000000ULL / span_ns), eta / 60, eta % 60);
+	memcpy(prev_bytes, bytes, sizeof(bytes));
+	memcpy(prev_ios, ios, sizeof(ios));
+}
+
+/* ---- groups ---------------------------------------------------------- */
+
+static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts)
+{
+	uint64_t t0 = iogap_now_ns(), expected = 0, prev_b[IOGAP_DDIR_NR] = { 0 },
+		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct iogap_job *j = ws[i].job;
+		uint64_t e = j->startdelay_ns + j->ramp_time_ns + j->runtime_ns;
+
+		if (e > expected)
+			expected = e;
+		if (j->invalidate && ws[i].clone == 0 && !(iogap_engine_find(j->ioengine)->flags &
+							    IOGAP_ENGINE_NO_FILE))
+			invalidate_cache(j);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		int r = pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
+
+		if (r) {
+			ws[i].stat.error = r;
+			snprintf(ws[i].stat.verror, sizeof(ws[i].stat.verror),
+				 "pthread_create: %s", strerror(r));
+			atomic_store(&ws[i].finished, 1);
+			ws[i].thread = 0;
+		}
+	}
+	for (;;) {
+		bool all = true;
+
+		for (size_t i = 0; i < nr; i++)
+			all = all && atomic_load(&ws[i].finished);
+		if (all)
+			break;
+		usleep(50000);
+		if (opts->progress && iogap_now_ns() - last >= 1000000000ULL) {
+			uint64_t now = iogap_now_ns();
+
+			print_progress(ws, nr, t0, expected, prev_b, prev_i, now - last);
+			last = now;
+		}
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (ws[i].thread)
+			pthread_join(ws[i].thread, NULL);
+	if (opts->progress)
+		fprintf(stderr, "\r%*s\r", 100, "");
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
+			 char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		const struct iogap_engine_ops *ops = iogap_engine_find(j->ioengine);
+		char why[512];
+		int r;
+
+		if (ops->flags & IOGAP_ENGINE_NO_FILE || !job_writes(j) || opts->allow_destroy_data)
+			continue;
+		r = iogap_target_check(j->filename, why, sizeof(why));
+		if (r < 0) {
+			snprintf(err, errlen, "%s: %s", j->filename, why);
+			return -1;
+		}
+		if (r > 0) {
+			snprintf(err, errlen,
+				 "%s: refusing to write (job '%s'): it holds data: %s. "
+				 "Use --allow-destroy-data to overwrite it.", j->filename, j->name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void fill_random(void *p, size_t n)
+{
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, p, n) != (ssize_t)n) {
+		uint64_t v = iogap_now_ns() ^ ((uint64_t)getpid() << 32);
+		memcpy(p, &v, n < sizeof(v) ? n : sizeof(v));
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static struct iogap_trace_writer *open_trace(const struct iogap_run_opts *opts,
+					     struct iogap_job_list *jobs, uint64_t run_id,
+					     char *err, size_t errlen)
+{
+	struct iogap_trace_header h = { 0 };
+	struct utsname u;
+	char info[8192], host[256] = "?";
+	size_t n = 0;
+	FILE *f;
+
+	h.producer = (uint16_t)opts->producer;
+	h.clock = opts->producer == IOGAP_PRODUCER_PROBE_GUEST ? IOGAP_CLOCK_GUEST_MONOTONIC :
+		  IOGAP_CLOCK_HOST_MONOTONIC;
+	h.run_id = run_id;
+	h.start_ns = iogap_now_ns();
+	snprintf(h.layer, sizeof(h.layer), "%s",
+		 opts->producer == IOGAP_PRODUCER_PROBE_GUEST ? "guest" : "bare");
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		char b[64] = "";
+		unsigned k = 0;
+
+		if (fgets(b, sizeof(b), f)) {
+			for (char *p = b; *p && k < 32; p++) {
+				unsigned v;
+
+				if (*p == '-' || *p == '\n' || sscanf(p, "%1x", &v) != 1)
+					continue;
+				h.boot_id[k / 2] |= (uint8_t)(v << ((k % 2) ? 0 : 4));
+				k++;
+			}
+		}
+		fclose(f);
+	}
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	n += (size_t)snprintf(info + n, sizeof(info) - n,
+			      "tool=iogap-probe %s\nrun_id=%016" PRIx64 "\nhost=%s\nkernel=%s %s\n"
+			      "tag_writes=%d\n",
+			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes);
+	for (size_t i = 0; i < jobs->nr && n < sizeof(info) - 512; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+
+		n += (size_t)snprintf(info + n, sizeof(info) - n,
+				      "job.%zu=name=%s rw=%s ioengine=%s iodepth=%u numjobs=%u filename=%s\n",
+				      i, j->name, iogap_rw_name(j->rw), j->ioengine, j->iodepth,
+				      j->numjobs, j->filename);
+	}
+	return iogap_trace_writer_open(opts->trace_path, &h, info, err, errlen);
+}
+
+int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
+		   struct iogap_run_report *report, char *err, size_t errlen)
+{
+	struct worker *ws;
+	size_t nw = 0, wi = 0;
+	unsigned groupid = 0;
+	uint64_t run_id = opts->run_id;
+	struct iogap_trace_writer *trace = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int ret = -1;
+
+	memset(report, 0, sizeof(*report));
+	for (size_t i = 0; i < jobs->nr; i++)
+		if (iogap_job_finalize(&jobs->jobs[i], err, errlen))
+			return -1;
+	if (check_targets(jobs, opts, err, errlen))
+		return -1;
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+
+		if (!(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE) &&
+		    layout_file(j, err, errlen))
+			return -1;
+		nw += j->numjobs;
+	}
+	if (!run_id)
+		fill_random(&run_id, sizeof(run_id));
+	if (opts->trace_path) {
+		trace = open_trace(opts, jobs, run_id, err, errlen);
+		if (!trace)
+			return -1;
+	}
+	ws = calloc(nw, sizeof(*ws));
+	if (!ws) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+
+		if (i > 0 && (j->stonewall || j->new_group))
+			groupid++;
+		for (unsigned c = 0; c < j->numjobs; c++, wi++) {
+			struct worker *w = &ws[wi];
+
+			w->job = j;
+			w->opts = opts;
+			w->job_index = (unsigned)i;
+			w->clone = c;
+			w->thread_number = (unsigned)wi + 1;
+			w->groupid = groupid;
+			w->run_id = run_id;
+			w->trace = trace;
+			w->fd = -1;
+			w->stat.groupid = groupid;
+			w->stat.thread_number = w->thread_number;
+			w->stat.members = 1;
+			w->stat.job = j;
+			w->stat.iodepth = j->iodepth;
+			snprintf(w->stat.name, sizeof(w->stat.name), "%s", j->name);
+			snprintf(w->stat.description, sizeof(w->stat.description), "%s",
+				 j->description ? j->description : "");
+			snprintf(w->stat.ioengine, sizeof(w->stat.ioengine), "%s", j->ioengine);
+			w->stat.clat_percentiles = j->clat_percentiles;
+			w->stat.lat_percentiles = j->lat_percentiles;
+			w->stat.slat_percentiles = j->slat_percentiles;
+			memcpy(w->stat.percentile_list, j->percentile_list, sizeof(j->percentile_list));
+			w->stat.percentile_nr = j->percentile_nr;
+		}
+	}
+	if (!opts->quiet) {
+		FILE *out = opts->out ? opts->out : stdout;
+		unsigned last_job = UINT32_MAX;
+
+		for (size_t i = 0; i < nw; i++) {
+			if (ws[i].job_index == last_job)
+				continue;
+			last_job = ws[i].job_index;
+			iogap_output_job_line(out, ws[i].job, ws[i].groupid);
+		}
+		fprintf(out, "%s\nStarting %zu %s%s\n", opts->version, nw,
+		       jobs->jobs[0].thread ? "thread" : "process",
+		       nw > 1 ? (jobs->jobs[0].thread ? "s" : "es") : "");
+		fflush(out);
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	{
+		struct iogap_disk_set *disks;
+		const char **files = calloc(jobs->nr, sizeof(*files));
+		size_t nf = 0;
+
+		for (size_t i = 0; files && i < jobs->nr; i++)
+			if (!(iogap_engine_find(jobs->jobs[i].ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+				files[nf++] = jobs->jobs[i].filename;
+		disks = iogap_disk_util_start(files, nf);
+		free(files);
+		/* stonewall splits execution; a job without it joins the running set */
+		for (size_t start = 0; start < nw && !stop_requested;) {
+			size_t end = start + 1;
+
+			while (end < nw && !(ws[end].clone == 0 && ws[end].job->stonewall))
+				end++;
+			run_segment(ws + start, end - start, opts);
+			start = end;
+		}
+		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+
+	/* fold workers into reported entries: group_reporting sums a group */
+	report->stats = calloc(nw, sizeof(*report->stats));
+	if (!report->stats) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nw; i++) {
+		struct worker *w = &ws[i];
+		struct iogap_job_stat *into = NULL;
+
+		if (w->job->group_reporting) {
+			for (size_t k = 0; k < report->nr; k++) {
+				if (report->stats[k].groupid == w->groupid &&
+				    report->stats[k].job->group_reporting) {
+					into = &report->stats[k];
+					break;
+				}
+			}
+		}
+		if (into)
+			iogap_job_stat_merge(into, &w->stat);
+		else
+			report->stats[report->nr++] = w->stat;
+	}
+	report->timestamp = time(NULL);
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	}
+	report->version = opts->version;
+	if (iogap_group_stats_compute(report)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (trace) {
+		uint64_t dropped = 0;
+		char cerr[256];
+
+		for (size_t i = 0; ws && i < nw; i++)
+			dropped += ws[i].dropped;
+		if (iogap_trace_writer_close(trace, iogap_now_ns(), dropped, cerr, sizeof(cerr)) &&
+		    ret == 0) {
+			snprintf(err, errlen, "trace: %s", cerr);
+			ret = -1;
+		}
+	}
+	free(ws);
+	return ret;
+}
+
+void iogap_run_report_free(struct iogap_run_report *report)
+{
+	free(report->stats);
+	free(report->groups);
+	free(report->disks);
+	memset(report, 0, sizeof(*report));
+}

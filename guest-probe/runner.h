@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs parsed jobs: groups, worker threads, engines, stats, traces. */
+#ifndef IOGAP_RUNNER_H
+#define IOGAP_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iogap/trace.h"
+#include "job.h"
+#include "output.h"
+
+struct iogap_run_opts {
+	const char *trace_path;     /* NULL: no trace */
+	bool tag_writes;            /* stamp iogap_write_tag into written blocks */
+	bool allow_destroy_data;    /* skip the data-safety refusal */
+	bool progress;              /* fio-style "Jobs:" line on stderr */
+	bool quiet;                 /* no job lines / "Starting" banner */
+	uint64_t run_id;            /* 0: random */
+	enum iogap_producer producer;
+	const char *version;
+	FILE *out;                  /* job lines and banner (stdout if NULL) */
+};
+
+/* Run every job; fill report (entries in fio's reporting order).  Returns
+ * 0 when all jobs ran (job errors are in the stats, as fio reports them),
+ * -1 when the run could not start, with a message in err. */
+int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
+		   struct iogap_run_report *report, char *err, size_t errlen);
+void iogap_run_report_free(struct iogap_run_report *report);
+
+uint64_t iogap_now_ns(void);
+
+#endif
