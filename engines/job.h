@@ -127,13 +127,15 @@ enum iogap_output_format {
 	IOGAP_OUT_JSONPLUS = 1u << 3,
 };
 
-/* Parse a job file (path) and append its jobs to list.  Returns 0, or -1
- * with "file:line: message" in err. */
-int iogap_jobfile_parse(const char *path, struct iogap_job_list *list,
-			char *err, size_t errlen);
+/* Parse a job file (path) and append its jobs to list.  Sections start
+ * from defaults (fio's defaults when NULL; the command-line globals, as in
+ * fio, otherwise).  Returns 0, or -1 with "file:line: message" in err. */
+int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
+			struct iogap_job_list *list, char *err, size_t errlen);
 /* Parse from memory; name is used in messages. */
 int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
-			    struct iogap_job_list *list, char *err, size_t errlen);
+			    const struct iogap_job *defaults, struct iogap_job_list *list,
+			    char *err, size_t errlen);
 /* Fill defaults derived after parsing (fio's fixup_options). */
 int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
 void iogap_job_list_free(struct iogap_job_list *list);

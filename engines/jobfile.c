@@ -34,8 +34,10 @@ static int perr(struct parse_ctx *c, const char *fmt, ...)
 	va_list ap;
 	int n = 0;
 
-	if (c->file)
+	if (c->file && c->line > 0)
 		n = snprintf(c->err, c->errlen, "%s:%d: ", c->file, c->line);
+	else if (c->file)
+		n = snprintf(c->err, c->errlen, "%s: ", c->file);
 	if (n < 0 || (size_t)n >= c->errlen)
 		n = 0;
 	va_start(ap, fmt);
@@ -465,7 +467,7 @@ static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const c
 	return 0; \
 }
 UINT_OPT(opt_iodepth, iodepth, 65536, 1)
-UINT_OPT(opt_iodepth_batch, iodepth_batch, 65536, 0)
+UINT_OPT(opt_iodepth_batch, iodepth_batch, 65536, 0)    /* 0 = iodepth */
 UINT_OPT(opt_iodepth_batch_complete_min, iodepth_batch_complete_min, 65536, 0)
 UINT_OPT(opt_iodepth_batch_complete_max, iodepth_batch_complete_max, 65536, 0)
 UINT_OPT(opt_iodepth_low, iodepth_low, 65536, 0)
@@ -769,6 +771,7 @@ static void job_defaults(struct iogap_job *j)
 	j->rwmix[0] = 50;
 	j->rwmix[1] = 50;
 	j->iodepth = 1;
+	j->iodepth_batch = 1;          /* fio: submit each I/O as soon as it is ready */
 	j->iodepth_batch_complete_min = 1;
 	j->numjobs = 1;
 	j->invalidate = true;
@@ -982,7 +985,8 @@ static int start_section(struct parse_ctx *c, struct section_state *st, struct i
 }
 
 int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
-			    struct iogap_job_list *list, char *err, size_t errlen)
+			    const struct iogap_job *defaults, struct iogap_job_list *list,
+			    char *err, size_t errlen)
 {
 	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
 	struct section_state st;
@@ -990,7 +994,14 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 	const char *p = text, *end = text + len;
 	int ret = -1;
 
-	job_defaults(&st.global);
+	if (defaults) {
+		if (job_copy(&st.global, defaults)) {
+			snprintf(err, errlen, "%s: out of memory", name);
+			return -1;
+		}
+	} else {
+		job_defaults(&st.global);
+	}
 	st.cur = NULL;
 	st.in_global = false;
 
@@ -1073,7 +1084,8 @@ out:
 	return ret;
 }
 
-int iogap_jobfile_parse(const char *path, struct iogap_job_list *list, char *err, size_t errlen)
+int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
+			struct iogap_job_list *list, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;
@@ -1118,7 +1130,7 @@ int iogap_jobfile_parse(const char *path, struct iogap_job_list *list, char *err
 		return -1;
 	}
 	fclose(f);
-	ret = iogap_jobfile_parse_buf(path, buf ? buf : "", len, list, err, errlen);
+	ret = iogap_jobfile_parse_buf(path, buf ? buf : "", len, defaults, list, err, errlen);
 	free(buf);
 	return ret;
 }
@@ -1181,8 +1193,15 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 
 	if (!j->ioengine)
 		j->ioengine = strdup("psync");
-	if (!j->filename)
-		return perr(&c, "job '%s': no filename given", j->name);
+	if (!j->filename) {
+		/* fio's default: jobname.jobnum.filenum in the current directory */
+		size_t n = strlen(j->name) + 8;
+
+		j->filename = malloc(n);
+		if (!j->filename)
+			return perr(&c, "out of memory");
+		snprintf(j->filename, n, "%s.0.0", j->name);
+	}
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))
 			return perr(&c, "job '%s': block size %u is larger than size %llu",

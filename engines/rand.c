@@ -136,3 +136,16 @@ claim:
 	m->used++;
 	return b;
 }
+
+uint64_t iogap_blockmap_extend(struct iogap_blockmap *m, uint64_t b, uint64_t want)
+{
+	uint64_t got = 1;
+
+	while (got < want && b + got < m->nblocks &&
+	       !(m->bits[(b + got) / 64] & (1ULL << ((b + got) % 64)))) {
+		m->bits[(b + got) / 64] |= 1ULL << ((b + got) % 64);
+		m->used++;
+		got++;
+	}
+	return got;
+}

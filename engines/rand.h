@@ -73,5 +73,9 @@ void iogap_blockmap_free(struct iogap_blockmap *m);
 /* Claim block b, or the next free one after it (wrapping); resets the map
  * when all are used.  Returns the block claimed. */
 uint64_t iogap_blockmap_claim(struct iogap_blockmap *m, uint64_t b);
+/* After claiming block b: claim up to want-1 more free blocks directly
+ * after it (stopping at a used one or the end), as fio shrinks a request
+ * to the free run.  Returns the number of blocks now owned, >= 1. */
+uint64_t iogap_blockmap_extend(struct iogap_blockmap *m, uint64_t b, uint64_t want);
 
 #endif

@@ -101,6 +101,12 @@ struct iogap_disk_util {
 	uint64_t io_ticks, time_in_queue;
 	uint64_t msec;            /* wall time covered */
 	double util;              /* percent */
+	/* fio's disk_util_agg: sums over the slaves of a dm/md device,
+	 * printed as "aggrios=..." (averaged over slavecount) */
+	unsigned slavecount;
+	uint64_t agg_ios[2], agg_merges[2], agg_sectors[2], agg_ticks[2];
+	uint64_t agg_time_in_queue;
+	double agg_max_util;
 };
 
 /* Hot-path helpers (inline: called per I/O). */
@@ -127,6 +133,9 @@ void iogap_io_stat_merge(struct iogap_io_stat *dst, const struct iogap_io_stat *
 double iogap_io_stat_stddev(const struct iogap_io_stat *s);
 void iogap_lat_bucket_add(struct iogap_job_stat *st, uint64_t nsec);
 unsigned iogap_depth_to_map_idx(unsigned depth);
+/* Index into io_u_submit/io_u_complete for a batch of nr requests per
+ * submit or reap call (fio's __io_u_mark_map: 0, 1-4, 5-8, ..., >64). */
+unsigned iogap_batch_to_map_idx(unsigned nr);
 
 /* Merge src into dst as fio's sum_thread_stats (group_reporting). */
 void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_stat *src);

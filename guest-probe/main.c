@@ -146,6 +146,11 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	int rc = 1;
 
+	const char **jobfiles = calloc((size_t)argc, sizeof(*jobfiles));
+	size_t nr_jobfiles = 0;
+
+	if (!jobfiles)
+		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 
@@ -185,7 +190,13 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		if (iogap_jobfile_parse(arg, &jobs, err, sizeof(err))) {
+		jobfiles[nr_jobfiles++] = arg;
+	}
+	/* as fio: command-line options before any --name are the defaults of
+	 * every job, job files included; job files are read after them */
+	for (size_t i = 0; i < nr_jobfiles; i++) {
+		if (iogap_jobfile_parse(jobfiles[i], have_global ? &cmd_global : NULL, &jobs, err,
+					sizeof(err))) {
 			fprintf(stderr, "iogap-probe: %s\n", err);
 			goto out;
 		}
@@ -199,7 +210,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!jobs.nr) {
-		if (have_global)
+		if (have_global && !nr_jobfiles)
 			fprintf(stderr, "iogap-probe: job options given but no --name=JOB to run them\n");
 		else
 			usage(stderr);
@@ -242,5 +253,6 @@ out:
 	if (have_global)
 		iogap_cmdline_global_free(&cmd_global);
 	iogap_job_list_free(&jobs);
+	free(jobfiles);
 	return rc;
 }

@@ -21,6 +21,12 @@ struct iogap_run_report {
 	time_t timestamp;                 /* end of run, for JSON "time" */
 	uint64_t timestamp_ms;
 	const char *version;              /* "iogap-probe-0.1.0" */
+	uint64_t elapsed_ms;              /* run start to end, JSON "elapsed";
+					   * 0: derived from the job runtimes */
+	/* [global] options for JSON "global options"; leading entries of a
+	 * job's kv equal to these are left out of its "job options" */
+	const struct iogap_job_kv *global_kv;
+	size_t global_kv_nr;
 };
 
 /* fio's per-job start line: "name: (g=0): rw=randread, bs=(R) 4096B-4096B,
@@ -32,6 +38,16 @@ void iogap_output_job_line(FILE *f, const struct iogap_job *job, unsigned groupi
 int iogap_group_stats_compute(struct iogap_run_report *r);
 
 void iogap_output_normal(FILE *f, const struct iogap_run_report *r);
+
+/* fio's num2str (lib/num2str.c) into buf: maxlen significant characters,
+ * pow2 picks KiB/MiB over kB/MB.  units: 0 none, 2 "B", 4 "B/s". */
+enum { IOGAP_N2S_NONE = 0, IOGAP_N2S_BYTE = 2, IOGAP_N2S_BYTEPERSEC = 4 };
+char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
+		    int units);
+/* The percentile list a report entry uses (fio's default when the job set
+ * none), sorted ascending as fio sorts it; returns the count. */
+unsigned iogap_report_percentiles(const struct iogap_job_stat *st, double *list);
+
 void iogap_output_json(FILE *f, const struct iogap_run_report *r, bool plus);
 
 /* Disk stats (fio's disk_util) for the block devices under the given

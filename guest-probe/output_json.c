@@ -1,1 +1,457 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * fio's JSON and JSON+ output (stat.c show_thread_status_json, json.c's
+ * printer): same keys, same order, same nesting and indentation, integers
+ * as %lld and floats as %f, so scripts written against fio's JSON (and
+ * fio's own fio_jsonplus_clat2csv) read ours.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/*
+ * A streaming writer with json.c's layout: "{", one pair per line indented
+ * two spaces per level, `"key" : value`, ",\n" between members, the
+ * closing brace on its own line at the parent's indentation.
+ */
+#define JW_DEPTH 16
+
+struct jw {
+	FILE *f;
+	int depth;
+	bool has_member[JW_DEPTH];
+};
+
+static void jw_indent(struct jw *w, int level)
+{
+	while (level-- > 0)
+		fputs("  ", w->f);
+}
+
+/* fio escapes only '\\' and '"'; control characters are escaped too so
+ * the document stays valid JSON whatever a job name contains. */
+static void jw_string(struct jw *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', w->f);
+	for (; *p; p++) {
+		if (*p == '\\' || *p == '"')
+			fprintf(w->f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(w->f, "\\u%04x", *p);
+		else
+			fputc(*p, w->f);
+	}
+	fputc('"', w->f);
+}
+
+/* Start a member of the innermost container: separator and indentation,
+ * and the key when the container is an object. */
+static void jw_member(struct jw *w, const char *key)
+{
+	if (w->has_member[w->depth])
+		fputs(",\n", w->f);
+	w->has_member[w->depth] = true;
+	jw_indent(w, w->depth);
+	if (key) {
+		jw_string(w, key);
+		fputs(" : ", w->f);
+	}
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+	if (w->depth > 0)
+		jw_member(w, key);
+	fputc(c, w->f);
+	fputc('\n', w->f);
+	if (w->depth < JW_DEPTH - 1)
+		w->depth++;
+	w->has_member[w->depth] = false;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	fputc('\n', w->f);
+	w->depth--;
+	jw_indent(w, w->depth);
+	fputc(c, w->f);
+}
+
+static void jw_obj(struct jw *w, const char *key)
+{
+	jw_open(w, key, '{');
+}
+
+static void jw_end(struct jw *w)
+{
+	jw_close(w, '}');
+}
+
+static void jw_int(struct jw *w, const char *key, long long v)
+{
+	jw_member(w, key);
+	fprintf(w->f, "%lld", v);
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_int(w, key, (long long)v);
+}
+
+static void jw_float(struct jw *w, const char *key, double v)
+{
+	jw_member(w, key);
+	fprintf(w->f, "%f", v);
+}
+
+/* fio cannot store an empty string value: the pair is dropped. */
+static void jw_str(struct jw *w, const char *key, const char *v)
+{
+	if (!v || !*v)
+		return;
+	jw_member(w, key);
+	jw_string(w, v);
+}
+
+/* fio's add_ddir_lat_json: summary, percentiles when enabled and there
+ * are samples, and for JSON+ the non-empty histogram buckets by value. */
+static void lat_json(struct jw *w, const char *key, const struct iogap_job_stat *st,
+		     bool percentiles, const struct iogap_io_stat *s, const uint64_t *plat,
+		     bool plus)
+{
+	double list[IOGAP_MAX_PERCENTILES];
+	uint64_t vals[IOGAP_MAX_PERCENTILES];
+	unsigned i, nr;
+	char buf[64];
+
+	jw_obj(w, key);
+	jw_u64(w, "min", s->samples ? s->min_val : 0);
+	jw_u64(w, "max", s->samples ? s->max_val : 0);
+	jw_float(w, "mean", s->samples ? s->mean : 0.0);
+	jw_float(w, "stddev", s->samples ? iogap_io_stat_stddev(s) : 0.0);
+	jw_u64(w, "N", s->samples);
+
+	if (percentiles && s->samples) {
+		nr = iogap_report_percentiles(st, list);
+		iogap_plat_percentiles(plat, list, nr, vals);
+		jw_obj(w, "percentile");
+		for (i = 0; i < nr; i++) {
+			snprintf(buf, sizeof(buf), "%f", list[i]);
+			jw_u64(w, buf, vals[i]);
+		}
+		jw_end(w);
+
+		if (plus) {
+			jw_obj(w, "bins");
+			for (i = 0; i < IOGAP_PLAT_NR; i++) {
+				if (!plat[i])
+					continue;
+				snprintf(buf, sizeof(buf), "%" PRIu64, iogap_plat_idx_to_val(i));
+				jw_u64(w, buf, plat[i]);
+			}
+			jw_end(w);
+		}
+	}
+	jw_end(w);
+}
+
+static const struct iogap_group_stat *group_of(const struct iogap_run_report *r,
+					       const struct iogap_job_stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < r->groups_nr; i++)
+		if (r->groups[i].groupid == st->groupid)
+			return &r->groups[i];
+	return NULL;
+}
+
+/* fio's add_ddir_status_json for read, write and trim. */
+static void ddir_json(struct jw *w, const struct iogap_job_stat *st,
+		      const struct iogap_group_stat *rs, unsigned d, bool plus)
+{
+	static const char *const names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
+	const struct iogap_ddir_stat *ds = &st->dir[d];
+	uint64_t bw_bytes = 0;
+	double iops = 0.0, p_of_agg = 0.0;
+
+	if (ds->runtime_ms) {
+		bw_bytes = 1000 * ds->io_bytes / ds->runtime_ms;
+		iops = 1000.0 * (double)ds->total_io_u / (double)ds->runtime_ms;
+	}
+
+	jw_obj(w, names[d]);
+	jw_u64(w, "io_bytes", ds->io_bytes);
+	jw_u64(w, "io_kbytes", ds->io_bytes >> 10);
+	jw_u64(w, "bw_bytes", bw_bytes);
+	jw_u64(w, "bw", bw_bytes / 1024);
+	jw_float(w, "iops", iops);
+	jw_u64(w, "runtime", ds->runtime_ms);
+	jw_u64(w, "total_ios", ds->total_io_u);
+	jw_u64(w, "short_ios", ds->short_io_u);
+	jw_u64(w, "drop_ios", ds->drop_io_u);
+	lat_json(w, "slat_ns", st, st->slat_percentiles, &ds->lat[IOGAP_SLAT],
+		 ds->plat[IOGAP_SLAT], plus);
+	lat_json(w, "clat_ns", st, st->clat_percentiles, &ds->lat[IOGAP_CLAT],
+		 ds->plat[IOGAP_CLAT], plus);
+	lat_json(w, "lat_ns", st, st->lat_percentiles, &ds->lat[IOGAP_LAT],
+		 ds->plat[IOGAP_LAT], plus);
+
+	/* fio's convert_agg_kbytes_percent, whose mean parameter is an int. */
+	if (ds->bw.samples) {
+		p_of_agg = 100.0;
+		if (rs && rs->agg_bw[d] > 1024) {
+			p_of_agg = (int)ds->bw.mean * 100.0 / ((double)rs->agg_bw[d] / 1024.0);
+			if (p_of_agg > 100.0)
+				p_of_agg = 100.0;
+		}
+	}
+	jw_u64(w, "bw_min", ds->bw.samples ? ds->bw.min_val : 0);
+	jw_u64(w, "bw_max", ds->bw.samples ? ds->bw.max_val : 0);
+	jw_float(w, "bw_agg", p_of_agg);
+	jw_float(w, "bw_mean", ds->bw.samples ? ds->bw.mean : 0.0);
+	jw_float(w, "bw_dev", ds->bw.samples ? iogap_io_stat_stddev(&ds->bw) : 0.0);
+	jw_u64(w, "bw_samples", ds->bw.samples);
+	jw_u64(w, "iops_min", ds->iops.samples ? ds->iops.min_val : 0);
+	jw_u64(w, "iops_max", ds->iops.samples ? ds->iops.max_val : 0);
+	jw_float(w, "iops_mean", ds->iops.samples ? ds->iops.mean : 0.0);
+	jw_float(w, "iops_stddev", ds->iops.samples ? iogap_io_stat_stddev(&ds->iops) : 0.0);
+	jw_u64(w, "iops_samples", ds->iops.samples);
+	jw_end(w);
+}
+
+/* fio's share computations (stat_calc_dist, stat_calc_lat). */
+static double share(uint64_t n, uint64_t total, double floor)
+{
+	double v;
+
+	if (!total)
+		return 0.0;
+	v = (double)n / (double)total * 100.0;
+	return v < floor && n ? floor : v;
+}
+
+static void depth_json(struct jw *w, const char *key, const uint64_t *map, uint64_t total,
+		       bool batch)
+{
+	static const char *const depth[] = { "1", "2", "4", "8", "16", "32", ">=64" };
+	static const char *const batches[] = { "0", "4", "8", "16", "32", "64", ">=64" };
+	unsigned i;
+
+	jw_obj(w, key);
+	for (i = 0; i < IOGAP_DEPTH_MAP_NR; i++)
+		jw_float(w, batch ? batches[i] : depth[i], share(map[i], total, 0.1));
+	jw_end(w);
+}
+
+static void lat_share_json(struct jw *w, const char *key, const uint64_t *src,
+			   unsigned nr, uint64_t total)
+{
+	static const char *const ranges[] = { "2", "4", "10", "20", "50", "100", "250",
+		"500", "750", "1000", "2000", ">=2000" };
+	unsigned i;
+
+	jw_obj(w, key);
+	for (i = 0; i < nr; i++)
+		jw_float(w, ranges[i], share(src[i], total, 0.01));
+	jw_end(w);
+}
+
+static const char *kv_value(const struct iogap_job_kv *kv)
+{
+	return kv->value ? kv->value : "";
+}
+
+/* fio's json_add_job_opts: absent when there are no options; options
+ * without a value are left out (fio cannot store an empty string). */
+static void opts_json(struct jw *w, const char *key, const struct iogap_job_kv *kv,
+		      size_t nr)
+{
+	size_t i;
+
+	if (!nr)
+		return;
+	jw_obj(w, key);
+	for (i = 0; i < nr; i++)
+		if (kv[i].key)
+			jw_str(w, kv[i].key, kv_value(&kv[i]));
+	jw_end(w);
+}
+
+/* How many leading options of a job repeat the [global] ones. */
+static size_t global_prefix(const struct iogap_run_report *r, const struct iogap_job *job)
+{
+	size_t i;
+
+	if (!r->global_kv || job->kv_nr < r->global_kv_nr)
+		return 0;
+	for (i = 0; i < r->global_kv_nr; i++) {
+		const struct iogap_job_kv *a = &r->global_kv[i], *b = &job->kv[i];
+
+		if (!a->key || !b->key || strcmp(a->key, b->key) ||
+		    strcmp(kv_value(a), kv_value(b)))
+			return 0;
+	}
+	return r->global_kv_nr;
+}
+
+static bool continue_on_error(const struct iogap_job *job)
+{
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; job && i < job->kv_nr; i++)
+		if (job->kv[i].key && !strcmp(job->kv[i].key, "continue_on_error"))
+			v = kv_value(&job->kv[i]);
+	return v && strcmp(v, "none") && strcmp(v, "0");
+}
+
+static uint64_t elapsed_sec(const struct iogap_run_report *r)
+{
+	uint64_t ms = r->elapsed_ms;
+	size_t i;
+	unsigned d;
+
+	if (!ms)
+		for (i = 0; i < r->nr; i++)
+			for (d = 0; d < IOGAP_DDIR_NR; d++)
+				if (r->stats[i].dir[d].runtime_ms > ms)
+					ms = r->stats[i].dir[d].runtime_ms;
+	return (ms + 999) / 1000;
+}
+
+static void job_json(struct jw *w, const struct iogap_run_report *r,
+		     const struct iogap_job_stat *st, bool plus)
+{
+	const struct iogap_group_stat *rs = group_of(r, st);
+	uint64_t issued = 0, elapsed = elapsed_sec(r);
+	double usr = 0, sys = 0;
+	unsigned d;
+
+	for (d = 0; d < IOGAP_DDIR_NR; d++)
+		issued += st->dir[d].total_io_u;
+
+	jw_obj(w, NULL);
+	jw_str(w, "jobname", st->name);
+	jw_int(w, "groupid", st->groupid);
+	jw_int(w, "error", st->error);
+	/* fio's eta at the end of a run: INT_MAX while under 3 s elapsed,
+	 * else the (finished) jobs' remaining time, 0. */
+	jw_int(w, "eta", elapsed < 3 ? INT_MAX : 0);
+	jw_u64(w, "elapsed", elapsed);
+	if (st->job && st->job->kv) {
+		size_t skip = global_prefix(r, st->job);
+
+		opts_json(w, "job options", st->job->kv + skip, st->job->kv_nr - skip);
+	}
+
+	for (d = 0; d < IOGAP_DDIR_NR; d++)
+		ddir_json(w, st, rs, d, plus);
+	jw_obj(w, "sync");
+	jw_u64(w, "total_ios", st->total_sync);
+	lat_json(w, "lat_ns", st, st->lat_percentiles || st->clat_percentiles,
+		 &st->sync_stat, st->sync_plat, plus);
+	jw_end(w);
+
+	/* fio keeps cpu times in whole milliseconds. */
+	if (st->total_run_time_ms) {
+		usr = (double)(st->usr_time_us / 1000) * 100 / (double)st->total_run_time_ms;
+		sys = (double)(st->sys_time_us / 1000) * 100 / (double)st->total_run_time_ms;
+	}
+	jw_u64(w, "job_runtime", st->total_run_time_ms);
+	jw_float(w, "usr_cpu", usr);
+	jw_float(w, "sys_cpu", sys);
+	jw_u64(w, "ctx", st->ctx);
+	jw_u64(w, "majf", st->majf);
+	jw_u64(w, "minf", st->minf);
+
+	depth_json(w, "iodepth_level", st->io_u_map, issued, false);
+	depth_json(w, "iodepth_submit", st->io_u_submit, st->total_submit, true);
+	depth_json(w, "iodepth_complete", st->io_u_complete, st->total_complete, true);
+	lat_share_json(w, "latency_ns", st->io_u_lat_n, IOGAP_LAT_N_NR, issued);
+	lat_share_json(w, "latency_us", st->io_u_lat_u, IOGAP_LAT_U_NR, issued);
+	lat_share_json(w, "latency_ms", st->io_u_lat_m, IOGAP_LAT_M_NR, issued);
+
+	if (continue_on_error(st->job)) {
+		jw_u64(w, "total_err", st->total_err_count);
+		jw_int(w, "first_error", st->first_error);
+	}
+	if (st->iodepth) {
+		jw_int(w, "latency_depth", st->iodepth);
+		jw_int(w, "latency_target", 0);
+		jw_float(w, "latency_percentile", 100.0);
+		jw_int(w, "latency_window", 0);
+	}
+	jw_str(w, "desc", st->description);
+	jw_end(w);
+}
+
+/* fio's json_array_add_disk_util. */
+static void disk_json(struct jw *w, const struct iogap_disk_util *du)
+{
+	double util = 0;
+
+	if (du->msec)
+		util = 100.0 * (double)du->io_ticks / (double)du->msec;
+	if (util > 100.0)
+		util = 100.0;
+
+	jw_obj(w, NULL);
+	jw_str(w, "name", du->name);
+	jw_u64(w, "read_ios", du->ios[0]);
+	jw_u64(w, "write_ios", du->ios[1]);
+	jw_u64(w, "read_merges", du->merges[0]);
+	jw_u64(w, "write_merges", du->merges[1]);
+	jw_u64(w, "read_ticks", du->ticks[0]);
+	jw_u64(w, "write_ticks", du->ticks[1]);
+	jw_u64(w, "in_queue", du->time_in_queue);
+	jw_float(w, "util", util);
+	if (du->slavecount) {
+		uint64_t n = du->slavecount;
+
+		jw_u64(w, "aggr_read_ios", du->agg_ios[0] / n);
+		jw_u64(w, "aggr_write_ios", du->agg_ios[1] / n);
+		jw_u64(w, "aggr_read_merges", du->agg_merges[0] / n);
+		jw_u64(w, "aggr_write_merge", du->agg_merges[1] / n);   /* sic, fio */
+		jw_u64(w, "aggr_read_ticks", du->agg_ticks[0] / n);
+		jw_u64(w, "aggr_write_ticks", du->agg_ticks[1] / n);
+		jw_u64(w, "aggr_in_queue", du->agg_time_in_queue / n);
+		jw_float(w, "aggr_util", du->agg_max_util);
+	}
+	jw_end(w);
+}
+
+void iogap_output_json(FILE *f, const struct iogap_run_report *r, bool plus)
+{
+	struct jw w = { .f = f };
+	uint64_t ms = r->timestamp_ms ? r->timestamp_ms : (uint64_t)r->timestamp * 1000;
+	char when[32] = "";
+	size_t i;
+
+	ctime_r(&r->timestamp, when);
+	when[strcspn(when, "\n")] = '\0';
+
+	jw_obj(&w, NULL);
+	jw_str(&w, "fio version", r->version);
+	jw_int(&w, "timestamp", (long long)r->timestamp);
+	jw_u64(&w, "timestamp_ms", ms);
+	jw_str(&w, "time", when);
+	opts_json(&w, "global options", r->global_kv, r->global_kv ? r->global_kv_nr : 0);
+	jw_open(&w, "jobs", '[');
+	for (i = 0; i < r->nr; i++)
+		job_json(&w, r, &r->stats[i], plus);
+	jw_close(&w, ']');
+	if (r->disks_nr) {
+		jw_open(&w, "disk_util", '[');
+		for (i = 0; i < r->disks_nr; i++)
+			disk_json(&w, &r->disks[i]);
+		jw_close(&w, ']');
+	}
+	jw_end(&w);
+	fputc('\n', f);
+}

@@ -256,8 +256,10 @@ static uint32_t pick_bs(struct worker *w, uint8_t ddir)
 	return j->bs[ddir];
 }
 
-static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t len)
+/* May shrink *lenp when the random map has only a shorter free run. */
+static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 {
+	uint32_t len = *lenp;
 	const struct iogap_job *j = w->job;
 	uint64_t end = w->region_start + w->region_len;
 	uint64_t off;
@@ -281,8 +283,17 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t len)
 			iogap_rand_below(&w->rnd_off, w->nblocks) :
 			iogap_skew_next(&w->skew, &w->rnd_off);
 
-		if (!j->norandommap)
+		if (!j->norandommap) {
+			uint64_t want = (len + w->min_bs - 1) / w->min_bs;
+
 			b = iogap_blockmap_claim(&w->map, b);
+			if (want > 1) {
+				uint64_t got = iogap_blockmap_extend(&w->map, b, want);
+
+				if (got < want)
+					*lenp = len = (uint32_t)(got * w->min_bs);
+			}
+		}
 		off = w->region_start + b * w->min_bs;
 	}
 	if (off + len > end)
@@ -547,7 +558,7 @@ static int run_loop(struct worker *w)
 		rate_wait(w, ddir, &queued);
 		io->ddir = ddir;
 		io->len = pick_bs(w, ddir);
-		io->offset = pick_offset(w, ddir, io->len);
+		io->offset = pick_offset(w, ddir, &io->len);
 		io->request_id = ((uint64_t)w->thread_number << 40) | ++w->req_seq;
 		io->in_ramp = w->in_ramp;
 		io->result = 0;
@@ -618,7 +629,11 @@ static int open_target(struct worker *w)
 
 	if (w->ops->flags & IOGAP_ENGINE_NO_FILE) {
 		w->fd = -1;
-		size = j->size ? j->offset + j->size : 0;
+		if (!j->size) {
+			snprintf(w->err, sizeof(w->err), "ioengine=%s needs a size", j->ioengine);
+			return -1;
+		}
+		size = j->offset + j->size;
 	} else {
 		if (j->direct)
 			flags |= O_DIRECT;
@@ -633,7 +648,7 @@ static int open_target(struct worker *w)
 		}
 		size = file_or_dev_size(w->fd);
 	}
-	if (j->offset >= size && !(size == 0 && j->size)) {
+	if (j->offset >= size) {
 		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
 			 j->filename, j->offset, size);
 		return -1;

@@ -1,1 +1,950 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Writing and validating iogap trace files (<iogap/trace.h>,
+ * docs/trace-format.md).
+ *
+ * The writer is fed batches from several worker threads: one mutex, one
+ * large buffer, pwrite()s of about a megabyte.  Any write error sticks and
+ * is returned by every later call, so nothing is lost silently.
+ *
+ * The reader trusts nothing in the file: every header field is checked,
+ * every size computation is overflow-checked against the real file size,
+ * and every record is sanity-checked before it is handed out, so a foreign,
+ * truncated or corrupted file gives a message naming what is wrong (and
+ * where) rather than nonsense numbers or a crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_file.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "iogap traces are little-endian and written with plain struct copies"
+#endif
+
+/* Limits that keep a hostile header from making us allocate or loop much. */
+#define INFO_MAX        (1u << 20)      /* bytes of info text */
+#define WBUF_RECORDS    16384           /* ~900 KB per write */
+#define RBUF_RECORDS    8192
+
+#define KNOWN_TRACE_FLAGS  (IOGAP_TRACE_F_RING | IOGAP_TRACE_F_COMPLETE)
+#define KNOWN_REC_FLAGS    (IOGAP_REC_TAGGED | IOGAP_REC_RAMP | IOGAP_REC_FUA | \
+			    IOGAP_REC_SYNC_OP)
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+/* Shared by writer and reader so the writer can never produce a file the
+ * reader rejects.  Returns NULL when fine, else a static description. */
+static const char *check_producer_clock(unsigned producer, unsigned clock)
+{
+	if (producer < IOGAP_PRODUCER_PROBE_BARE || producer > IOGAP_PRODUCER_FILTER)
+		return "unknown producer";
+	if (clock < IOGAP_CLOCK_HOST_MONOTONIC || clock > IOGAP_CLOCK_GUEST_MONOTONIC)
+		return "unknown clock";
+	return NULL;
+}
+
+/* layer[] is NUL padded: once a NUL appears, only NULs may follow, and the
+ * name itself is printable ASCII (it ends up in reports and file names). */
+static bool layer_valid(const char layer[16])
+{
+	bool ended = false;
+
+	for (int i = 0; i < 16; i++) {
+		unsigned char c = (unsigned char)layer[i];
+
+		if (ended && c)
+			return false;
+		if (!c)
+			ended = true;
+		else if (c < 0x21 || c > 0x7e)
+			return false;
+	}
+	return true;
+}
+
+static bool key_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+/* Info text: "key=value\n" lines, key of [A-Za-z0-9_.-], value without
+ * control characters other than tab, every line newline-terminated.
+ * On failure says which line in why. */
+static bool info_valid(const char *s, size_t n, char *why, size_t whylen)
+{
+	size_t line = 1, i = 0;
+
+	while (i < n) {
+		size_t k = i;
+
+		while (k < n && key_char((unsigned char)s[k]))
+			k++;
+		if (k == i || k >= n || s[k] != '=') {
+			seterr(why, whylen, "info line %zu is not key=value", line);
+			return false;
+		}
+		for (k++; k < n && s[k] != '\n'; k++) {
+			unsigned char c = (unsigned char)s[k];
+
+			if ((c < 0x20 && c != '\t') || c == 0x7f) {
+				seterr(why, whylen, "info line %zu has control byte 0x%02x",
+				       line, c);
+				return false;
+			}
+		}
+		if (k >= n) {
+			seterr(why, whylen, "info line %zu is not newline-terminated", line);
+			return false;
+		}
+		i = k + 1;
+		line++;
+	}
+	return true;
+}
+
+/* Per-record sanity.  Returns NULL or writes a description into why. */
+static bool record_valid(const struct iogap_trace_record *r, char *why, size_t whylen)
+{
+	if (r->op > IOGAP_OP_OTHER) {
+		seterr(why, whylen, "op %u is not a known operation", r->op);
+		return false;
+	}
+	if (r->flags & ~KNOWN_REC_FLAGS) {
+		seterr(why, whylen, "unknown flags 0x%02x", r->flags);
+		return false;
+	}
+	if (r->issue_ns < r->start_ns) {
+		seterr(why, whylen, "issue_ns %" PRIu64 " < start_ns %" PRIu64,
+		       r->issue_ns, r->start_ns);
+		return false;
+	}
+	if (r->complete_ns < r->issue_ns) {
+		seterr(why, whylen, "complete_ns %" PRIu64 " < issue_ns %" PRIu64,
+		       r->complete_ns, r->issue_ns);
+		return false;
+	}
+	if (r->offset > UINT64_MAX - r->length) {
+		seterr(why, whylen, "offset %" PRIu64 " + length %" PRIu32 " overflows",
+		       r->offset, r->length);
+		return false;
+	}
+	/* A result is bytes done (never more than asked) or a -errno. */
+	if ((int64_t)r->result > (int64_t)r->length || r->result < -4095) {
+		seterr(why, whylen, "result %" PRId32 " impossible for length %" PRIu32,
+		       r->result, r->length);
+		return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+struct iogap_trace_writer {
+	pthread_mutex_t lock;
+	int fd;
+	int error;                      /* sticky -errno */
+	char *path;
+	struct iogap_trace_header h;
+	uint64_t file_off;              /* where the next flush goes */
+	uint64_t written;               /* records on disk (or in flight) */
+	size_t used;                    /* records in buf */
+	struct iogap_trace_record *buf;
+};
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;  /* no progress: treat as a full device */
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Called with the lock held. */
+static int flush_locked(struct iogap_trace_writer *w, const void *data, size_t nr)
+{
+	int rc;
+
+	if (w->error)
+		return w->error;
+	rc = pwrite_all(w->fd, data, nr * sizeof(struct iogap_trace_record), w->file_off);
+	if (rc) {
+		w->error = rc;
+		return rc;
+	}
+	w->file_off += nr * sizeof(struct iogap_trace_record);
+	w->written += nr;
+	return 0;
+}
+
+static char *make_info(const char *info, char *err, size_t errlen, const char *path)
+{
+	size_t n = info ? strlen(info) : 0;
+	bool add_nl = n && info[n - 1] != '\n';
+	char *s, why[96];
+
+	if (n + 1 > INFO_MAX) {
+		seterr(err, errlen, "%s: info text too long (%zu bytes, max %u)",
+		       path, n, INFO_MAX - 1);
+		return NULL;
+	}
+	s = malloc(n + 2);
+	if (!s) {
+		seterr(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	if (n)
+		memcpy(s, info, n);
+	if (add_nl)
+		s[n++] = '\n';
+	s[n] = 0;
+	if (!info_valid(s, n, why, sizeof(why))) {
+		seterr(err, errlen, "%s: %s", path, why);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static bool proto_valid(const struct iogap_trace_header *p, const char *path,
+			char *err, size_t errlen)
+{
+	const char *bad = check_producer_clock(p->producer, p->clock);
+
+	if (bad) {
+		seterr(err, errlen, "%s: %s (producer %u, clock %u)", path, bad,
+		       p->producer, p->clock);
+		return false;
+	}
+	if (p->flags & IOGAP_TRACE_F_RING) {
+		seterr(err, errlen, "%s: this writer writes plain traces, not rings", path);
+		return false;
+	}
+	if (!layer_valid(p->layer)) {
+		seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII", path);
+		return false;
+	}
+	return true;
+}
+
+/* Header, info and zero padding up to records_offset, in one write. */
+static int write_prologue(struct iogap_trace_writer *w, const char *info)
+{
+	size_t len = (size_t)w->h.records_offset;
+	char *buf = calloc(1, len);
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &w->h, sizeof(w->h));
+	memcpy(buf + sizeof(w->h), info, w->h.info_size);
+	rc = pwrite_all(w->fd, buf, len, 0);
+	free(buf);
+	return rc;
+}
+
+static void writer_free(struct iogap_trace_writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_destroy(&w->lock);
+	free(w->buf);
+	free(w->path);
+	free(w);
+}
+
+struct iogap_trace_writer *iogap_trace_writer_open(const char *path,
+		const struct iogap_trace_header *proto, const char *info,
+		char *err, size_t errlen)
+{
+	struct iogap_trace_writer *w;
+	char *text;
+	int rc;
+
+	if (!proto_valid(proto, path, err, errlen))
+		return NULL;
+	text = make_info(info, err, errlen, path);
+	if (!text)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->buf = malloc(WBUF_RECORDS * sizeof(*w->buf))) ||
+	    !(w->path = strdup(path))) {
+		seterr(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	w->h = *proto;
+	memcpy(w->h.magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN);
+	w->h.version = IOGAP_TRACE_VERSION;
+	w->h.header_size = sizeof(struct iogap_trace_header);
+	w->h.record_size = sizeof(struct iogap_trace_record);
+	w->h.flags = 0;                 /* COMPLETE only once closed cleanly */
+	w->h.info_size = (uint32_t)strlen(text);
+	w->h.records_offset = align_up(w->h.header_size + (uint64_t)w->h.info_size,
+				       IOGAP_TRACE_ALIGN);
+	w->h.record_count = 0;
+	w->h.dropped = 0;
+	w->h.end_ns = 0;
+	memset(w->h.reserved, 0, sizeof(w->h.reserved));
+	w->file_off = w->h.records_offset;
+
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail_mutex;
+	}
+	rc = write_prologue(w, text);
+	if (rc) {
+		/* No unlink(): path may be a device or someone's file. */
+		seterr(err, errlen, "%s: writing header: %s", path, strerror(-rc));
+		close(w->fd);
+		goto fail_mutex;
+	}
+	free(text);
+	return w;
+
+fail_mutex:
+	writer_free(w);
+	free(text);
+	return NULL;
+fail:
+	if (w) {
+		free(w->buf);
+		free(w->path);
+		free(w);
+	}
+	free(text);
+	return NULL;
+}
+
+int iogap_trace_writer_append(struct iogap_trace_writer *w,
+		const struct iogap_trace_record *recs, size_t nr)
+{
+	int rc = 0;
+
+	/* Reject a bad batch whole: a record the reader would refuse later
+	 * would make the entire trace unreadable.  Cheap next to a syscall. */
+	for (size_t i = 0; i < nr; i++)
+		if (!record_valid(&recs[i], NULL, 0))
+			return -EINVAL;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->error) {
+		rc = w->error;
+		goto out;
+	}
+	/* A big batch with nothing buffered goes straight to the file. */
+	if (w->used == 0 && nr >= WBUF_RECORDS) {
+		rc = flush_locked(w, recs, nr);
+		goto out;
+	}
+	while (nr) {
+		size_t n = WBUF_RECORDS - w->used;
+
+		if (n > nr)
+			n = nr;
+		memcpy(w->buf + w->used, recs, n * sizeof(*recs));
+		w->used += n;
+		recs += n;
+		nr -= n;
+		if (w->used == WBUF_RECORDS) {
+			w->used = 0;
+			rc = flush_locked(w, w->buf, WBUF_RECORDS);
+			if (rc)
+				break;
+		}
+	}
+out:
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
+		uint64_t dropped, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	if (w->used)
+		flush_locked(w, w->buf, w->used);
+	w->used = 0;
+	rc = w->error;
+	if (rc) {
+		/* Leave the header without COMPLETE: readers then see an
+		 * unfinished trace rather than one that looks whole. */
+		seterr(err, errlen, "%s: write failed after %" PRIu64 " records: %s"
+		       " (trace left incomplete)", w->path, w->written, strerror(-rc));
+		goto out;
+	}
+	w->h.record_count = w->written;
+	w->h.dropped = dropped;
+	w->h.end_ns = end_ns;
+	w->h.flags |= IOGAP_TRACE_F_COMPLETE;
+	/* Data must be durable before the header claims it (and fsync is
+	 * where delayed-allocation ENOSPC and I/O errors finally show up). */
+	if (fdatasync(w->fd) < 0 && errno != EINVAL) {
+		rc = -errno;
+		seterr(err, errlen, "%s: syncing records: %s", w->path, strerror(errno));
+		goto out;
+	}
+	rc = pwrite_all(w->fd, &w->h, sizeof(w->h), 0);
+	if (!rc && fdatasync(w->fd) < 0 && errno != EINVAL)
+		rc = -errno;
+	if (rc)
+		seterr(err, errlen, "%s: writing final header: %s", w->path, strerror(-rc));
+out:
+	if (close(w->fd) < 0 && !rc) {
+		rc = -errno;
+		seterr(err, errlen, "%s: close: %s", w->path, strerror(errno));
+	}
+	pthread_mutex_unlock(&w->lock);
+	writer_free(w);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+struct iogap_trace_reader {
+	int fd;
+	char *path;
+	struct iogap_trace_header h;    /* as handed out (see fix-ups in open) */
+	uint64_t file_record_count;     /* record_count as stored in the file */
+	uint64_t file_size;
+	uint64_t stray;                 /* bytes after the last whole record */
+	char *info;
+	bool ring;
+	struct iogap_ring_control ctl;  /* snapshot taken at open */
+	uint64_t slots_off;             /* file offset of record (slot) 0 */
+	uint64_t seq, end;              /* next sequence number, one past last */
+	struct iogap_trace_record *buf;
+	uint64_t buf_seq;               /* sequence number of buf[0] */
+	size_t buf_n;
+	bool failed;
+	char lasterr[320];              /* repeated by next() after a failure */
+};
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;        /* file shrank under us */
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Magic, version and the fixed sizes: what tells a foreign or newer file
+ * from a broken one.  Checked in an order that gives the most useful
+ * message for a short file. */
+static bool check_identity(const struct iogap_trace_reader *r, const unsigned char *raw,
+			   size_t got, char *err, size_t errlen)
+{
+	const char *p = r->path;
+	uint16_t version;
+
+	if (got == 0) {
+		seterr(err, errlen, "%s: empty file, not an iogap trace", p);
+		return false;
+	}
+	if (memcmp(raw, IOGAP_TRACE_MAGIC, got < IOGAP_TRACE_MAGIC_LEN ? got :
+		   IOGAP_TRACE_MAGIC_LEN)) {
+		seterr(err, errlen, "%s: not an iogap trace (no %s magic)", p,
+		       IOGAP_TRACE_MAGIC);
+		return false;
+	}
+	if (got >= 10) {
+		memcpy(&version, raw + 8, sizeof(version));
+		if (version > IOGAP_TRACE_VERSION) {
+			seterr(err, errlen, "%s: trace format version %u, this reader knows %u",
+			       p, version, IOGAP_TRACE_VERSION);
+			return false;
+		}
+		if (version != IOGAP_TRACE_VERSION) {
+			seterr(err, errlen, "%s: invalid trace format version %u", p, version);
+			return false;
+		}
+	}
+	if (got < sizeof(struct iogap_trace_header)) {
+		seterr(err, errlen, "%s: truncated: file is %zu bytes, shorter than the "
+		       "%zu-byte header", p, got, sizeof(struct iogap_trace_header));
+		return false;
+	}
+	if (r->h.header_size != sizeof(struct iogap_trace_header)) {
+		seterr(err, errlen, "%s: header_size %u, version %u has %zu", p,
+		       r->h.header_size, IOGAP_TRACE_VERSION,
+		       sizeof(struct iogap_trace_header));
+		return false;
+	}
+	if (r->h.record_size != sizeof(struct iogap_trace_record)) {
+		seterr(err, errlen, "%s: record_size %u, version %u has %zu", p,
+		       r->h.record_size, IOGAP_TRACE_VERSION,
+		       sizeof(struct iogap_trace_record));
+		return false;
+	}
+	return true;
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+/* The remaining header fields, and the info text (read here). */
+static bool check_fields(struct iogap_trace_reader *r, char *err, size_t errlen)
+{
+	const struct iogap_trace_header *h = &r->h;
+	const char *bad = check_producer_clock(h->producer, h->clock);
+	uint64_t want_off;
+	char why[96];
+	int rc;
+
+	if (bad) {
+		seterr(err, errlen, "%s: %s (producer %u, clock %u)", r->path, bad,
+		       h->producer, h->clock);
+		return false;
+	}
+	if (h->flags & ~KNOWN_TRACE_FLAGS) {
+		seterr(err, errlen, "%s: unknown header flags 0x%04x", r->path,
+		       h->flags & ~KNOWN_TRACE_FLAGS);
+		return false;
+	}
+	if (!layer_valid(h->layer)) {
+		seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII",
+		       r->path);
+		return false;
+	}
+	if (!all_zero(h->reserved, sizeof(h->reserved))) {
+		seterr(err, errlen, "%s: reserved header bytes are not zero", r->path);
+		return false;
+	}
+	if (h->info_size >= INFO_MAX) {
+		seterr(err, errlen, "%s: info_size %u is implausible (max %u)", r->path,
+		       h->info_size, INFO_MAX - 1);
+		return false;
+	}
+	want_off = align_up(h->header_size + (uint64_t)h->info_size, IOGAP_TRACE_ALIGN);
+	if (h->records_offset != want_off) {
+		seterr(err, errlen, "%s: records_offset %" PRIu64 " inconsistent with "
+		       "info_size %u (expected %" PRIu64 ")", r->path, h->records_offset,
+		       h->info_size, want_off);
+		return false;
+	}
+	if (r->file_size < want_off) {
+		seterr(err, errlen, "%s: truncated: file is %" PRIu64 " bytes, header and "
+		       "info text need %" PRIu64, r->path, r->file_size, want_off);
+		return false;
+	}
+	r->info = malloc(h->info_size + 1);
+	if (!r->info) {
+		seterr(err, errlen, "%s: out of memory", r->path);
+		return false;
+	}
+	rc = pread_all(r->fd, r->info, h->info_size, h->header_size);
+	if (rc) {
+		seterr(err, errlen, "%s: reading info: %s", r->path, strerror(-rc));
+		return false;
+	}
+	r->info[h->info_size] = 0;
+	if (!info_valid(r->info, h->info_size, why, sizeof(why))) {
+		seterr(err, errlen, "%s: %s", r->path, why);
+		return false;
+	}
+	return true;
+}
+
+static bool setup_plain(struct iogap_trace_reader *r, char *err, size_t errlen)
+{
+	const uint64_t rs = sizeof(struct iogap_trace_record);
+	uint64_t avail = r->file_size - r->h.records_offset;
+	uint64_t have = avail / rs;
+
+	r->stray = avail % rs;
+	r->slots_off = r->h.records_offset;
+	if (r->h.flags & IOGAP_TRACE_F_COMPLETE) {
+		if (have != r->h.record_count || r->stray) {
+			seterr(err, errlen, "%s: %s: header says %" PRIu64 " records, file "
+			       "holds %" PRIu64 " (+%" PRIu64 " stray bytes)", r->path,
+			       have < r->h.record_count ? "truncated" : "trailing data",
+			       r->h.record_count, have, r->stray);
+			return false;
+		}
+	} else {
+		/* The writer never closed it (crash, still running): take the
+		 * whole records present.  Callers see the missing COMPLETE flag;
+		 * the dump says so. */
+		r->h.record_count = have;
+	}
+	r->seq = 0;
+	r->end = have;
+	return true;
+}
+
+static bool setup_ring(struct iogap_trace_reader *r, char *err, size_t errlen)
+{
+	const uint64_t rs = sizeof(struct iogap_trace_record);
+	const uint64_t cap = r->h.record_count;
+	const uint64_t cs = sizeof(struct iogap_ring_control);
+	uint64_t avail = r->file_size - r->h.records_offset;
+	int rc;
+
+	if (cap == 0) {
+		seterr(err, errlen, "%s: ring with capacity 0", r->path);
+		return false;
+	}
+	if (avail < cs || cap > (avail - cs) / rs || avail != cs + cap * rs) {
+		uint64_t have = avail < cs ? 0 : (avail - cs) / rs;
+		uint64_t stray = avail < cs ? avail : (avail - cs) % rs;
+
+		seterr(err, errlen, "%s: %s: ring header says %" PRIu64 " slots, file "
+		       "holds %" PRIu64 " (+%" PRIu64 " stray bytes)", r->path,
+		       have < cap ? "truncated" : "trailing data", cap, have, stray);
+		return false;
+	}
+	rc = pread_all(r->fd, &r->ctl, sizeof(r->ctl), r->h.records_offset);
+	if (rc) {
+		seterr(err, errlen, "%s: reading ring control: %s", r->path, strerror(-rc));
+		return false;
+	}
+	if (r->ctl.read_seq > r->ctl.write_seq ||
+	    r->ctl.write_seq - r->ctl.read_seq > cap) {
+		seterr(err, errlen, "%s: ring control inconsistent: write_seq %" PRIu64
+		       ", read_seq %" PRIu64 ", capacity %" PRIu64, r->path,
+		       r->ctl.write_seq, r->ctl.read_seq, cap);
+		return false;
+	}
+	r->slots_off = r->h.records_offset + cs;
+	r->end = r->ctl.write_seq;
+	r->seq = r->end > cap ? r->end - cap : 0;
+	return true;
+}
+
+struct iogap_trace_reader *iogap_trace_reader_open(const char *path, char *err, size_t errlen)
+{
+	struct iogap_trace_reader *r = calloc(1, sizeof(*r));
+	unsigned char raw[sizeof(struct iogap_trace_header)];
+	struct stat st;
+	size_t got;
+	int rc;
+
+	if (!r || !(r->path = strdup(path))) {
+		seterr(err, errlen, "%s: out of memory", path);
+		free(r);
+		return NULL;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		seterr(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	got = r->file_size < sizeof(raw) ? (size_t)r->file_size : sizeof(raw);
+	rc = pread_all(r->fd, raw, got, 0);
+	if (rc) {
+		seterr(err, errlen, "%s: reading header: %s", path, strerror(-rc));
+		goto fail;
+	}
+	memcpy(&r->h, raw, got);
+	if (!check_identity(r, raw, got, err, errlen) || !check_fields(r, err, errlen))
+		goto fail;
+	r->file_record_count = r->h.record_count;
+	r->ring = r->h.flags & IOGAP_TRACE_F_RING;
+	if (!(r->ring ? setup_ring(r, err, errlen) : setup_plain(r, err, errlen)))
+		goto fail;
+	r->buf = malloc(RBUF_RECORDS * sizeof(*r->buf));
+	if (!r->buf) {
+		seterr(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	return r;
+fail:
+	iogap_trace_reader_close(r);
+	return NULL;
+}
+
+const struct iogap_trace_header *iogap_trace_reader_header(const struct iogap_trace_reader *r)
+{
+	return &r->h;
+}
+
+const char *iogap_trace_reader_info(const struct iogap_trace_reader *r)
+{
+	return r->info;
+}
+
+/* Refill buf from r->seq: one contiguous run of slots (a ring wraps). */
+static int refill(struct iogap_trace_reader *r, char *err, size_t errlen)
+{
+	uint64_t n = r->end - r->seq, slot = r->seq;
+	int rc;
+
+	if (r->ring) {
+		slot = r->seq % r->h.record_count;
+		if (n > r->h.record_count - slot)
+			n = r->h.record_count - slot;
+	}
+	if (n > RBUF_RECORDS)
+		n = RBUF_RECORDS;
+	rc = pread_all(r->fd, r->buf, (size_t)n * sizeof(*r->buf),
+		       r->slots_off + slot * sizeof(*r->buf));
+	if (rc) {
+		seterr(err, errlen, "%s: reading record %" PRIu64 ": %s", r->path, r->seq,
+		       rc == -ENODATA ? "file shrank while reading" : strerror(-rc));
+		return -1;
+	}
+	r->buf_seq = r->seq;
+	r->buf_n = (size_t)n;
+	return 0;
+}
+
+int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_record *rec,
+		char *err, size_t errlen)
+{
+	char why[128];
+
+	if (r->failed) {
+		seterr(err, errlen, "%s", r->lasterr);
+		return -1;
+	}
+	if (r->seq >= r->end)
+		return 0;
+	if (r->seq < r->buf_seq || r->seq - r->buf_seq >= r->buf_n) {
+		if (refill(r, r->lasterr, sizeof(r->lasterr)))
+			goto fail;
+	}
+	*rec = r->buf[r->seq - r->buf_seq];
+	if (!record_valid(rec, why, sizeof(why))) {
+		seterr(r->lasterr, sizeof(r->lasterr), "%s: record %" PRIu64 ": %s", r->path,
+		       r->seq, why);
+		goto fail;
+	}
+	r->seq++;
+	return 1;
+fail:
+	r->failed = true;
+	seterr(err, errlen, "%s", r->lasterr);
+	return -1;
+}
+
+void iogap_trace_reader_close(struct iogap_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r->info);
+	free(r->path);
+	free(r);
+}
+
+/* ---------------------------------------------------------------- dump */
+
+static const char *producer_name(unsigned p)
+{
+	switch (p) {
+	case IOGAP_PRODUCER_PROBE_BARE:  return "probe-bare";
+	case IOGAP_PRODUCER_PROBE_GUEST: return "probe-guest";
+	case IOGAP_PRODUCER_FILTER:      return "filter";
+	}
+	return "unknown";
+}
+
+static const char *clock_name(unsigned c)
+{
+	switch (c) {
+	case IOGAP_CLOCK_HOST_MONOTONIC:  return "host-monotonic";
+	case IOGAP_CLOCK_GUEST_MONOTONIC: return "guest-monotonic";
+	}
+	return "unknown";
+}
+
+static const char *op_name(unsigned op)
+{
+	static const char *const names[] = {
+		[IOGAP_OP_READ] = "read", [IOGAP_OP_WRITE] = "write",
+		[IOGAP_OP_TRIM] = "trim", [IOGAP_OP_FLUSH] = "flush",
+		[IOGAP_OP_WRITE_ZEROES] = "write-zeroes", [IOGAP_OP_OTHER] = "other",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "unknown";
+}
+
+/* "a|b" names of set bits, "-" when none. */
+static void flag_names(char *out, size_t len, unsigned flags,
+		       const char *const *names, unsigned n)
+{
+	size_t pos = 0;
+
+	out[0] = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		pos += (size_t)snprintf(out + pos, len - pos, "%s%s", pos ? "|" : "",
+					names[i]);
+		if (pos >= len)
+			return;
+	}
+	if (!pos)
+		snprintf(out, len, "-");
+}
+
+static void dump_header(FILE *out, const struct iogap_trace_reader *r)
+{
+	static const char *const tf[] = { "ring", "complete" };
+	const struct iogap_trace_header *h = &r->h;
+	const uint8_t *b = h->boot_id;
+	char fl[64];
+
+	flag_names(fl, sizeof(fl), h->flags, tf, 2);
+	fprintf(out, "trace: %s\n", r->path);
+	fprintf(out, "magic: %.8s\n", h->magic);
+	fprintf(out, "version: %u\n", h->version);
+	fprintf(out, "header_size: %u\n", h->header_size);
+	fprintf(out, "record_size: %u\n", h->record_size);
+	fprintf(out, "producer: %u (%s)\n", h->producer, producer_name(h->producer));
+	fprintf(out, "clock: %u (%s)\n", h->clock, clock_name(h->clock));
+	fprintf(out, "flags: 0x%04x (%s)\n", h->flags, fl);
+	fprintf(out, "info_size: %u\n", h->info_size);
+	fprintf(out, "run_id: 0x%016" PRIx64 "\n", h->run_id);
+	fprintf(out, "boot_id: %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		"%02x%02x%02x%02x%02x%02x\n", b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+		b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	fprintf(out, "layer: %.16s\n", h->layer);
+	fprintf(out, "records_offset: %" PRIu64 "\n", h->records_offset);
+	fprintf(out, "record_count: %" PRIu64 "\n", r->file_record_count);
+	fprintf(out, "dropped: %" PRIu64 "\n", h->dropped);
+	fprintf(out, "start_ns: %" PRIu64 "\n", h->start_ns);
+	fprintf(out, "end_ns: %" PRIu64 "\n", h->end_ns);
+	if (r->ring)
+		fprintf(out, "ring: capacity=%" PRIu64 " write_seq=%" PRIu64 " read_seq=%"
+			PRIu64 " dropped=%" PRIu64 " records=%" PRIu64 "\n",
+			h->record_count, r->ctl.write_seq, r->ctl.read_seq,
+			r->ctl.dropped, r->end - r->seq);
+	else if (h->flags & IOGAP_TRACE_F_COMPLETE)
+		fprintf(out, "state: complete, %" PRIu64 " records\n", h->record_count);
+	else
+		fprintf(out, "state: incomplete (writer did not close the trace), %" PRIu64
+			" whole records present (+%" PRIu64 " stray bytes)\n",
+			h->record_count, r->stray);
+}
+
+static void dump_info(FILE *out, const char *info)
+{
+	const char *p = info;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int len = (int)(nl - p);   /* info_valid: every line ends in \n */
+
+		fprintf(out, "info: %.*s\n", len, p);
+		p = nl + 1;
+	}
+}
+
+static void dump_record(FILE *out, uint64_t seq, const struct iogap_trace_record *x)
+{
+	static const char *const rf[] = { "tagged", "ramp", "fua", "sync-op" };
+	char fl[64];
+
+	flag_names(fl, sizeof(fl), x->flags, rf, 4);
+	fprintf(out, "record %" PRIu64 ": tag=0x%016" PRIx64 " op=%s offset=%" PRIu64
+		" length=%" PRIu32 " start_ns=%" PRIu64 " issue_ns=%" PRIu64
+		" complete_ns=%" PRIu64 " slat_ns=%" PRIu64 " clat_ns=%" PRIu64
+		" result=%" PRId32 " thread=%" PRIu32 " job=%u flags=%s\n",
+		seq, x->tag, op_name(x->op), x->offset, x->length, x->start_ns,
+		x->issue_ns, x->complete_ns, x->issue_ns - x->start_ns,
+		x->complete_ns - x->issue_ns, x->result, x->thread, x->job, fl);
+}
+
+int iogap_trace_dump(FILE *out, const char *path, char *err, size_t errlen)
+{
+	struct iogap_trace_reader *r = iogap_trace_reader_open(path, err, errlen);
+	struct iogap_trace_record rec;
+	uint64_t n = 0;
+	int rc;
+
+	if (!r)
+		return -1;
+	dump_header(out, r);
+	dump_info(out, r->info);
+	for (;;) {
+		uint64_t seq = r->seq;
+
+		rc = iogap_trace_reader_next(r, &rec, err, errlen);
+		if (rc <= 0)
+			break;
+		dump_record(out, seq, &rec);
+		n++;
+	}
+	if (rc == 0)
+		fprintf(out, "end: %" PRIu64 " records\n", n);
+	iogap_trace_reader_close(r);
+	if (ferror(out)) {
+		seterr(err, errlen, "%s: writing dump: %s", path, strerror(errno));
+		return -1;
+	}
+	return rc < 0 ? -1 : 0;
+}

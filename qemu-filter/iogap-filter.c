@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iogap-filter: a QEMU block filter driver that timestamps every request
+ * passing through it and appends one binary record per request to a
+ * shared-memory ring (include/iogap/trace.h).  Loaded into unmodified distro
+ * QEMU binaries with LD_PRELOAD; see docs/qemu-filter.md.
+ *
+ *   json:{"driver":"iogap","layer":"top","ring":"/dev/shm/x.ring",
+ *         "ring-size":65536,"file":{...}}
+ *
+ * Written in the idiom of QEMU's own simple filters (block/copy-on-read.c,
+ * block/preallocate.c, block/filter-compress.c), against the headers of the
+ * very QEMU it is loaded into (scripts/qemu-headers).  Version-specific code
+ * sits behind QEMU_VERSION_* checks.
+ */
+/*
+ * QEMU's headers are written for QEMU's warning set (no -Wextra): silence what
+ * they trigger under the project's -Wextra -Werror, for them only.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "qemu/osdep.h"
+#include "block/block_int.h"
+#include "qemu/module.h"
+#include "qemu/option.h"
+#include "qapi/error.h"
+#include "qapi/qmp/qdict.h"
+#pragma GCC diagnostic pop
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "iogap/trace.h"
+#include "ring.h"
+#include "qemu-syms.h"
+
+#ifndef IOGAP_QEMU_STAMP
+#error "IOGAP_QEMU_STAMP (the qemu_stamp_<sha1> of the target binary) must be defined"
+#endif
+#ifndef IOGAP_LAYOUT_SKEW
+#define IOGAP_LAYOUT_SKEW 0     /* tests build a variant with a skew to prove the check */
+#endif
+
+#define IOGAP_QEMU_AT_LEAST(maj, min) \
+	(QEMU_VERSION_MAJOR > (maj) || (QEMU_VERSION_MAJOR == (maj) && QEMU_VERSION_MINOR >= (min)))
+
+#if IOGAP_QEMU_AT_LEAST(8, 0)
+#error "iogap-filter: QEMU >= 8.0 changed the driver API (bdrv_co_getlength, graph locks, \
+bdrv_filter_default_perms); port the version-specific parts of this file first"
+#endif
+
+#define IOGAP_DRIVER_NAME   "iogap"
+#define IOGAP_DEFAULT_RING_SIZE (1u << 18)
+#define IOGAP_LOG_PREFIX    "iogap-filter: "
+
+typedef struct BDRVIogapState {
+	struct iogap_ring *ring;  /* own allocation: 64-byte aligned counters */
+	uint64_t run_id;          /* when set, write tags must carry it */
+	char layer[16];
+	char *path;
+} BDRVIogapState;
+
+/* ------------------------------------------------------------------ hot path */
+
+static inline uint64_t iogap_now_ns(void)
+{
+#ifdef IOGAP_EXP_NOCLOCK
+	return 1;
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Thread id, cached per thread.  noinline + barrier: a coroutine may resume on
+ * another thread across a yield, so the TLS address must not be cached by the
+ * compiler across the child call (QEMU's coroutine-tls.h has the same trick).
+ */
+static __thread uint32_t iogap_tid_cache __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) uint32_t iogap_tid(void)
+{
+	uint32_t t;
+	__asm__ volatile("" ::: "memory");
+	t = iogap_tid_cache;
+	if (__builtin_expect(t == 0, 0)) {
+		t = (uint32_t)syscall(SYS_gettid);
+		iogap_tid_cache = t;
+	}
+	return t;
+}
+
+static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
+				int64_t bytes, uint64_t t0, int ret,
+				uint8_t flags, uint64_t tag)
+{
+	struct iogap_trace_record rec;
+
+	rec.tag = tag;
+	rec.offset = (uint64_t)offset;
+	rec.start_ns = t0;
+	rec.issue_ns = t0;
+	rec.complete_ns = iogap_now_ns();
+	rec.length = bytes > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+	rec.result = ret < 0 ? ret : (bytes > INT32_MAX ? INT32_MAX : (int32_t)bytes);
+	rec.thread = iogap_tid();
+	rec.job = 0;
+	rec.op = op;
+	rec.flags = flags;
+#ifndef IOGAP_EXP_NORING
+	iogap_ring_put(s->ring, &rec);
+#else
+	__asm__ volatile("" :: "r"(&rec) : "memory");
+#endif
+}
+
+/*
+ * The write tag: struct iogap_write_tag at the start of every IOGAP_TAG_STRIDE
+ * bytes of the payload; the first valid one wins.  Walks the iovec once and
+ * only looks at stride starts: no allocation, a few loads per 4 KiB.
+ */
+static uint64_t iogap_find_tag(const BDRVIogapState *s, QEMUIOVector *qiov,
+			       size_t qiov_offset, int64_t bytes, uint8_t *flags)
+{
+	struct iogap_write_tag t;
+	size_t pos = 0;        /* payload position of the current iov element start */
+	size_t want = 0;       /* payload position of the next stride start */
+	int i;
+
+	if (!qiov || bytes < (int64_t)sizeof(t))
+		return 0;
+	for (i = 0; i < qiov->niov && want + sizeof(t) <= (size_t)bytes; i++) {
+		const uint8_t *base = qiov->iov[i].iov_base;
+		size_t len = qiov->iov[i].iov_len;
+
+		/* skip the part of the vector before qiov_offset */
+		if (qiov_offset) {
+			if (qiov_offset >= len) {
+				qiov_offset -= len;
+				continue;
+			}
+			base += qiov_offset;
+			len -= qiov_offset;
+			qiov_offset = 0;
+		}
+		while (want >= pos && want < pos + len && want + sizeof(t) <= (size_t)bytes) {
+			size_t in = want - pos;
+			if (in + sizeof(t) <= len) {
+				memcpy(&t, base + in, sizeof(t));
+			} else {
+				/* tag straddles iov elements: gather it */
+				size_t got = len - in, p2 = pos + len;
+				int j = i + 1;
+				memcpy(&t, base + in, got);
+				while (got < sizeof(t) && j < qiov->niov) {
+					size_t l2 = qiov->iov[j].iov_len, c = sizeof(t) - got;
+					if (c > l2)
+						c = l2;
+					memcpy((uint8_t *)&t + got, qiov->iov[j].iov_base, c);
+					got += c;
+					p2 += l2;
+					j++;
+				}
+				if (got < sizeof(t))
+					return 0;
+			}
+			if (iogap_tag_valid(&t) && (!s->run_id || t.run_id == s->run_id)) {
+				*flags |= IOGAP_REC_TAGGED;
+				return t.request_id;
+			}
+			want += IOGAP_TAG_STRIDE;
+		}
+		pos += len;
+	}
+	return 0;
+}
+
+static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
+					     int64_t offset, int64_t bytes,
+					     QEMUIOVector *qiov, size_t qiov_offset,
+					     BdrvRequestFlags flags)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_preadv_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
+	iogap_record(bs->opaque, IOGAP_OP_READ, offset, bytes, t0, ret, 0, 0);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
+					      int64_t offset, int64_t bytes,
+					      QEMUIOVector *qiov, size_t qiov_offset,
+					      BdrvRequestFlags flags)
+{
+	BDRVIogapState *s = bs->opaque;
+	uint8_t rflags = (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0;
+	uint64_t tag, t0 = iogap_now_ns();
+	int ret;
+
+	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
+	tag = iogap_find_tag(s, qiov, qiov_offset, bytes, &rflags);
+	iogap_record(s, IOGAP_OP_WRITE, offset, bytes, t0, ret, rflags, tag);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t offset,
+					       int64_t bytes, BdrvRequestFlags flags)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
+	iogap_record(bs->opaque, IOGAP_OP_WRITE_ZEROES, offset, bytes, t0, ret,
+		     (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0, 0);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
+					  int64_t bytes)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_pdiscard(bs->file, offset, bytes);
+	iogap_record(bs->opaque, IOGAP_OP_TRIM, offset, bytes, t0, ret, 0, 0);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_flush(BlockDriverState *bs)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_flush(bs->file->bs);
+	iogap_record(bs->opaque, IOGAP_OP_FLUSH, 0, 0, t0, ret, 0, 0);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_pwritev_compressed_part(BlockDriverState *bs,
+							 int64_t offset, int64_t bytes,
+							 QEMUIOVector *qiov,
+							 size_t qiov_offset)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset,
+				       BDRV_REQ_WRITE_COMPRESSED);
+	iogap_record(bs->opaque, IOGAP_OP_WRITE, offset, bytes, t0, ret, 0, 0);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_copy_range_from(BlockDriverState *bs,
+						 BdrvChild *src, int64_t src_offset,
+						 BdrvChild *dst, int64_t dst_offset,
+						 int64_t bytes,
+						 BdrvRequestFlags read_flags,
+						 BdrvRequestFlags write_flags)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_copy_range_from(bs->file, src_offset, dst, dst_offset,
+					  bytes, read_flags, write_flags);
+	(void)src;
+	iogap_record(bs->opaque, IOGAP_OP_OTHER, src_offset, bytes, t0, ret, 0, 0);
+	return ret;
+}
+
+static int coroutine_fn iogap_co_copy_range_to(BlockDriverState *bs,
+					       BdrvChild *src, int64_t src_offset,
+					       BdrvChild *dst, int64_t dst_offset,
+					       int64_t bytes,
+					       BdrvRequestFlags read_flags,
+					       BdrvRequestFlags write_flags)
+{
+	uint64_t t0 = iogap_now_ns();
+	int ret = bdrv_co_copy_range_to(src, src_offset, bs->file, dst_offset,
+					bytes, read_flags, write_flags);
+	(void)dst;
+	iogap_record(bs->opaque, IOGAP_OP_OTHER, dst_offset, bytes, t0, ret, 0, 0);
+	return ret;
+}
+
+/* --------------------------------------------------------- pass-through rest */
+
+static int coroutine_fn iogap_co_truncate(BlockDriverState *bs, int64_t offset,
+					  bool exact, PreallocMode prealloc,
+					  BdrvRequestFlags flags, Error **errp)
+{
+	return bdrv_co_truncate(bs->file, offset, exact, prealloc, flags, errp);
+}
+
+static int64_t iogap_getlength(BlockDriverState *bs)
+{
+	return bdrv_getlength(bs->file->bs);
+}
+
+static void iogap_eject(BlockDriverState *bs, bool eject_flag)
+{
+	bdrv_eject(bs->file->bs, eject_flag);
+}
+
+static void iogap_lock_medium(BlockDriverState *bs, bool locked)
+{
+	bdrv_lock_medium(bs->file->bs, locked);
+}
+
+/* Forward blkdebug events (raw's read_aio, ...) so a filter stays transparent to
+ * a blkdebug node below it. */
+static void iogap_debug_event(BlockDriverState *bs, BlkdebugEvent event)
+{
+	bdrv_debug_event(bs->file->bs, event);
+}
+
+static void iogap_refresh_limits(BlockDriverState *bs, Error **errp)
+{
+	/*
+	 * Nothing to add: bdrv_refresh_limits() already merges the limits of the
+	 * filtered child into ours (7.2: the BDRV_CHILD_FILTERED role).
+	 */
+	(void)bs;
+	(void)errp;
+}
+
+/*
+ * Block status: QEMU 7.2 has no bdrv_co_block_status_from_file(); for a node
+ * with a filtered child and no .bdrv_co_block_status, bdrv_co_block_status()
+ * answers BDRV_BLOCK_RAW | BDRV_BLOCK_OFFSET_VALID pointing at the child, which
+ * is exactly the pass-through a filter wants.  Zoned operations exist from 8.1
+ * on only; this file refuses to build for >= 8.0 until ported (see the #error).
+ */
+
+/* ------------------------------------------------------------- open / close */
+
+static QemuOptsList iogap_runtime_opts = {
+	.name = "iogap",
+	.head = QTAILQ_HEAD_INITIALIZER(iogap_runtime_opts.head),
+	.desc = {
+		{
+			.name = "layer",
+			.type = QEMU_OPT_STRING,
+			.help = "layer name stored in the ring header (default: top)",
+		},
+		{
+			.name = "ring",
+			.type = QEMU_OPT_STRING,
+			.help = "ring file (default: /dev/shm/iogap-<pid>-<node>.ring)",
+		},
+		{
+			.name = "ring-size",
+			.type = QEMU_OPT_NUMBER,
+			.help = "ring capacity in records (rounded up to a power of two)",
+		},
+		{
+			.name = "run-id",
+			.type = QEMU_OPT_NUMBER,
+			.help = "run id for the header; when set, write tags must match it",
+		},
+		{ /* end of list */ }
+	},
+};
+
+static bool iogap_alias_mode;
+
+static void iogap_sanitize(char *dst, size_t n, const char *src)
+{
+	size_t i;
+	for (i = 0; i + 1 < n && src[i]; i++) {
+		char c = src[i];
+		dst[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.') ? c : '_';
+	}
+	dst[i] = 0;
+}
+
+/* BlockDriverState layout self-checks against exported accessors. */
+static const char *iogap_check_bds(BlockDriverState *bs)
+{
+	if (bdrv_get_node_name(bs) != bs->node_name)
+		return "BlockDriverState.node_name offset does not match bdrv_get_node_name()";
+	if (bdrv_get_aio_context(bs) != bs->aio_context)
+		return "BlockDriverState.aio_context offset does not match bdrv_get_aio_context()";
+	if (!bs->file || bdrv_filter_child(bs) != bs->file)
+		return "BlockDriverState.file does not match bdrv_filter_child()";
+	if (!bs->file->bs || !bs->file->bs->drv || !bs->file->bs->drv->format_name)
+		return "BdrvChild.bs / BlockDriverState.drv do not look like a block node";
+	return NULL;
+}
+
+static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
+{
+	BDRVIogapState *s = bs->opaque;
+	const char *layer, *ring_path, *bad;
+	uint64_t ring_size;
+	char node[64], info[512], err[256];
+	QemuOpts *opts;
+	int ret;
+
+	(void)flags;
+	ret = bdrv_open_file_child(NULL, options, "file", bs, errp);
+	if (ret < 0)
+		return ret;
+
+	bad = iogap_check_bds(bs);
+	if (bad) {
+		error_setg(errp, "iogap: layout self-check failed: %s", bad);
+		return -ENOTSUP;
+	}
+
+	bs->supported_write_flags = BDRV_REQ_WRITE_UNCHANGED |
+		(BDRV_REQ_FUA & bs->file->bs->supported_write_flags);
+	bs->supported_zero_flags = BDRV_REQ_WRITE_UNCHANGED |
+		((BDRV_REQ_FUA | BDRV_REQ_MAY_UNMAP | BDRV_REQ_NO_FALLBACK) &
+		 bs->file->bs->supported_zero_flags);
+
+	opts = qemu_opts_create(&iogap_runtime_opts, NULL, 0, NULL);
+	if (!qemu_opts_absorb_qdict(opts, options, errp)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	iogap_sanitize(node, sizeof(node), bs->node_name[0] ? bs->node_name : "node");
+	layer = qemu_opt_get(opts, "layer");
+	if (!layer)
+		layer = iogap_alias_mode ? bs->node_name : "top";
+	if (!layer[0] || strlen(layer) >= sizeof(s->layer)) {
+		error_setg(errp, "iogap: layer name must be 1..%zu characters", sizeof(s->layer) - 1);
+		ret = -EINVAL;
+		goto out;
+	}
+	snprintf(s->layer, sizeof(s->layer), "%s", layer);
+	ring_size = qemu_opt_get_number(opts, "ring-size", IOGAP_DEFAULT_RING_SIZE);
+	if (ring_size < 2 || ring_size > (1u << 30)) {
+		error_setg(errp, "iogap: ring-size must be in 2..%u records", 1u << 30);
+		ret = -EINVAL;
+		goto out;
+	}
+	s->run_id = qemu_opt_get_number(opts, "run-id", 0);
+	ring_path = qemu_opt_get(opts, "ring");
+	if (ring_path) {
+		s->path = strdup(ring_path);
+	} else {
+		const char *dir = getenv("IOGAP_FILTER_RING_DIR");
+		char buf[PATH_MAX];
+		snprintf(buf, sizeof(buf), "%s/iogap-%d-%s.ring", dir && *dir ? dir : "/dev/shm",
+			 (int)getpid(), node);
+		s->path = strdup(buf);
+	}
+	if (!s->path) {
+		ret = -ENOMEM;
+		error_setg(errp, "iogap: out of memory");
+		goto out;
+	}
+	snprintf(info, sizeof(info),
+		 "producer=iogap-filter\nqemu_version=%s\npid=%d\nnode=%s\nlayer=%s\n"
+		 "child_driver=%s\n",
+		 QEMU_VERSION, (int)getpid(), bs->node_name, s->layer,
+		 bs->file->bs->drv->format_name);
+	if (posix_memalign((void **)&s->ring, 64, sizeof(*s->ring))) {
+		s->ring = NULL;
+		ret = -ENOMEM;
+		error_setg(errp, "iogap: out of memory");
+		goto out;
+	}
+	ret = iogap_ring_create(s->ring, s->path, ring_size, s->layer, s->run_id, info,
+				iogap_now_ns(), err, sizeof(err));
+	if (ret < 0) {
+		error_setg(errp, "iogap: %s", err);
+		free(s->ring);
+		s->ring = NULL;
+		goto out;
+	}
+	ret = 0;
+out:
+	qemu_opts_del(opts);
+	if (ret < 0) {
+		free(s->path);
+		s->path = NULL;
+	}
+	return ret;
+}
+
+static void iogap_close(BlockDriverState *bs)
+{
+	BDRVIogapState *s = bs->opaque;
+
+	if (s->ring) {
+		iogap_ring_close(s->ring, iogap_now_ns());
+		free(s->ring);
+		s->ring = NULL;
+	}
+	free(s->path);
+	s->path = NULL;
+}
+
+static void iogap_child_perm(BlockDriverState *bs, BdrvChild *c, BdrvChildRole role,
+			     BlockReopenQueue *reopen_queue,
+			     uint64_t perm, uint64_t shared,
+			     uint64_t *nperm, uint64_t *nshared)
+{
+	/* 7.2: bdrv_default_perms() handles BDRV_CHILD_FILTERED (pass-through) */
+	bdrv_default_perms(bs, c, role, reopen_queue, perm, shared, nperm, nshared);
+}
+
+#define IOGAP_DRIVER_FIELDS                                                  \
+	.instance_size                   = sizeof(BDRVIogapState),           \
+	.bdrv_open                       = iogap_open,                       \
+	.bdrv_close                      = iogap_close,                      \
+	.bdrv_child_perm                 = iogap_child_perm,                 \
+	.bdrv_getlength                  = iogap_getlength,                  \
+	.bdrv_refresh_limits             = iogap_refresh_limits,             \
+	.bdrv_co_preadv_part             = iogap_co_preadv_part,             \
+	.bdrv_co_pwritev_part            = iogap_co_pwritev_part,            \
+	.bdrv_co_pwrite_zeroes           = iogap_co_pwrite_zeroes,           \
+	.bdrv_co_pdiscard                = iogap_co_pdiscard,                \
+	.bdrv_co_flush                   = iogap_co_flush,                   \
+	.bdrv_co_pwritev_compressed_part = iogap_co_pwritev_compressed_part, \
+	.bdrv_co_copy_range_from         = iogap_co_copy_range_from,         \
+	.bdrv_co_copy_range_to           = iogap_co_copy_range_to,           \
+	.bdrv_co_truncate                = iogap_co_truncate,                \
+	.bdrv_eject                      = iogap_eject,                      \
+	.bdrv_lock_medium                = iogap_lock_medium,                \
+	.bdrv_debug_event                = iogap_debug_event,                \
+	.has_variable_length             = true,                             \
+	.is_filter                       = true
+
+static BlockDriver bdrv_iogap = {
+	.format_name = IOGAP_DRIVER_NAME,
+	IOGAP_DRIVER_FIELDS,
+};
+
+/* Opt-in alias under an existing filter's name (IOGAP_FILTER_ALIAS): the QAPI
+ * schema of -blockdev/blockdev-add knows that name, so libvirt-built graphs can
+ * use it; it hides the built-in driver of that name in this process. */
+static BlockDriver bdrv_iogap_alias = {
+	.format_name = NULL,    /* set from the environment */
+	IOGAP_DRIVER_FIELDS,
+};
+
+/* ------------------------------------------------------------------ loading */
+
+static const char *const iogap_alias_allowed[] = { "compress", "copy-on-read", NULL };
+static char iogap_exe[64];
+static int iogap_requeued;
+
+static bool iogap_debug(void)
+{
+	const char *d = getenv("IOGAP_FILTER_DEBUG");
+	return d && *d && strcmp(d, "0") != 0;
+}
+
+static void iogap_refuse(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static void iogap_refuse(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, IOGAP_LOG_PREFIX "not registered in %s: %s; QEMU continues without it\n",
+		iogap_exe, msg);
+}
+
+/* The binaries that have a block layer (others, e.g. qemu-ga, stay silent). */
+static bool iogap_block_binary(const char *name)
+{
+	return !strncmp(name, "qemu-system-", 12) || !strcmp(name, "qemu-img") ||
+	       !strcmp(name, "qemu-io") || !strcmp(name, "qemu-nbd") ||
+	       !strcmp(name, "qemu-storage-daemon") || !strncmp(name, "kvm", 3);
+}
+
+static bool iogap_ishex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* Scan our own executable for the qemu_stamp_<sha1> string modules are checked
+ * against.  Returns NULL if ours is there, else a message (found holds theirs). */
+static const char *iogap_check_stamp(char *found, size_t n)
+{
+	static const char key[] = "qemu_stamp_";
+	const size_t klen = sizeof(key) - 1, slen = strlen(IOGAP_QEMU_STAMP);
+	struct stat st;
+	const char *p, *end, *base;
+	const char *res = "no qemu_stamp_ string in the binary";
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	found[0] = 0;
+	if (fd < 0)
+		return "cannot open /proc/self/exe";
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)slen) {
+		close(fd);
+		return "cannot stat /proc/self/exe";
+	}
+	base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return "cannot map /proc/self/exe";
+	end = base + st.st_size;
+	for (p = base; (p = memmem(p, end - p, key, klen)) != NULL; p += klen) {
+		size_t rem = (size_t)(end - p);
+		if (rem >= slen && !memcmp(p, IOGAP_QEMU_STAMP, slen) &&
+		    (rem == slen || !iogap_ishex(p[slen]))) {
+			res = NULL;
+			break;
+		}
+		if (!found[0] && (size_t)(end - p) >= klen + 40) {
+			size_t i = klen;
+			while (i < klen + 40 && iogap_ishex(p[i]))
+				i++;
+			if (i == klen + 40) {
+				snprintf(found, n, "%.*s", (int)i, p);
+				res = "stamp mismatch";
+			}
+		}
+	}
+	munmap((void *)base, st.st_size);
+	return res;
+}
+
+/* BlockDriver layout self-checks against the built-in drivers. */
+static const char *iogap_check_layout(void)
+{
+	static const char *const names[] = { "raw", "file", "null-co", "copy-on-read", "compress" };
+	const size_t list_off = offsetof(BlockDriver, list) + IOGAP_LAYOUT_SKEW;
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(names); i++) {
+		BlockDriver *d = bdrv_find_format(names[i]);
+		void **le_prev;
+
+		if (!d)
+			continue;       /* not built in (or a module): nothing to compare */
+		if (!d->format_name || strcmp(d->format_name, names[i]))
+			return "BlockDriver.format_name offset";
+		/* the QLIST link near the middle of the struct must point back at it */
+		le_prev = *(void ***)((char *)d + list_off + sizeof(void *));
+		if (!le_prev || *le_prev != (void *)d)
+			return "BlockDriver.list offset (struct BlockDriver differs from the headers)";
+		if (d->is_filter != (i >= 3))
+			return "BlockDriver.is_filter offset";
+		if (!strcmp(names[i], "file") &&
+		    (!d->protocol_name || strcmp(d->protocol_name, "file")))
+			return "BlockDriver.protocol_name offset";
+		if (!d->bdrv_getlength || (!d->bdrv_open && !d->bdrv_file_open))
+			return "BlockDriver callbacks offsets";
+	}
+	if (!bdrv_find_format("raw"))
+		return "built-in driver 'raw' not found";
+	return NULL;
+}
+
+static void iogap_block_init(void)
+{
+	const char *bad, *alias;
+
+	if (!iogap_requeued) {
+		/* run again after the built-in drivers' block_init()s, on the main thread */
+		iogap_requeued = 1;
+		register_module_init(iogap_block_init, MODULE_INIT_BLOCK);
+		return;
+	}
+	bad = iogap_check_layout();
+	if (bad) {
+		iogap_refuse("layout self-check failed: %s", bad);
+		return;
+	}
+	bdrv_register(&bdrv_iogap);
+	alias = getenv("IOGAP_FILTER_ALIAS");
+	if (alias && *alias) {
+		size_t i;
+		for (i = 0; iogap_alias_allowed[i]; i++)
+			if (!strcmp(alias, iogap_alias_allowed[i]))
+				break;
+		if (!iogap_alias_allowed[i]) {
+			fprintf(stderr, IOGAP_LOG_PREFIX "IOGAP_FILTER_ALIAS=%s ignored "
+				"(allowed: compress, copy-on-read)\n", alias);
+		} else {
+			bdrv_iogap_alias.format_name = iogap_alias_allowed[i];
+			iogap_alias_mode = true;
+			bdrv_register(&bdrv_iogap_alias);  /* inserted at the head: wins lookups */
+		}
+	}
+	if (iogap_debug())
+		fprintf(stderr, IOGAP_LOG_PREFIX "registered in %s (QEMU %s)\n", iogap_exe,
+			QEMU_VERSION);
+}
+
+__attribute__((constructor)) static void iogap_preload_init(void)
+{
+	char path[PATH_MAX], found[64];
+	const char *base, *bad;
+	ssize_t n;
+	size_t i;
+	void **slot = (void **)&iogap_q;
+	bool block_bin;
+
+	_Static_assert(sizeof(iogap_q) == G_N_ELEMENTS(iogap_qemu_sym_names) * sizeof(void *),
+		       "symbol table and names differ");
+
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n <= 0)
+		return;
+	path[n] = 0;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	n = (ssize_t)strnlen(base, sizeof(iogap_exe) - 1);
+	memcpy(iogap_exe, base, (size_t)n);
+	iogap_exe[n] = 0;
+	if (strncmp(base, "qemu", 4) && strncmp(base, "kvm", 3)) {
+		/* LD_PRELOAD is inherited by every child: stay inert outside QEMU */
+		if (iogap_debug())
+			fprintf(stderr, IOGAP_LOG_PREFIX "inert in %s (not a QEMU binary)\n", base);
+		return;
+	}
+	block_bin = iogap_block_binary(base);
+	for (i = 0; i < G_N_ELEMENTS(iogap_qemu_sym_names); i++) {
+		slot[i] = dlsym(RTLD_DEFAULT, iogap_qemu_sym_names[i]);
+		if (!slot[i]) {
+			if (block_bin || iogap_debug())
+				iogap_refuse("symbol %s not found (QEMU not built with --enable-modules?)",
+					     iogap_qemu_sym_names[i]);
+			return;
+		}
+	}
+	bad = iogap_check_stamp(found, sizeof(found));
+	if (bad) {
+		iogap_refuse("%s: built for %s (QEMU %s), binary has %s; rebuild iogap-filter "
+			     "against this QEMU", bad, IOGAP_QEMU_STAMP, QEMU_VERSION,
+			     found[0] ? found : "none");
+		return;
+	}
+	register_module_init(iogap_block_init, MODULE_INIT_BLOCK);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iogap shared-memory ring writer (multi-producer, lock-free, never blocks).
+ *
+ * File layout is the one of include/iogap/trace.h: header, info text, padding
+ * to 64, struct iogap_ring_control, capacity record slots.  capacity is a
+ * power of two, so slot = seq % capacity = seq & mask.
+ *
+ * Producers (any thread): reserve a sequence number with a CAS on a private
+ * reservation counter, refusing (drop + count) when reserve - read_seq would
+ * reach capacity; fill the slot; publish.  Publishing keeps write_seq a
+ * contiguous "everything below is complete" cursor: the producer whose slot is
+ * at write_seq advances it with a CAS; a producer that finishes out of order
+ * marks its slot in a private per-slot commit array and whoever advances
+ * write_seq next also advances over committed slots.  The commit store and the
+ * loads that follow are seq_cst, so a committed slot is never stranded (no
+ * lost wake-up between "I committed" and "the head moved").
+ *
+ * Readers (other processes) read slots [read_seq, write_seq) after an acquire
+ * load of write_seq, then store read_seq (release).  Without a reader, the ring
+ * fills once and later records are dropped and counted in control->dropped.
+ *
+ * No QEMU dependency: this file is also used by the tests' ring reader.
+ */
+#ifndef IOGAP_QEMU_FILTER_RING_H
+#define IOGAP_QEMU_FILTER_RING_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include "iogap/trace.h"
+
+struct iogap_ring {
+	/* hot, written by producers: own cache line */
+	uint64_t reserve __attribute__((aligned(64)));
+	/* read-mostly */
+	struct iogap_ring_control *ctl __attribute__((aligned(64)));
+	struct iogap_trace_record *slots;
+	uint64_t *commit;                 /* private: seq + 1 once slot seq is filled */
+	uint64_t mask;
+	struct iogap_trace_header *hdr;
+	void *map;
+	size_t map_size;
+	int fd;
+};
+
+/*
+ * Create (truncate) the ring file at path, capacity rounded up to a power of two
+ * (minimum 2).  info: "key=value\n" lines, may be NULL.  Returns 0 or -errno with
+ * a message in err.
+ */
+int iogap_ring_create(struct iogap_ring *r, const char *path, uint64_t capacity,
+		      const char *layer, uint64_t run_id, const char *info,
+		      uint64_t start_ns, char *err, size_t errlen);
+
+/* Mark complete (end_ns, dropped, COMPLETE flag) and unmap.  Idempotent. */
+void iogap_ring_close(struct iogap_ring *r, uint64_t end_ns);
+
+/* Round up to a power of two, clamp to [2, 1<<30]. */
+uint64_t iogap_ring_capacity(uint64_t want);
+
+/* Byte offsets inside the file for a given info text size and capacity. */
+static inline uint64_t iogap_ring_ctl_offset(uint32_t info_size)
+{
+	uint64_t o = sizeof(struct iogap_trace_header) + info_size;
+	return (o + IOGAP_TRACE_ALIGN - 1) & ~(uint64_t)(IOGAP_TRACE_ALIGN - 1);
+}
+
+/* Append one record; returns 1 if stored, 0 if dropped.  Never blocks. */
+static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_record *rec)
+{
+	struct iogap_ring_control *ctl = r->ctl;
+	uint64_t cap = r->mask + 1;
+	uint64_t s = __atomic_load_n(&r->reserve, __ATOMIC_RELAXED);
+
+	do {
+		uint64_t rd = __atomic_load_n(&ctl->read_seq, __ATOMIC_ACQUIRE);
+		if (s - rd >= cap) {
+			__atomic_fetch_add(&ctl->dropped, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+	} while (!__atomic_compare_exchange_n(&r->reserve, &s, s + 1, 1,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+
+	memcpy(&r->slots[s & r->mask], rec, sizeof(*rec));
+
+	uint64_t w = s;
+	if (!__atomic_compare_exchange_n(&ctl->write_seq, &w, s + 1, 0,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		/* out of order: leave a mark for whoever advances the head */
+		__atomic_store_n(&r->commit[s & r->mask], s + 1, __ATOMIC_SEQ_CST);
+	}
+	/* help: advance over slots committed out of order */
+	for (;;) {
+		w = __atomic_load_n(&ctl->write_seq, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&r->commit[w & r->mask], __ATOMIC_SEQ_CST) != w + 1)
+			break;
+		__atomic_compare_exchange_n(&ctl->write_seq, &w, w + 1, 0,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+	return 1;
+}
+
+#endif

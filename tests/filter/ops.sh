@@ -1,0 +1,61 @@
+#!/bin/sh
+# flush, discard, write-zeroes, FUA writes, truncate/length and tagged writes
+# through the filter at both positions over a file.
+. "$(dirname "$0")/lib.sh"
+require_filter
+plan 20
+
+# mktag FILE RUN_ID REQUEST_ID: 8 KiB; stride 0 garbage, stride 1 a valid tag
+mktag() {
+	python3 - "$@" <<'PY'
+import os, struct, sys
+M = (1 << 64) - 1
+def check(magic, run, req, block):
+    h = magic ^ ((run * 0x9e3779b97f4a7c15) & M) ^ ((req * 0xc2b2ae3d27d4eb4f) & M) ^ block
+    h ^= h >> 29
+    h = (h * 0xbf58476d1ce4e5b9) & M
+    h ^= h >> 32
+    return h & 0xffffffff
+magic = 0x5441544741474f49
+path, run, req = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+buf = bytearray(os.urandom(8192))
+struct.pack_into("<QQQII", buf, 0, magic, run, req, 0, (check(magic, run, req, 0) + 1) & 0xffffffff)
+struct.pack_into("<QQQII", buf, 4096, magic, run, req, 1, check(magic, run, req, 1))
+open(path, "wb").write(buf)
+PY
+}
+
+img=$work/disk.img
+mktag "$work/tag-a" 7 4242
+mktag "$work/tag-b" 8 4343
+
+for pos in top bottom; do
+	qemu-img create -q -f raw "$img" 16M
+	ring=$work/$pos.ring
+	node=$(j_$pos "$ring" "$(j_file "$img")" '"run-id":7')
+	qio -c 'write -q -P 1 0 64k' -c flush -c 'discard -q 65536 65536' \
+	    -c 'write -q -z 131072 65536' -c 'write -q -z -u 196608 65536' \
+	    -c 'write -q -f -P 2 262144 4096' \
+	    -c "write -q -s $work/tag-a 327680 8192" -c "write -q -s $work/tag-b 344064 8192" \
+	    -c 'truncate 20M' -c length "json:$node" >"$work/out" 2>&1
+	ok $? "$pos: qemu-io flush/discard/write-zeroes/truncate through the filter" "$work/out"
+	grep -q '^20 MiB' "$work/out"
+	ok $? "$pos: truncate and getlength pass through (length 20 MiB)" "$work/out"
+	check "$pos: ring valid and records sane" sane "$ring"
+	"$dump" "$ring" >"$work/d"
+	[ "$(awk '$1 == "flush"' "$work/d" | wc -l)" -ge 1 ]
+	ok $? "$pos: flush recorded" "$work/d"
+	grep -q '^trim 65536 65536 ' "$work/d"
+	ok $? "$pos: discard recorded (trim 65536+65536)" "$work/d"
+	grep -q '^wzero 131072 65536 ' "$work/d" && grep -q '^wzero 196608 65536 ' "$work/d"
+	ok $? "$pos: write-zeroes recorded (with and without unmap)" "$work/d"
+	grep -q '^write 262144 4096 ' "$work/d"
+	ok $? "$pos: FUA write recorded" "$work/d"
+	awk '$1 == "write" && $2 == 327680 && $8 == 4242 && $9 % 2 == 1 { f = 1 } END { exit !f }' "$work/d"
+	ok $? "$pos: tagged write recognised (first valid tag, request id 4242)" "$work/d"
+	awk '$1 == "write" && $2 == 344064 && $8 == 0 && $9 % 2 == 0 { f = 1 } END { exit !f }' "$work/d"
+	ok $? "$pos: tag of another run (run-id mismatch) not taken" "$work/d"
+	awk '$1 == "write" && $2 == 0 && $8 == 0 && $9 % 2 == 0 { f = 1 } END { exit !f }' "$work/d"
+	ok $? "$pos: untagged write has tag 0 and no TAGGED flag" "$work/d"
+done
+done_testing

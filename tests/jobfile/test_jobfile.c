@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* Job-file parsing: fio syntax, defaults, and every rejection's message. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "job.h"
+
+static char err[1024];
+
+static int parse(const char *text, struct iogap_job_list *l)
+{
+	memset(l, 0, sizeof(*l));
+	err[0] = '\0';
+	return iogap_jobfile_parse_buf("t.fio", text, strlen(text), NULL, l, err, sizeof(err));
+}
+
+/* parse must fail and err must contain want */
+static void rejects(const char *text, const char *want, const char *what)
+{
+	struct iogap_job_list l;
+	int r = parse(text, &l);
+
+	ok(r == -1 && strstr(err, want) != NULL, "rejects %s: \"%s\"", what, err);
+	iogap_job_list_free(&l);
+}
+
+static void test_sizes_and_times(void)
+{
+	uint64_t v = 0;
+
+	ok(!iogap_parse_size("4k", &v) && v == 4096, "4k = 4096");
+	ok(!iogap_parse_size("1M", &v) && v == 1048576, "1M = 1048576");
+	ok(!iogap_parse_size("4KiB", &v) && v == 4096, "4KiB = 4096");
+	ok(!iogap_parse_size("2g", &v) && v == 2147483648ULL, "2g");
+	ok(!iogap_parse_size("512", &v) && v == 512, "plain bytes");
+	ok(iogap_parse_size("4q", &v) == -1, "4q rejected");
+	ok(iogap_parse_size("", &v) == -1, "empty size rejected");
+	ok(iogap_parse_size("99999999999999999999k", &v) == -1, "overflow rejected");
+	ok(!iogap_parse_time_ns("30", 1000000000ULL, &v) && v == 30000000000ULL, "runtime 30 = 30 s");
+	ok(!iogap_parse_time_ns("500ms", 1000000000ULL, &v) && v == 500000000ULL, "500ms");
+	ok(!iogap_parse_time_ns("2m", 1000000000ULL, &v) && v == 120000000000ULL, "2m = 120 s");
+	ok(iogap_parse_time_ns("5x", 1000000000ULL, &v) == -1, "5x rejected");
+}
+
+static void test_seed_profile(void)
+{
+	struct iogap_job_list l;
+	const char *src = getenv("IOGAP_SRC");
+	char path[4096];
+	int r;
+
+	setenv("BLKSIZE", "4k", 1);
+	setenv("IODEPTH", "32", 1);
+	setenv("NUMJOBS", "2", 1);
+	setenv("RUNTIME", "60", 1);
+	setenv("DEVICE", "/tmp/x", 1);
+	snprintf(path, sizeof(path), "%s/tests/data/seed-profile.fio", src ? src : ".");
+	memset(&l, 0, sizeof(l));
+	r = iogap_jobfile_parse(path, NULL, &l, err, sizeof(err));
+	ok(r == 0, "seed profile parses (%s)", r ? err : "ok");
+	ok(l.nr == 6, "six job sections (%zu)", l.nr);
+	if (l.nr == 6) {
+		ok(!strcmp(l.jobs[0].name, "seq-write") && l.jobs[0].rw == IOGAP_RW_WRITE,
+		   "seq-write is rw=write");
+		ok(l.jobs[3].rw == (IOGAP_RW_READ | IOGAP_RW_RAND), "rand-read is randread");
+		ok(l.jobs[4].rwmix[1] == 20 && l.jobs[4].rwmix[0] == 80, "rwmixwrite=20 → 80/20");
+		ok(l.jobs[5].stonewall == false && l.jobs[4].stonewall, "last section has no stonewall");
+		ok(l.jobs[0].iodepth == 32 && l.jobs[0].bs[0] == 4096 && l.jobs[0].numjobs == 2,
+		   "${VAR}s expanded: iodepth, bs, numjobs");
+		ok(l.jobs[0].direct && l.jobs[0].time_based && l.jobs[0].norandommap &&
+		   l.jobs[0].group_reporting, "globals inherited: direct, time_based, norandommap, group_reporting");
+		ok(l.jobs[0].runtime_ns == 60000000000ULL && l.jobs[0].ramp_time_ns == 30000000000ULL,
+		   "runtime and ramp_time in seconds");
+		ok(!strcmp(l.jobs[2].filename, "/tmp/x") && !strcmp(l.jobs[2].ioengine, "libaio"),
+		   "filename and ioengine");
+		ok(l.jobs[1].cpus_allowed_policy == IOGAP_CPUS_SPLIT, "cpus_allowed_policy=split");
+	}
+	iogap_job_list_free(&l);
+}
+
+static void test_syntax(void)
+{
+	struct iogap_job_list l;
+	int r;
+
+	r = parse("; comment\n# comment\n[global]\nbs=4k,16k\nrw=randrw:8\n"
+		  "rw_sequencer=identical\n\n[a]\nfilename=/tmp/a ; trailing comment\n"
+		  "size=1m\nrwmixread=70\n[b]\nfilename=/tmp/b\nbssplit=4k/50:64k/50\n"
+		  "random_distribution=zipf:1.1\npercentile_list=99.9:50\n", &l);
+	ok(r == 0, "fio syntax parses (%s)", r ? err : "");
+	if (!r) {
+		ok(l.nr == 2, "two jobs");
+		ok(l.jobs[0].bs[0] == 4096 && l.jobs[0].bs[1] == 16384 && l.jobs[0].bs[2] == 16384,
+		   "bs=4k,16k: read 4k, write and trim 16k");
+		ok(l.jobs[0].rw_seq_nr == 8 && l.jobs[0].rw_sequencer == IOGAP_RWSEQ_IDENTICAL,
+		   "rw=randrw:8 with rw_sequencer=identical");
+		ok(!strcmp(l.jobs[0].filename, "/tmp/a"), "trailing comment stripped");
+		ok(l.jobs[0].rwmix[0] == 70 && l.jobs[0].rwmix[1] == 30, "rwmixread=70");
+		ok(l.jobs[1].bssplit_nr[0] == 2 && l.jobs[1].bssplit[0][1].bs == 65536,
+		   "bssplit parsed");
+		ok(l.jobs[1].random_distribution == IOGAP_RAND_ZIPF &&
+		   l.jobs[1].random_dist_param > 1.09 && l.jobs[1].random_dist_param < 1.11,
+		   "zipf:1.1");
+		ok(iogap_job_finalize(&l.jobs[1], err, sizeof(err)) == 0 &&
+		   l.jobs[1].percentile_list[0] == 50.0 && l.jobs[1].percentile_nr == 2,
+		   "percentile_list sorted by finalize");
+		ok(l.jobs[0].kv_nr >= 5, "options remembered for JSON job options (%zu)", l.jobs[0].kv_nr);
+	}
+	iogap_job_list_free(&l);
+
+	r = parse("[j]\nfilename=/tmp/j\n", &l);
+	ok(r == 0 && iogap_job_finalize(&l.jobs[0], err, sizeof(err)) == 0, "minimal job");
+	if (!r) {
+		const struct iogap_job *j = &l.jobs[0];
+
+		ok(!strcmp(j->ioengine, "psync") && j->iodepth == 1 && j->bs[0] == 4096 &&
+		   j->rw == IOGAP_RW_READ && j->invalidate && j->randrepeat && j->numjobs == 1 &&
+		   j->percentile_nr == 17 && j->rwmix[0] == 50,
+		   "fio defaults: psync, iodepth 1, bs 4k, rw read, invalidate, randrepeat, 17 percentiles");
+	}
+	iogap_job_list_free(&l);
+}
+
+static void test_rejections(void)
+{
+	unsetenv("IOGAP_NO_SUCH_VAR");
+	rejects("[j]\nfilename=/tmp/x\nfrobnicate=1\n", "t.fio:3: option 'frobnicate' is not supported",
+		"unknown option with file:line");
+	rejects("[j]\nbs=4q\n", "t.fio:2: option 'bs': bad value '4q'", "bad size value");
+	rejects("[j]\nrw=sideways\n", "option 'rw': bad value 'sideways'", "bad rw value");
+	rejects("[j]\niodepth=0\n", "option 'iodepth': bad value '0'", "iodepth=0");
+	rejects("[j]\ndirect=maybe\n", "option 'direct': bad value 'maybe'", "bad bool");
+	rejects("bs=4k\n[j]\n", "t.fio:1: option 'bs=4k' outside of a [section]", "missing section");
+	rejects("[global]\nbs=4k\n", "no job sections", "only [global]");
+	rejects("[j]\nbs=${IOGAP_NO_SUCH_VAR}\n", "t.fio:2: environment variable 'IOGAP_NO_SUCH_VAR' is not set",
+		"unset ${VAR}");
+	rejects("[j]\nbs=${BROKEN\n", "unterminated '${'", "unterminated ${");
+	rejects("[j]\nsize=0\n", "option 'size': bad value '0' (size must be greater than 0)", "size 0");
+	rejects("[j\n", "bad section header", "bad section header");
+	rejects("[j]\nioengine=spdk\n", "engine 'spdk' is not supported", "unknown engine");
+	rejects("[j]\nsize=50%\n", "percentage values", "percentage size");
+	rejects("[j]\nrandom_distribution=gauss\n", "distribution 'gauss' is not supported",
+		"unsupported distribution");
+	rejects("[j]\n=5\n", "missing option name", "empty key");
+	rejects("[j]\nbssplit=4k/80:8k/80\n", "more than 100", "bssplit over 100%");
+	rejects("[j]\nzonemode=zbd\n", "option 'zonemode=zbd' is not supported", "zonemode=zbd (later issue)");
+
+	{
+		struct iogap_job_list l;
+		int r = parse("[j]\nfilename=/tmp/x\nsize=4k\nbs=8k\n", &l);
+
+		ok(r == 0 && iogap_job_finalize(&l.jobs[0], err, sizeof(err)) == -1 &&
+		   strstr(err, "t.fio:1: job 'j': block size 8192 is larger than size 4096"),
+		   "bs > size rejected: \"%s\"", err);
+		iogap_job_list_free(&l);
+	}
+	{
+		struct iogap_job_list l = { 0 };
+		int r = iogap_jobfile_parse("/nonexistent/iogap.fio", NULL, &l, err, sizeof(err));
+
+		ok(r == -1 && strstr(err, "/nonexistent/iogap.fio: cannot open job file"),
+		   "unreadable file: \"%s\"", err);
+	}
+}
+
+static void test_cmdline(void)
+{
+	struct iogap_job_list l = { 0 };
+	struct iogap_job g;
+	bool have = false;
+	int r = 0;
+
+	r |= iogap_cmdline_add(&l, &g, &have, "bs", "8k", err, sizeof(err));
+	r |= iogap_cmdline_add(&l, &g, &have, "name", "one", err, sizeof(err));
+	r |= iogap_cmdline_add(&l, &g, &have, "rw", "randwrite", err, sizeof(err));
+	r |= iogap_cmdline_add(&l, &g, &have, "name", "two", err, sizeof(err));
+	ok(r == 0 && l.nr == 2, "two command-line jobs");
+	if (l.nr == 2)
+		ok(l.jobs[0].bs[0] == 8192 && l.jobs[1].bs[0] == 8192 &&
+		   l.jobs[0].rw == (IOGAP_RW_WRITE | IOGAP_RW_RAND) && l.jobs[1].rw == IOGAP_RW_READ,
+		   "globals before --name apply to all; options after apply to that job");
+	r = iogap_cmdline_add(&l, &g, &have, "bogus", "1", err, sizeof(err));
+	ok(r == -1 && strstr(err, "command line: option 'bogus' is not supported"),
+	   "command-line error names the option: \"%s\"", err);
+	iogap_cmdline_global_free(&g);
+	iogap_job_list_free(&l);
+}
+
+int main(void)
+{
+	tap_plan(12 + 11 + 12 + 19 + 3);
+	test_sizes_and_times();
+	test_seed_profile();
+	test_syntax();
+	test_rejections();
+	test_cmdline();
+	return tap_done();
+}
