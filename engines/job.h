@@ -118,6 +118,9 @@ struct iogap_job {
 struct iogap_job_list {
 	struct iogap_job *jobs;
 	size_t nr;
+	/* the first job file's [global] options, for JSON "global options" */
+	struct iogap_job_kv *global_kv;
+	size_t global_kv_nr;
 };
 
 enum iogap_output_format {

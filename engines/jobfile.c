@@ -810,6 +810,8 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	return 0;
 }
 
+static void kv_free(struct iogap_job_kv *kv, size_t nr);
+
 static void job_free(struct iogap_job *j)
 {
 	free(j->name);
@@ -818,11 +820,16 @@ static void job_free(struct iogap_job *j)
 	free(j->write_lat_log);
 	free(j->description);
 	free(j->source_file);
-	for (size_t i = 0; i < j->kv_nr; i++) {
-		free(j->kv[i].key);
-		free(j->kv[i].value);
+	kv_free(j->kv, j->kv_nr);
+}
+
+static void kv_free(struct iogap_job_kv *kv, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
 	}
-	free(j->kv);
+	free(kv);
 }
 
 void iogap_job_list_free(struct iogap_job_list *list)
@@ -830,8 +837,8 @@ void iogap_job_list_free(struct iogap_job_list *list)
 	for (size_t i = 0; i < list->nr; i++)
 		job_free(&list->jobs[i]);
 	free(list->jobs);
-	list->jobs = NULL;
-	list->nr = 0;
+	kv_free(list->global_kv, list->global_kv_nr);
+	memset(list, 0, sizeof(*list));
 }
 
 static int kv_record(struct iogap_job *j, const char *key, const char *val)
@@ -1073,6 +1080,13 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 		c.line = 0;
 		snprintf(err, errlen, "%s: no job sections (only [global] or nothing)", name);
 		goto out;
+	}
+	if (!list->global_kv && st.global.kv_nr) {
+		/* hand the [global] options over to the list */
+		list->global_kv = st.global.kv;
+		list->global_kv_nr = st.global.kv_nr;
+		st.global.kv = NULL;
+		st.global.kv_nr = 0;
 	}
 	ret = 0;
 out:

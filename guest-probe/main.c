@@ -236,10 +236,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iogap-probe: %s\n", err);
 		goto out;
 	}
-	if (a.formats & IOGAP_OUT_NORMAL)
-		iogap_output_normal(out, &report);
+	/* fio's order: json before normal */
 	if (a.formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS))
 		iogap_output_json(out, &report, a.formats & IOGAP_OUT_JSONPLUS);
+	if (a.formats & IOGAP_OUT_NORMAL)
+		iogap_output_normal(out, &report);
 	rc = 0;
 	for (size_t i = 0; i < report.nr; i++)
 		if (report.stats[i].error)

@@ -114,17 +114,6 @@ static bool job_writes(const struct iogap_job *j)
 	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) != 0;
 }
 
-static unsigned mark_map_idx(unsigned nr)
-{
-	if (nr == 0) return 0;
-	if (nr <= 4) return 1;
-	if (nr <= 8) return 2;
-	if (nr <= 16) return 3;
-	if (nr <= 32) return 4;
-	if (nr <= 64) return 5;
-	return 6;
-}
-
 static void sleep_until(uint64_t t)
 {
 	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
@@ -423,8 +412,8 @@ static int reap(struct worker *w, unsigned min)
 	if (n < 0)
 		return n;
 	now = iogap_now_ns();
-	if (n) {
-		w->stat.io_u_complete[mark_map_idx((unsigned)n)]++;
+	if (n && !w->in_ramp) {
+		w->stat.io_u_complete[iogap_batch_to_map_idx((unsigned)n)]++;
 		w->stat.total_complete++;
 	}
 	for (int i = 0; i < n; i++) {
@@ -444,9 +433,11 @@ static int commit(struct worker *w, unsigned *queued)
 	if (n < 0)
 		return n;
 	if (n > 0) {
-		w->stat.io_u_submit[mark_map_idx((unsigned)n)]++;
-		w->stat.total_submit++;
-		w->stat.io_u_map[iogap_depth_to_map_idx(in_flight(w))] += (unsigned)n;
+		if (!w->in_ramp) {
+			w->stat.io_u_submit[iogap_batch_to_map_idx((unsigned)n)]++;
+			w->stat.total_submit++;
+			w->stat.io_u_map[iogap_depth_to_map_idx(in_flight(w))] += (unsigned)n;
+		}
 		*queued -= (unsigned)n;
 	}
 	return n;
@@ -592,11 +583,13 @@ static int run_loop(struct worker *w)
 
 			if (!sync_engine)
 				io->issue_ns = done;
-			w->stat.io_u_map[0]++;
-			w->stat.io_u_submit[1]++;
-			w->stat.io_u_complete[1]++;
-			w->stat.total_submit++;
-			w->stat.total_complete++;
+			if (!io->in_ramp) {
+				w->stat.io_u_map[0]++;
+				w->stat.io_u_submit[1]++;
+				w->stat.io_u_complete[1]++;
+				w->stat.total_submit++;
+				w->stat.total_complete++;
+			}
 			account(w, io, done, false);
 			put_slot(w, io);
 			if (io->result < 0)
@@ -1159,6 +1152,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	uint64_t run_id = opts->run_id;
 	struct iogap_trace_writer *trace = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t run_start = iogap_now_ns();
 	int ret = -1;
 
 	memset(report, 0, sizeof(*report));
@@ -1229,6 +1223,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 				continue;
 			last_job = ws[i].job_index;
 			iogap_output_job_line(out, ws[i].job, ws[i].groupid);
+			if (ws[i].job->numjobs > 1)
+				fputs("...\n", out);   /* fio's line for the other clones */
 		}
 		fprintf(out, "%s\nStarting %zu %s%s\n", opts->version, nw,
 		       jobs->jobs[0].thread ? "thread" : "process",
@@ -1293,6 +1289,9 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 	}
 	report->version = opts->version;
+	report->elapsed_ms = (iogap_now_ns() - run_start) / 1000000ULL;
+	report->global_kv = jobs->global_kv;
+	report->global_kv_nr = jobs->global_kv_nr;
 	if (iogap_group_stats_compute(report)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;

@@ -66,9 +66,6 @@ typedef struct BDRVIogapState {
 
 static inline uint64_t iogap_now_ns(void)
 {
-#ifdef IOGAP_EXP_NOCLOCK
-	return 1;
-#endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -110,11 +107,7 @@ static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
 	rec.job = 0;
 	rec.op = op;
 	rec.flags = flags;
-#ifndef IOGAP_EXP_NORING
 	iogap_ring_put(s->ring, &rec);
-#else
-	__asm__ volatile("" :: "r"(&rec) : "memory");
-#endif
 }
 
 /*

@@ -14,7 +14,11 @@
  * marks its slot in a private per-slot commit array and whoever advances
  * write_seq next also advances over committed slots.  The commit store and the
  * loads that follow are seq_cst, so a committed slot is never stranded (no
- * lost wake-up between "I committed" and "the head moved").
+ * lost wake-up between "I committed" and "the head moved").  A count of such
+ * marks (pending, incremented before the mark is made, seq_cst) lets the
+ * in-order producer skip the commit array entirely in the common case: if it
+ * reads pending == 0 after its CAS, any later marker will itself see the
+ * advanced write_seq.
  *
  * Readers (other processes) read slots [read_seq, write_seq) after an acquire
  * load of write_seq, then store read_seq (release).  Without a reader, the ring
@@ -33,6 +37,7 @@
 struct iogap_ring {
 	/* hot, written by producers: own cache line */
 	uint64_t reserve __attribute__((aligned(64)));
+	uint64_t pending;                 /* slots committed out of order, not yet passed */
 	/* read-mostly */
 	struct iogap_ring_control *ctl __attribute__((aligned(64)));
 	struct iogap_trace_record *slots;
@@ -85,9 +90,14 @@ static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_
 	memcpy(&r->slots[s & r->mask], rec, sizeof(*rec));
 
 	uint64_t w = s;
-	if (!__atomic_compare_exchange_n(&ctl->write_seq, &w, s + 1, 0,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+	if (__atomic_compare_exchange_n(&ctl->write_seq, &w, s + 1, 0,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		/* in order (the common case): done unless someone left a mark */
+		if (__builtin_expect(__atomic_load_n(&r->pending, __ATOMIC_SEQ_CST) == 0, 1))
+			return 1;
+	} else {
 		/* out of order: leave a mark for whoever advances the head */
+		__atomic_fetch_add(&r->pending, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&r->commit[s & r->mask], s + 1, __ATOMIC_SEQ_CST);
 	}
 	/* help: advance over slots committed out of order */
@@ -95,8 +105,9 @@ static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_
 		w = __atomic_load_n(&ctl->write_seq, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&r->commit[w & r->mask], __ATOMIC_SEQ_CST) != w + 1)
 			break;
-		__atomic_compare_exchange_n(&ctl->write_seq, &w, w + 1, 0,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		if (__atomic_compare_exchange_n(&ctl->write_seq, &w, w + 1, 0,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			__atomic_fetch_sub(&r->pending, 1, __ATOMIC_SEQ_CST);
 	}
 	return 1;
 }
