@@ -1,0 +1,79 @@
+#!/bin/bash
+# fio semantics the comparisons rely on, checked on the trace and JSON:
+# seeded repeatability, random map coverage, rw mix, bssplit, io_size,
+# numjobs/group_reporting, rate_iops, write_lat_log.
+. "$(dirname "$0")/lib.sh"
+echo "1..12"
+P() { "$PROBE" --eta=never --output-format=json "$@"; }
+dump() { "$PROBE" --dump-trace "$1"; }
+py() { python3 - "$@"; }
+
+P --name=a --ioengine=null --rw=randread --size=64m --io_size=4m --trace="$WORK/a1" > /dev/null &&
+P --name=a --ioengine=null --rw=randread --size=64m --io_size=4m --trace="$WORK/a2" > /dev/null &&
+P --name=a --ioengine=null --rw=randread --size=64m --io_size=4m --randrepeat=0 --trace="$WORK/a3" > /dev/null
+ok $? "three seeded runs"
+offs() { dump "$1" | sed -n 's/^record [0-9]*: .* offset=\([0-9]*\) .*/\1/p'; }
+cmp -s <(offs "$WORK/a1") <(offs "$WORK/a2"); ok $? "same job, same seed: identical offset sequence"
+! cmp -s <(offs "$WORK/a1") <(offs "$WORK/a3"); ok $? "randrepeat=0: a different sequence"
+
+P --name=m --ioengine=null --rw=randread --size=4m --trace="$WORK/map" > /dev/null
+[ "$(offs "$WORK/map" | sort -n | uniq | wc -l)" = 1024 ] && [ "$(offs "$WORK/map" | wc -l)" = 1024 ]
+ok $? "random map: 4m of 4k randread touches each of the 1024 blocks exactly once"
+
+P --name=mix --ioengine=null --rw=randrw --rwmixread=70 --norandommap --size=1g --io_size=400m > "$WORK/mix.json"
+py "$WORK/mix.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+r, w = j["read"]["total_ios"], j["write"]["total_ios"]
+frac = r / (r + w)
+sys.exit(0 if 0.68 < frac < 0.72 and r + w == 102400 else 1)
+PY
+ok $? "rwmixread=70: 68-72% reads over 102400 I/Os"
+
+P --name=bs --ioengine=null --rw=randread --norandommap --bssplit=4k/25:64k/75 --size=1g \
+	--io_size=256m --trace="$WORK/bs" > /dev/null
+dump "$WORK/bs" | sed -n 's/.* length=\([0-9]*\) .*/\1/p' | sort | uniq -c > "$WORK/bs.txt"
+py "$WORK/bs.txt" <<'PY'
+import sys
+c = {int(l.split()[1]): int(l.split()[0]) for l in open(sys.argv[1])}
+n = sum(c.values())
+sys.exit(0 if set(c) == {4096, 65536} and 0.22 < c[4096] / n < 0.28 else 1)
+PY
+ok $? "bssplit=4k/25:64k/75: only those sizes, ~25% of requests 4k ($(tr '\n' ' ' < "$WORK/bs.txt"))"
+
+P --name=io --ioengine=psync --rw=read --size=1m --io_size=5m --filename="$WORK/f" > "$WORK/io.json"
+py "$WORK/io.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+sys.exit(0 if j["read"]["io_bytes"] == 5 << 20 else 1)
+PY
+ok $? "io_size=5m over a 1m file: reads 5m (wrapping)"
+
+P --name=n --ioengine=null --rw=read --size=1m --numjobs=3 > "$WORK/n1.json" &&
+P --name=n --ioengine=null --rw=read --size=1m --numjobs=3 --group_reporting > "$WORK/n2.json"
+py "$WORK/n1.json" "$WORK/n2.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["jobs"]
+b = json.load(open(sys.argv[2]))["jobs"]
+ok = len(a) == 3 and len(b) == 1 and b[0]["read"]["total_ios"] == 3 * 256
+sys.exit(0 if ok else 1)
+PY
+ok $? "numjobs=3: three entries, one with group_reporting summing 768 I/Os"
+
+P --name=r --ioengine=null --rw=randread --norandommap --size=1g --rate_iops=200 --runtime=2 \
+	--time_based > "$WORK/rate.json"
+py "$WORK/rate.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+sys.exit(0 if 0 < r["total_ios"] <= 401 else 1)
+PY
+ok $? "rate_iops=200 for 2 s never exceeds 400 I/Os (+1)"
+
+(cd "$WORK" && P --name=l --ioengine=psync --rw=randwrite --size=1m --filename="$WORK/lf" \
+	--write_lat_log=lg --log_offset=1 > /dev/null)
+ok $? "write_lat_log run"
+[ "$(wc -l < "$WORK/lg_clat.1.log")" = 256 ] && [ "$(wc -l < "$WORK/lg_lat.1.log")" = 256 ]
+ok $? "clat and lat logs hold 256 samples"
+grep -Eqx '[0-9]+, [0-9]+, 1, 4096, [0-9]+, 0' "$WORK/lg_clat.1.log"
+ok $? "log lines in fio's format: msec, nsec, ddir, bs, offset, prio"
+finish
