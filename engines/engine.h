@@ -7,6 +7,7 @@
 #ifndef IOGAP_ENGINE_H
 #define IOGAP_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,9 @@ struct iogap_engine_ctx {
 	const struct iogap_job *job;
 	int fd;                 /* target, opened by the runner (-1 if NO_FILE) */
 	unsigned depth;         /* max requests in flight */
+	bool sync;              /* requests complete inside queue(): fio's
+				 * FIO_SYNCIO, issue time taken before queue();
+				 * set from IOGAP_ENGINE_SYNC, init may set it */
 	void *priv;             /* engine state */
 	uint64_t (*now_ns)(void);
 };

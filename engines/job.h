@@ -109,6 +109,8 @@ struct iogap_job {
 
 	/* iogap additions */
 	bool trace;               /* write per-request trace records */
+	uint64_t null_latency_ns; /* null engine: each request takes this long
+				   * (mirrors QEMU null-co latency-ns) */
 
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;
@@ -149,6 +151,11 @@ void iogap_job_list_free(struct iogap_job_list *list);
 int iogap_cmdline_add(struct iogap_job_list *list, struct iogap_job *global, bool *have_global,
 		      const char *key, const char *val, char *err, size_t errlen);
 void iogap_cmdline_global_free(struct iogap_job *global);
+
+/* Set one option on a parsed job as if written in it (origin names the
+ * source in messages).  0, or -1 with a message in err. */
+int iogap_job_set(struct iogap_job *job, const char *origin, const char *key, const char *val,
+		  char *err, size_t errlen);
 
 /* fio's name for an rw value ("randread"). */
 const char *iogap_rw_name(unsigned rw);

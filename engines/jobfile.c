@@ -1194,6 +1194,14 @@ int iogap_cmdline_add(struct iogap_job_list *list, struct iogap_job *global, boo
 	return 0;
 }
 
+int iogap_job_set(struct iogap_job *job, const char *origin, const char *key, const char *val,
+		  char *err, size_t errlen)
+{
+	struct parse_ctx c = { .file = origin, .err = err, .errlen = errlen };
+
+	return set_option(&c, job, key, val);
+}
+
 void iogap_cmdline_global_free(struct iogap_job *global)
 {
 	job_free(global);
@@ -1223,10 +1231,15 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 	}
 	if (j->iodepth_batch == 0 || j->iodepth_batch > j->iodepth)
 		j->iodepth_batch = j->iodepth;
-	if (j->iodepth_batch_complete_max == 0 || j->iodepth_batch_complete_max > j->iodepth)
+	/* fio: iodepth_batch_complete_max defaults to the _min value (1) */
+	if (j->iodepth_batch_complete_min > j->iodepth)
+		j->iodepth_batch_complete_min = j->iodepth;
+	if (j->iodepth_batch_complete_max < j->iodepth_batch_complete_min)
+		j->iodepth_batch_complete_max = j->iodepth_batch_complete_min;
+	if (j->iodepth_batch_complete_max > j->iodepth)
 		j->iodepth_batch_complete_max = j->iodepth;
-	if (j->iodepth_batch_complete_min > j->iodepth_batch_complete_max)
-		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max;
+	if (j->iodepth_batch_complete_max == 0)
+		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
 	if (j->time_based && !j->runtime_ns)

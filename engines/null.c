@@ -2,13 +2,17 @@
 /*
  * null: no I/O at all, for measuring the runner itself (fio's null
  * engine).  With iodepth > 1 requests are queued and completed on the next
- * getevents, like fio's.
+ * getevents, like fio's.  With job->null_latency_ns each request completes
+ * that long after submission (a timer sleep, as QEMU's null-co latency-ns),
+ * so a null: target is comparable between the VM and bare metal.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "engine.h"
 #include "iogap/trace.h"
+#include "job.h"
 
 struct null_state {
 	struct iogap_io **queued;
@@ -30,7 +34,18 @@ static int null_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	ctx->priv = s;
+	/* as fio's null engine: a sync engine at iodepth 1 */
+	ctx->sync = ctx->depth == 1;
 	return 0;
+}
+
+static void sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
+			       .tv_nsec = (long)(t % 1000000000ULL) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
 }
 
 static int null_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
@@ -38,8 +53,11 @@ static int null_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 	struct null_state *s = ctx->priv;
 
 	io->result = io->len;
-	if (ctx->depth == 1)
+	if (ctx->depth == 1) {
+		if (ctx->job->null_latency_ns)
+			sleep_until_ns(ctx->now_ns() + ctx->job->null_latency_ns);
 		return IOGAP_Q_COMPLETED;
+	}
 	if (s->nr_queued + s->nr_inflight == ctx->depth)
 		return IOGAP_Q_BUSY;
 	s->queued[s->nr_queued + s->nr_inflight] = io;
@@ -64,9 +82,26 @@ static int null_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned m
 			  struct iogap_io **done)
 {
 	struct null_state *s = ctx->priv;
+	uint64_t lat = ctx->job->null_latency_ns;
 	unsigned n = s->nr_inflight < max ? s->nr_inflight : max;
 
-	(void)min;
+	if (lat && n) {
+		/* in flight in submission order: the oldest is due first */
+		unsigned due = 0;
+		uint64_t now = ctx->now_ns();
+
+		if (min < 1)
+			min = 1;
+		if (min > n)
+			min = n;
+		if (s->queued[min - 1]->issue_ns + lat > now) {
+			sleep_until_ns(s->queued[min - 1]->issue_ns + lat);
+			now = ctx->now_ns();
+		}
+		while (due < n && s->queued[due]->issue_ns + lat <= now)
+			due++;
+		n = due;
+	}
 	for (unsigned i = 0; i < n; i++)
 		done[i] = s->queued[i];
 	/* keep the rest (and anything queued behind them) at the front */

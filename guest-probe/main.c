@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "job.h"
 #include "output.h"
 #include "runner.h"
@@ -36,6 +37,11 @@ static void usage(FILE *f)
 	      "  --allow-destroy-data     write even to targets that hold data\n"
 	      "  --eta=auto|always|never  progress line on stderr (auto: when a TTY)\n"
 	      "  --dump-trace=FILE        print a trace as text and exit\n"
+	      "  --agent=PORT             serve iogap run's control channel (in a guest)\n"
+	      "  --force=KEY=VALUE        set a job option in every job, over what the job\n"
+	      "                           files say (iogap run: same job, other target)\n"
+	      "  --output-json=FILE       also write JSON (json+ with --output-format=json+) to FILE\n"
+	      "  --null-latency-ns=N      null engine: each request takes N ns\n"
 	      "  --version, --help\n"
 	      "\n"
 	      "Job options are fio's; see docs/iogap-probe.md for the supported set.\n", f);
@@ -64,6 +70,11 @@ struct probe_args {
 	const char *output;
 	const char *trace;
 	const char *dump;
+	const char *agent;
+	const char **force;       /* "key=value" */
+	size_t nr_force;
+	const char *output_json;
+	uint64_t null_latency_ns;
 	unsigned formats;
 	int tag_writes;           /* -1: default */
 	bool allow_destroy;
@@ -122,11 +133,31 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 		}
 	} else if (!strcmp(key, "dump-trace")) {
 		a->dump = val;
+	} else if (!strcmp(key, "agent")) {
+		a->agent = val;
+	} else if (!strcmp(key, "force")) {
+		if (!val || !strchr(val, '=') || val[0] == '=') {
+			fprintf(stderr, "iogap-probe: --force needs KEY=VALUE\n");
+			return -1;
+		}
+		a->force[a->nr_force++] = val;
+	} else if (!strcmp(key, "output-json")) {
+		a->output_json = val;
+	} else if (!strcmp(key, "null-latency-ns")) {
+		char *end;
+
+		errno = 0;
+		a->null_latency_ns = val ? strtoull(val, &end, 10) : 0;
+		if (!val || errno || *end) {
+			fprintf(stderr, "iogap-probe: --null-latency-ns needs a number of nanoseconds\n");
+			return -1;
+		}
 	} else {
 		return 0;
 	}
 	if (val == NULL && (!strcmp(key, "output") || !strcmp(key, "trace") ||
-			    !strcmp(key, "dump-trace"))) {
+			    !strcmp(key, "dump-trace") || !strcmp(key, "agent") ||
+			    !strcmp(key, "output-json"))) {
 		fprintf(stderr, "iogap-probe: --%s needs a value\n", key);
 		return -1;
 	}
@@ -143,13 +174,14 @@ int main(int argc, char **argv)
 	struct iogap_run_opts ro = { 0 };
 	struct iogap_run_report report;
 	char err[1024];
-	FILE *out = stdout;
+	FILE *out = stdout, *json_out = NULL;
 	int rc = 1;
 
 	const char **jobfiles = calloc((size_t)argc, sizeof(*jobfiles));
 	size_t nr_jobfiles = 0;
 
-	if (!jobfiles)
+	a.force = calloc((size_t)argc, sizeof(*a.force));
+	if (!jobfiles || !a.force)
 		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -201,6 +233,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (a.agent) {
+		rc = iogap_agent_main(a.agent, VERSION_STRING);
+		goto out;
+	}
 	if (a.dump) {
 		if (iogap_trace_dump(stdout, a.dump, err, sizeof(err))) {
 			fprintf(stderr, "iogap-probe: %s\n", err);
@@ -215,6 +251,29 @@ int main(int argc, char **argv)
 		else
 			usage(stderr);
 		goto out;
+	}
+	for (size_t i = 0; i < jobs.nr; i++) {
+		struct iogap_job *j = &jobs.jobs[i];
+
+		j->null_latency_ns = a.null_latency_ns;
+		for (size_t k = 0; k < a.nr_force; k++) {
+			char kv[1024], *eq;
+
+			snprintf(kv, sizeof(kv), "%s", a.force[k]);
+			eq = strchr(kv, '=');
+			*eq = '\0';
+			if (iogap_job_set(j, "--force", kv, eq + 1, err, sizeof(err))) {
+				fprintf(stderr, "iogap-probe: %s\n", err);
+				goto out;
+			}
+		}
+	}
+	if (a.output_json) {
+		json_out = fopen(a.output_json, "w");
+		if (!json_out) {
+			fprintf(stderr, "iogap-probe: %s: %s\n", a.output_json, strerror(errno));
+			goto out;
+		}
 	}
 	if (a.output) {
 		out = fopen(a.output, "w");
@@ -237,16 +296,22 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* fio's order: json before normal */
-	if (a.formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS))
+	if (a.formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS) && !json_out)
 		iogap_output_json(out, &report, a.formats & IOGAP_OUT_JSONPLUS);
 	if (a.formats & IOGAP_OUT_NORMAL)
 		iogap_output_normal(out, &report);
+	if (json_out)
+		iogap_output_json(json_out, &report, a.formats & IOGAP_OUT_JSONPLUS);
 	rc = 0;
 	for (size_t i = 0; i < report.nr; i++)
 		if (report.stats[i].error)
 			rc = 1;
 	iogap_run_report_free(&report);
 out:
+	if (json_out && fclose(json_out) && rc == 0) {
+		fprintf(stderr, "iogap-probe: %s: %s\n", a.output_json, strerror(errno));
+		rc = 1;
+	}
 	if (out && out != stdout && fclose(out) && rc == 0) {
 		fprintf(stderr, "iogap-probe: %s: %s\n", a.output, strerror(errno));
 		rc = 1;
@@ -255,5 +320,6 @@ out:
 		iogap_cmdline_global_free(&cmd_global);
 	iogap_job_list_free(&jobs);
 	free(jobfiles);
+	free(a.force);
 	return rc;
 }

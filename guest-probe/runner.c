@@ -499,7 +499,7 @@ static void rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 static int run_loop(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
-	bool sync_engine = w->ops->flags & IOGAP_ENGINE_SYNC;
+	bool sync_engine = w->ectx.sync;
 	unsigned queued = 0;
 	int r = 0;
 
@@ -703,6 +703,7 @@ static int setup_worker(struct worker *w)
 	w->ectx.fd = w->fd;
 	w->ectx.depth = j->iodepth;
 	w->ectx.now_ns = iogap_now_ns;
+	w->ectx.sync = w->ops->flags & IOGAP_ENGINE_SYNC;
 	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
 		if (!w->err[0])
 			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);

@@ -16,10 +16,12 @@
 #include <unistd.h>
 
 #include "demo_profile.h"
+#include "run.h"
 
 static void usage(FILE *f)
 {
-	fputs("usage: iogap demo [--dir DIR] [--runtime SEC]\n"
+	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
+	      "       iogap demo [--dir DIR] [--runtime SEC]\n"
 	      "       iogap --version\n"
 	      "\n"
 	      "demo: run the seed profile (6 phases, 4k, libaio, QD32) on a sparse\n"
@@ -146,6 +148,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "demo"))
 		return cmd_demo(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "run"))
+		return iogap_cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "iogap: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

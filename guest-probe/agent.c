@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guest agent: `iogap-probe --agent=PORT` serves the host over the
+ * virtio-serial control port (docs/iogap-run.md, "Control channel").
+ * Requests are one text line each, some followed by a binary payload:
+ *
+ *   HELLO                     -> OK <version> boot_id=<id> kernel=<release>
+ *   PUT <name> <len>\n<bytes> -> OK            (stores /tmp/iogap/<name>)
+ *   RUN <len>\n<argv>         -> DONE <status> (argv NUL-separated; the
+ *                                probe runs as a child, output to files)
+ *   GET <name>                -> DATA <len>\n<bytes> | ERR <why>
+ *   SYNC <rounds>             -> <rounds> x (host "P\n", guest "<ns>\n")
+ *   SH <len>\n<command>       -> DONE <status>  (busybox sh -c, for dmesg etc.)
+ *   ENV <len>\n<NAME=VALUE>   -> OK   (NUL-separated; for ${VAR} in job files)
+ *   QUIT                      -> OK, then the agent exits
+ *
+ * The sync exchange answers each ping with one CLOCK_MONOTONIC read taken
+ * right after the ping arrives: the host keeps the rounds with the
+ * smallest round trip (NTP style).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define AGENT_DIR "/tmp/iogap"
+#define MAX_PAYLOAD (1u << 30)
+
+struct chan {
+	int fd;
+	char buf[65536];
+	size_t len, pos;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int chan_fill(struct chan *c)
+{
+	ssize_t n;
+
+	if (c->pos < c->len)
+		return 0;
+	do {
+		n = read(c->fd, c->buf, sizeof(c->buf));
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	c->pos = 0;
+	c->len = (size_t)n;
+	return 0;
+}
+
+static int chan_line(struct chan *c, char *line, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		if (chan_fill(c))
+			return -1;
+		while (c->pos < c->len) {
+			char ch = c->buf[c->pos++];
+
+			if (ch == '\n') {
+				line[n] = '\0';
+				return 0;
+			}
+			if (n + 1 < max)
+				line[n++] = ch;
+		}
+	}
+}
+
+static int chan_read(struct chan *c, void *dst, size_t len)
+{
+	char *p = dst;
+
+	while (len) {
+		size_t n;
+
+		if (chan_fill(c))
+			return -1;
+		n = c->len - c->pos < len ? c->len - c->pos : len;
+		memcpy(p, c->buf + c->pos, n);
+		c->pos += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int reply(struct chan *c, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	return write_all(c->fd, line, (size_t)n);
+}
+
+/* Names are plain file names inside AGENT_DIR: no paths from the host. */
+static int safe_name(const char *name)
+{
+	return name[0] && name[0] != '.' && !strchr(name, '/') && strlen(name) < 200;
+}
+
+static char *read_payload(struct chan *c, const char *lenstr, size_t *len)
+{
+	char *end, *buf;
+	unsigned long long v = strtoull(lenstr, &end, 10);
+
+	if (*end || v > MAX_PAYLOAD)
+		return NULL;
+	buf = malloc(v + 1);
+	if (!buf)
+		return NULL;
+	if (chan_read(c, buf, v)) {
+		free(buf);
+		return NULL;
+	}
+	buf[v] = '\0';
+	*len = v;
+	return buf;
+}
+
+static int do_put(struct chan *c, char *args)
+{
+	char *sp = strchr(args, ' '), path[PATH_MAX];
+	size_t len;
+	char *data;
+	int fd, r;
+
+	if (!sp)
+		return reply(c, "ERR usage: PUT name len");
+	*sp = '\0';
+	data = read_payload(c, sp + 1, &len);
+	if (!data)
+		return -1;         /* the stream is out of step: give up */
+	if (!safe_name(args)) {
+		free(data);
+		return reply(c, "ERR bad name");
+	}
+	snprintf(path, sizeof(path), AGENT_DIR "/%s", args);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	r = fd >= 0 ? write_all(fd, data, len) : -1;
+	if (fd >= 0 && close(fd))
+		r = -1;
+	free(data);
+	return r ? reply(c, "ERR %s: %s", path, strerror(errno)) : reply(c, "OK");
+}
+
+static int do_get(struct chan *c, const char *name)
+{
+	char path[PATH_MAX], hdr[64];
+	struct stat st;
+	int fd, n;
+	char buf[65536];
+
+	if (!safe_name(name))
+		return reply(c, "ERR bad name");
+	snprintf(path, sizeof(path), AGENT_DIR "/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return reply(c, "ERR %s: %s", name, strerror(errno));
+	}
+	n = snprintf(hdr, sizeof(hdr), "DATA %lld\n", (long long)st.st_size);
+	if (write_all(c->fd, hdr, (size_t)n)) {
+		close(fd);
+		return -1;
+	}
+	for (off_t left = st.st_size; left > 0;) {
+		ssize_t r = read(fd, buf, (size_t)left < sizeof(buf) ? (size_t)left : sizeof(buf));
+
+		if (r <= 0) {
+			/* the length is promised: pad so the host sees a short file */
+			memset(buf, 0, sizeof(buf));
+			r = left < (off_t)sizeof(buf) ? (ssize_t)left : (ssize_t)sizeof(buf);
+		}
+		if (write_all(c->fd, buf, (size_t)r)) {
+			close(fd);
+			return -1;
+		}
+		left -= r;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Run argv (NUL-separated in buf) with stdout/stderr into AGENT_DIR files. */
+static int run_child(char **argv, const char *out_name)
+{
+	char out[PATH_MAX], errp[PATH_MAX];
+	pid_t pid;
+	int status;
+
+	snprintf(out, sizeof(out), AGENT_DIR "/%s.out", out_name);
+	snprintf(errp, sizeof(errp), AGENT_DIR "/%s.err", out_name);
+	pid = fork();
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || chdir(AGENT_DIR))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int do_run(struct chan *c, const char *lenstr, bool shell)
+{
+	size_t len, argc = 0;
+	char *data = read_payload(c, lenstr, &len), **argv;
+	int status;
+
+	if (!data)
+		return -1;
+	if (shell) {
+		char *sh_argv[] = { "/bin/sh", "-c", data, NULL };
+
+		status = run_child(sh_argv, "sh");
+		free(data);
+		return reply(c, "DONE %d", status);
+	}
+	for (size_t i = 0; i < len; i++)
+		argc += data[i] == '\0';
+	argv = calloc(argc + 2, sizeof(*argv));
+	if (!argv) {
+		free(data);
+		return reply(c, "ERR out of memory");
+	}
+	argv[0] = "/proc/self/exe";
+	for (size_t i = 0, k = 1; i < len; i += strlen(data + i) + 1)
+		argv[k++] = data + i;
+	status = run_child(argv, "probe");
+	free(argv);
+	free(data);
+	return reply(c, "DONE %d", status);
+}
+
+static int do_env(struct chan *c, const char *lenstr)
+{
+	size_t len;
+	char *data = read_payload(c, lenstr, &len);
+
+	if (!data)
+		return -1;
+	for (size_t i = 0; i < len; i += strlen(data + i) + 1) {
+		char *eq = strchr(data + i, '=');
+
+		if (!eq || eq == data + i) {
+			free(data);
+			return reply(c, "ERR bad ENV entry");
+		}
+		*eq = '\0';
+		setenv(data + i, eq + 1, 1);
+		*eq = '=';
+	}
+	free(data);
+	return reply(c, "OK");
+}
+
+static int do_sync(struct chan *c, const char *count)
+{
+	long rounds = strtol(count, NULL, 10);
+	char line[64];
+
+	if (rounds <= 0 || rounds > 100000)
+		return reply(c, "ERR bad round count");
+	if (reply(c, "OK"))
+		return -1;
+	for (long i = 0; i < rounds; i++) {
+		uint64_t t;
+		char out[32];
+		int n;
+
+		if (chan_line(c, line, sizeof(line)))
+			return -1;
+		t = mono_ns();
+		n = snprintf(out, sizeof(out), "%" PRIu64 "\n", t);
+		if (write_all(c->fd, out, (size_t)n))
+			return -1;
+	}
+	return 0;
+}
+
+static void boot_id(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	snprintf(out, len, "unknown");
+	if (f) {
+		if (fgets(out, (int)len, f))
+			out[strcspn(out, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+int iogap_agent_main(const char *port, const char *version)
+{
+	struct chan c = { .fd = -1 };
+	char line[4096];
+
+	mkdir(AGENT_DIR, 0755);
+	c.fd = open(port, O_RDWR | O_CLOEXEC);
+	if (c.fd < 0) {
+		fprintf(stderr, "iogap-probe: agent: %s: %s\n", port, strerror(errno));
+		return 1;
+	}
+	while (chan_line(&c, line, sizeof(line)) == 0) {
+		char *arg = strchr(line, ' ');
+		int r;
+
+		if (arg)
+			*arg++ = '\0';
+		else
+			arg = line + strlen(line);
+		if (!strcmp(line, "HELLO")) {
+			struct utsname u;
+			char id[64];
+
+			uname(&u);
+			boot_id(id, sizeof(id));
+			r = reply(&c, "OK %s boot_id=%s kernel=%s", version, id, u.release);
+		} else if (!strcmp(line, "PUT")) {
+			r = do_put(&c, arg);
+		} else if (!strcmp(line, "GET")) {
+			r = do_get(&c, arg);
+		} else if (!strcmp(line, "RUN")) {
+			r = do_run(&c, arg, false);
+		} else if (!strcmp(line, "SH")) {
+			r = do_run(&c, arg, true);
+		} else if (!strcmp(line, "ENV")) {
+			r = do_env(&c, arg);
+		} else if (!strcmp(line, "SYNC")) {
+			r = do_sync(&c, arg);
+		} else if (!strcmp(line, "QUIT")) {
+			reply(&c, "OK");
+			break;
+		} else if (!line[0]) {
+			continue;
+		} else {
+			r = reply(&c, "ERR unknown request '%.100s'", line);
+		}
+		if (r) {
+			fprintf(stderr, "iogap-probe: agent: control channel broken\n");
+			close(c.fd);
+			return 1;
+		}
+	}
+	close(c.fd);
+	return 0;
+}

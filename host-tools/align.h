@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Clock alignment and request pairing (DESIGN.md "Pairing requests and
+ * aligning clocks"): guest probe records, filter records at the top and
+ * bottom of QEMU's block graph, and control-channel sync samples in; one
+ * time line (host CLOCK_MONOTONIC) and per-request pairs out.
+ */
+#ifndef IOGAP_ALIGN_H
+#define IOGAP_ALIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iogap/trace.h"
+
+/* One ping-pong round: host sends at t_send, guest stamps guest_ns, host
+ * receives the answer at t_recv (host ns). */
+struct iogap_sync_sample {
+	uint64_t t_send;
+	uint64_t guest_ns;
+	uint64_t t_recv;
+};
+
+/*
+ * guest_ns = host_ns + offset_at(host_ns), with
+ * offset_at(h) = offset_ns + drift_ppb * (h - ref_host_ns) / 1e9.
+ */
+struct iogap_clock_map {
+	int64_t offset_ns;        /* at ref_host_ns */
+	double drift_ppb;         /* guest clock rate error, parts per billion */
+	uint64_t ref_host_ns;
+	/* from the ping-pong alone */
+	int64_t sync_offset_ns;
+	uint64_t sync_rtt_ns;     /* smallest round trip kept */
+	uint64_t sync_uncertainty_ns; /* error bound of sync_offset_ns: half the
+				       * largest round trip kept (the median is
+				       * one of the kept rounds, each within
+				       * rtt/2 of the truth) */
+	/* refined by paired requests: offset lies in [bound_lo, bound_hi] */
+	int64_t bound_lo_ns, bound_hi_ns;
+	uint64_t bound_pairs;     /* pairs that contributed */
+	int bound_consistent;     /* 0 if the bounds crossed (lo > hi): then
+				   * offset_ns stays the ping-pong one and
+				   * bound_lo/hi keep the crossed values */
+	const char *method;       /* "ping-pong", "ping-pong+request-bounds" */
+};
+
+/* Estimate offset and drift from sync rounds taken before (a) and after
+ * (b) the workload; nb may be 0 (no drift then).  Keeps the rounds with
+ * the smallest round trips.  0, or -1 if na == 0. */
+int iogap_clock_from_sync(const struct iogap_sync_sample *a, size_t na,
+			  const struct iogap_sync_sample *b, size_t nb,
+			  struct iogap_clock_map *map);
+
+/* guest time -> host time and back, with the map's drift. */
+uint64_t iogap_guest_to_host(const struct iogap_clock_map *map, uint64_t guest_ns);
+uint64_t iogap_host_to_guest(const struct iogap_clock_map *map, uint64_t host_ns);
+
+/* Time window slack for pairing by (op, offset, length): a filter record
+ * matches a guest request when its entry lies in [mapped start - slack,
+ * mapped completion + slack], slack = 2 * sync_uncertainty_ns + this. */
+#define IOGAP_ALIGN_READ_SLACK_NS 20000u
+
+/*
+ * A request as seen at one point; times are host ns once mapped.  A guest
+ * request split below the guest shows up as several filter records with
+ * one tag: top/bottom then point at the part that entered first, and
+ * top_entry/top_exit (bottom_entry/bottom_exit) span all parts.
+ */
+struct iogap_pair {
+	const struct iogap_trace_record *guest;   /* probe record (guest clock) */
+	const struct iogap_trace_record *top;     /* filter top, NULL if unpaired */
+	const struct iogap_trace_record *bottom;  /* filter bottom, NULL if unpaired */
+	uint64_t g_start, g_issue, g_complete;    /* guest times mapped to host ns */
+	uint64_t top_entry, top_exit;             /* min entry, max exit over the parts; 0 if no top */
+	uint64_t bottom_entry, bottom_exit;       /* likewise; 0 if no bottom */
+	uint16_t top_parts, bottom_parts;         /* filter records combined (0 = none) */
+	uint8_t exact;            /* paired by write tag */
+	uint8_t ambiguous;        /* several candidates matched: top stays NULL, no guess */
+	uint8_t invalid;          /* guest record with complete < start: never
+				   * paired by time, never used for bounds */
+};
+
+enum iogap_pair_dir { IOGAP_PAIR_READ = 0, IOGAP_PAIR_WRITE = 1, IOGAP_PAIR_DIRS = 2 };
+
+struct iogap_pair_counts {
+	uint64_t guest[IOGAP_PAIR_DIRS];          /* guest requests considered */
+	uint64_t paired_top[IOGAP_PAIR_DIRS];
+	uint64_t paired_bottom[IOGAP_PAIR_DIRS];
+	uint64_t exact[IOGAP_PAIR_DIRS];          /* by tag */
+	uint64_t ambiguous[IOGAP_PAIR_DIRS];
+	uint64_t unpaired[IOGAP_PAIR_DIRS];       /* no top record found */
+	/* guest[d] == paired_top[d] + ambiguous[d] + unpaired[d] */
+	uint64_t top_unclaimed, bottom_unclaimed; /* read/write filter records not attached to a request */
+	uint64_t split[IOGAP_PAIR_DIRS];          /* guest request seen as several filter records */
+	uint64_t invalid[IOGAP_PAIR_DIRS];        /* guest records with complete < start (within unpaired/exact) */
+	uint64_t tag_mismatch;                    /* tagged top records whose offset lies outside their
+						   * tag's guest request (stale tag): left unclaimed */
+};
+
+struct iogap_pairing {
+	struct iogap_pair *pairs;                 /* one per guest read/write record */
+	size_t nr;
+	struct iogap_pair_counts counts;
+	struct iogap_clock_map map;               /* refined */
+};
+
+/*
+ * Pair guest records (reads and writes that completed; ramp records
+ * included) with filter records, then refine map with the per-request
+ * bounds of exact pairs: guest start <= top entry and top exit <= guest
+ * completion.  Record arrays must stay alive while the pairing is used.
+ * map is the ping-pong estimate (used for the read time windows).
+ * Returns 0, or -1 with err set.
+ */
+int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
+			const struct iogap_trace_record *top, size_t ntop,
+			const struct iogap_trace_record *bottom, size_t nbottom,
+			const struct iogap_clock_map *map, struct iogap_pairing *out,
+			char *err, size_t errlen);
+void iogap_pairing_free(struct iogap_pairing *p);
+
+#endif

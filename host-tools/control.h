@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Host side of the control channel to the guest agent (guest-probe/agent.c). */
+#ifndef IOGAP_CONTROL_H
+#define IOGAP_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "align.h"
+
+struct iogap_ctl {
+	int fd;
+	char buf[65536];
+	size_t len, pos;
+	uint64_t deadline_ns;     /* absolute: every wait gives up after it */
+	volatile int *cancel;     /* set (e.g. by SIGINT) to give up now */
+	char err[512];
+};
+
+/* Connect to QEMU's chardev socket, retrying until deadline_ns. */
+int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadline_ns);
+void iogap_ctl_close(struct iogap_ctl *c);
+
+/* Send a request line; read one reply line into line. */
+int iogap_ctl_request(struct iogap_ctl *c, const char *req, char *line, size_t max);
+int iogap_ctl_put(struct iogap_ctl *c, const char *name, const void *data, size_t len);
+/* GET name into a local file. */
+int iogap_ctl_get(struct iogap_ctl *c, const char *name, const char *dest_path);
+/* RUN argv in the guest (probe args without argv[0]); *status = exit code. */
+int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, int *status);
+/* Shell command in the guest, output kept in the guest as sh.out/sh.err. */
+int iogap_ctl_sh(struct iogap_ctl *c, const char *cmd, int *status);
+/* Set NAME=VALUE entries in the agent's environment. */
+int iogap_ctl_env(struct iogap_ctl *c, char *const *assignments);
+/* rounds ping-pong samples. */
+int iogap_ctl_sync(struct iogap_ctl *c, struct iogap_sync_sample *s, size_t rounds);
+
+#endif

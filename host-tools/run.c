@@ -1,0 +1,928 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `iogap run`: the same job on bare metal and in a VM, traces from both
+ * sides and from QEMU's block layer, clocks aligned and requests paired.
+ * Everything lands in one run directory (docs/iogap-run.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "align.h"
+#include "control.h"
+#include "json_writer.h"
+#include "run.h"
+#include "trace_file.h"
+#include "vm.h"
+
+#define SYNC_ROUNDS 200
+
+struct run_opts {
+	const char *dir;
+	const char *target_spec;
+	const char *accel;
+	const char *cache, *aio, *machine;
+	const char *kernel, *initrd;
+	unsigned smp, memory_mb;
+	bool iothread, vm_only, bare_only, allow_destroy;
+	unsigned timeout_s;
+	char **jobs;
+	int nr_jobs;
+};
+
+struct phase {
+	const char *name;
+	const char *status;       /* "ok", "failed", "skipped" */
+	char message[1024];
+	int probe_status;
+};
+
+struct run_state {
+	struct run_opts o;
+	struct iogap_target target;
+	char dir[PATH_MAX];
+	char tools[PATH_MAX];     /* directory of the iogap binary */
+	char probe[PATH_MAX], filter_so[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
+	uint64_t run_id;
+	const char *accel_used;
+	char accel_note[512];
+	struct phase bare, vm;
+	struct iogap_sync_sample sync_before[SYNC_ROUNDS], sync_after[SYNC_ROUNDS];
+	size_t n_before, n_after;
+	char guest_hello[512];
+	struct iogap_pairing pairing;
+	bool have_pairing;
+	char env_names[64][128];
+	size_t nr_env;
+};
+
+static volatile int interrupted;   /* set by SIGINT/SIGTERM */
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		n += got;
+		if (!got)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	FILE *f;
+	int r = -1;
+
+	if (!data)
+		return -1;
+	f = fopen(to, "w");
+	if (f) {
+		r = fwrite(data, 1, len, f) == len ? 0 : -1;
+		if (fclose(f))
+			r = -1;
+	}
+	free(data);
+	return r;
+}
+
+/* ${NAME} references in a job file: their values travel to the guest. */
+static void collect_env_names(struct run_state *s, const char *text)
+{
+	for (const char *p = strstr(text, "${"); p; p = strstr(p + 2, "${")) {
+		const char *close = strchr(p, '}');
+		size_t n;
+		bool seen = false;
+
+		if (!close || (n = (size_t)(close - p - 2)) == 0 || n >= sizeof(s->env_names[0]))
+			continue;
+		for (size_t i = 0; i < s->nr_env; i++)
+			seen = seen || (!strncmp(s->env_names[i], p + 2, n) && !s->env_names[i][n]);
+		if (!seen && s->nr_env < 64) {
+			memcpy(s->env_names[s->nr_env], p + 2, n);
+			s->env_names[s->nr_env++][n] = '\0';
+		}
+	}
+}
+
+/* Tools beside us in the build tree or the install. */
+static int locate(struct run_state *s, char *err, size_t errlen)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct {
+		char *dst;
+		const char *env, *rel, *what;
+	} want[] = {
+		{ s->probe, "IOGAP_PROBE", "../guest-probe/iogap-probe", "iogap-probe" },
+		{ s->filter_so, "IOGAP_FILTER_SO", "../qemu-filter/iogap-filter.so", "iogap-filter.so" },
+		{ s->kernel, "IOGAP_KERNEL", "../images/vmlinux", "the guest kernel" },
+		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio", "the guest initramfs" },
+	};
+
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(s->tools, sizeof(s->tools), "%s", self);
+	if (s->o.kernel)
+		snprintf(s->kernel, sizeof(s->kernel), "%s", s->o.kernel);
+	if (s->o.initrd)
+		snprintf(s->initrd, sizeof(s->initrd), "%s", s->o.initrd);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *env = getenv(want[i].env);
+
+		if (want[i].dst[0])
+			continue;
+		if (env)
+			snprintf(want[i].dst, PATH_MAX, "%s", env);
+		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
+			return -1;
+		if (access(want[i].dst, R_OK)) {
+			/* the VM pieces matter only when there is a VM phase */
+			if (i == 0 || !s->o.bare_only) {
+				snprintf(err, errlen, "cannot find %s at %s (set %s or build it)",
+					 want[i].what, want[i].dst, want[i].env);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Run the probe on the host; returns its exit status or -1. */
+static int run_host_probe(struct run_state *s, char err[], size_t errlen)
+{
+	char dir[PATH_MAX + 8], trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48],
+	     runid[32], errf[PATH_MAX + 32], latency[64];
+	const char *argv[64];
+	int argc = 0, status;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s/bare", s->dir);
+	mkdir(dir, 0755);
+	snprintf(trace, sizeof(trace), "%s/probe.trace", dir);
+	snprintf(out, sizeof(out), "--output=%s/probe.txt", dir);
+	snprintf(json, sizeof(json), "--output-json=%s/probe.json", dir);
+	snprintf(errf, sizeof(errf), "%s/probe.err", dir);
+	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
+	argv[argc++] = s->probe;
+	argv[argc++] = "--eta=never";
+	argv[argc++] = "--producer=bare";
+	argv[argc++] = "--output-format=normal,json+";
+	argv[argc++] = out;
+	argv[argc++] = json;
+	argv[argc++] = runid;
+	argv[argc++] = "--trace";
+	argv[argc++] = trace;
+	if (s->o.allow_destroy)
+		argv[argc++] = "--allow-destroy-data";
+	if (s->target.kind == IOGAP_TARGET_NULL) {
+		/* QEMU's null-co on the VM side; the probe's null engine here */
+		static char size[64];
+
+		snprintf(size, sizeof(size), "--force=size=%" PRIu64, s->target.size);
+		snprintf(latency, sizeof(latency), "--null-latency-ns=%" PRIu64, s->target.latency_ns);
+		argv[argc++] = "--force=ioengine=null";
+		argv[argc++] = size;
+		argv[argc++] = latency;
+	} else {
+		static char fname[PATH_MAX + 32];
+
+		snprintf(fname, sizeof(fname), "--force=filename=%s", s->target.path);
+		argv[argc++] = fname;
+	}
+	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++)
+		argv[argc++] = s->o.jobs[i];
+	argv[argc] = NULL;
+
+	pid = fork();
+	if (pid == 0) {
+		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (e >= 0)
+			dup2(e, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		snprintf(err, errlen, "cannot run %.900s", s->probe);
+		return -1;
+	}
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (status) {
+		char tail[600];
+
+		iogap_tail_file(errf, tail, sizeof(tail), 4);
+		snprintf(err, errlen, "the probe failed on bare metal (status %d): %s", status, tail);
+	}
+	return status;
+}
+
+static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, const char *as)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, as ? as : name);
+	return iogap_ctl_get(c, name, path);
+}
+
+/* Talk to the agent: environment, job files, sync, run, sync, results. */
+static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir,
+		      uint64_t job_deadline, char *err, size_t errlen)
+{
+	char line[512], runid[32], *argv[64];
+	char *env[65];
+	int argc = 0, status;
+
+	if (iogap_ctl_request(c, "HELLO", line, sizeof(line)) || strncmp(line, "OK ", 3)) {
+		snprintf(err, errlen, "guest agent: %s", c->err[0] ? c->err : line);
+		return -1;
+	}
+	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", line + 3);
+	for (size_t i = 0; i < s->nr_env; i++) {
+		const char *v = getenv(s->env_names[i]);
+		size_t n = strlen(s->env_names[i]) + (v ? strlen(v) : 0) + 2;
+
+		env[i] = malloc(n);
+		if (!env[i])
+			return -1;
+		snprintf(env[i], n, "%s=%s", s->env_names[i], v ? v : "");
+		if (!v) {
+			/* the probe reports unset variables itself, by name */
+			free(env[i]);
+			env[i] = NULL;
+			break;
+		}
+	}
+	{
+		size_t k = 0;
+
+		while (k < s->nr_env && env[k])
+			k++;
+		env[k] = NULL;
+		if (k && iogap_ctl_env(c, env)) {
+			snprintf(err, errlen, "%s", c->err);
+			return -1;
+		}
+		for (size_t i = 0; i < k; i++)
+			free(env[i]);
+	}
+	argv[argc++] = "--eta=never";
+	argv[argc++] = "--producer=guest";
+	argv[argc++] = "--output-format=normal,json+";
+	argv[argc++] = "--output=probe.txt";
+	argv[argc++] = "--output-json=probe.json";
+	argv[argc++] = "--trace=probe.trace";
+	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
+	argv[argc++] = runid;
+	argv[argc++] = "--force=filename=/dev/vda";
+	if (s->o.allow_destroy)
+		argv[argc++] = "--allow-destroy-data";
+	for (int i = 0; i < s->o.nr_jobs && argc < 60; i++) {
+		char name[64];
+		size_t len;
+		char *text = read_file(s->o.jobs[i], &len);
+
+		if (!text) {
+			snprintf(err, errlen, "%s: %s", s->o.jobs[i], strerror(errno));
+			return -1;
+		}
+		snprintf(name, sizeof(name), "job%d.fio", i);
+		if (iogap_ctl_put(c, name, text, len)) {
+			free(text);
+			snprintf(err, errlen, "%s", c->err);
+			return -1;
+		}
+		free(text);
+		argv[argc++] = strdup(name);
+	}
+	argv[argc] = NULL;
+
+	s->n_before = SYNC_ROUNDS;
+	if (iogap_ctl_sync(c, s->sync_before, SYNC_ROUNDS)) {
+		snprintf(err, errlen, "clock sync: %s", c->err);
+		return -1;
+	}
+	c->deadline_ns = job_deadline;
+	if (iogap_ctl_run(c, argv, &status)) {
+		snprintf(err, errlen, "running the job in the guest: %s", c->err);
+		return -1;
+	}
+	s->vm.probe_status = status;
+	c->deadline_ns = now_ns() + 120000000000ULL;
+	s->n_after = SYNC_ROUNDS;
+	if (iogap_ctl_sync(c, s->sync_after, SYNC_ROUNDS)) {
+		snprintf(err, errlen, "clock sync after the job: %s", c->err);
+		return -1;
+	}
+	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
+		goto get_failed;
+	iogap_ctl_sh(c, "dmesg > /tmp/iogap/dmesg.txt", &status);
+	guest_get(c, vmdir, "dmesg.txt", NULL);
+	if (s->vm.probe_status) {
+		char tail[600];
+		char errf[PATH_MAX + 32];
+
+		snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
+		iogap_tail_file(errf, tail, sizeof(tail), 4);
+		snprintf(err, errlen, "the probe failed in the guest (status %d): %s",
+			 s->vm.probe_status, tail);
+		return -1;
+	}
+	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
+	    guest_get(c, vmdir, "probe.trace", NULL))
+		goto get_failed;
+	iogap_ctl_request(c, "QUIT", line, sizeof(line));
+	return 0;
+get_failed:
+	snprintf(err, errlen, "fetching results from the guest: %s", c->err);
+	return -1;
+}
+
+static uint64_t expected_job_ns(struct run_state *s)
+{
+	/* generous: the sum of every job's ramp+runtime+delay, times the
+	 * emulation slowdown margin; untimed jobs get the user's timeout */
+	return (uint64_t)s->o.timeout_s * 1000000000ULL;
+}
+
+static int run_vm(struct run_state *s, char *err, size_t errlen)
+{
+	char vmdir[PATH_MAX + 8];
+	struct iogap_vm_config cfg = {
+		.qemu = "qemu-system-x86_64",
+		.kernel = s->kernel, .initrd = s->initrd, .filter_so = s->filter_so,
+		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
+		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
+		.mode = "agent", .target = &s->target,
+	};
+	struct iogap_vm vm;
+	struct iogap_ctl c = { .cancel = &interrupted };
+	uint64_t boot_deadline;
+	int r;
+
+	snprintf(vmdir, sizeof(vmdir), "%s/vm", s->dir);
+	mkdir(vmdir, 0755);
+	cfg.dir = vmdir;
+	if (!strcmp(s->o.accel, "auto")) {
+		char why[512];
+
+		if (iogap_kvm_usable(&cfg, why, sizeof(why))) {
+			s->accel_used = "kvm";
+		} else {
+			s->accel_used = "tcg";
+			snprintf(s->accel_note, sizeof(s->accel_note),
+				 "KVM not usable (%.400s): using TCG; timings include emulation", why);
+			fprintf(stderr, "iogap: warning: %s\n", s->accel_note);
+		}
+	} else {
+		s->accel_used = s->o.accel;
+	}
+	cfg.accel = s->accel_used;
+	if (iogap_vm_start(&cfg, &vm, err, errlen))
+		return -1;
+	boot_deadline = now_ns() + 60000000000ULL;
+	if (iogap_ctl_connect(&c, vm.ctl_sock, boot_deadline)) {
+		snprintf(err, errlen, "QEMU did not start: %s", c.err);
+		goto fail;
+	}
+	r = vm_session(s, &c, vmdir, now_ns() + expected_job_ns(s), err, errlen);
+	iogap_ctl_close(&c);
+	unlink(vm.ctl_sock);
+	if (r)
+		goto fail;
+	if (iogap_vm_wait(&vm, now_ns() + 30000000000ULL) < 0) {
+		snprintf(err, errlen, "the guest did not power off within 30 s");
+		return -1;
+	}
+	return 0;
+fail:
+	iogap_vm_kill(&vm);
+	{
+		char tail[800], tail2[800];
+
+		iogap_tail_file(vm.stderr_file, tail, sizeof(tail), 3);
+		iogap_tail_file(vm.console, tail2, sizeof(tail2), 3);
+		if (tail[0] || tail2[0]) {
+			size_t n = strlen(err);
+
+			snprintf(err + n, errlen - n, "%s%s%s%s", tail[0] ? "\nQEMU: " : "", tail,
+				 tail2[0] ? "\nguest console: " : "", tail2);
+		}
+	}
+	return -1;
+}
+
+static struct iogap_trace_record *load_records(const char *path, size_t *nr, char *err,
+					       size_t errlen)
+{
+	struct iogap_trace_reader *r = iogap_trace_reader_open(path, err, errlen);
+	struct iogap_trace_record *recs = NULL;
+	size_t cap = 0;
+	int got;
+
+	*nr = 0;
+	if (!r)
+		return NULL;
+	for (;;) {
+		if (*nr == cap) {
+			struct iogap_trace_record *n = realloc(recs, (cap = cap ? cap * 2 : 4096) * sizeof(*n));
+
+			if (!n) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				goto fail;
+			}
+			recs = n;
+		}
+		got = iogap_trace_reader_next(r, &recs[*nr], err, errlen);
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		(*nr)++;
+	}
+	iogap_trace_reader_close(r);
+	return recs ? recs : calloc(1, sizeof(*recs));
+fail:
+	iogap_trace_reader_close(r);
+	free(recs);
+	return NULL;
+}
+
+struct loaded {
+	struct iogap_trace_record *guest, *top, *bottom;
+	size_t ng, nt, nb;
+};
+
+static int align_vm(struct run_state *s, struct loaded *l, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32];
+	struct iogap_clock_map map;
+
+	snprintf(path, sizeof(path), "%s/vm/probe.trace", s->dir);
+	if (!(l->guest = load_records(path, &l->ng, err, errlen)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/vm/top.ring", s->dir);
+	if (!(l->top = load_records(path, &l->nt, err, errlen)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/vm/bottom.ring", s->dir);
+	if (!(l->bottom = load_records(path, &l->nb, err, errlen)))
+		return -1;
+	if (iogap_clock_from_sync(s->sync_before, s->n_before, s->sync_after, s->n_after, &map)) {
+		snprintf(err, errlen, "no clock sync samples");
+		return -1;
+	}
+	if (iogap_pair_requests(l->guest, l->ng, l->top, l->nt, l->bottom, l->nb, &map,
+				&s->pairing, err, errlen))
+		return -1;
+	s->have_pairing = true;
+	return 0;
+}
+
+static void write_sync(const char *path, const struct iogap_sync_sample *smp, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "# host_send_ns guest_ns host_recv_ns\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", smp[i].t_send, smp[i].guest_ns,
+			smp[i].t_recv);
+	fclose(f);
+}
+
+static void phase_json(struct jw *w, const struct phase *p)
+{
+	jw_obj(w, p->name);
+	jw_member(w, "status");
+	jw_string(w, p->status);
+	jw_member(w, "message");
+	jw_string(w, p->message);
+	jw_int(w, "probe_status", p->probe_status);
+	jw_end(w);
+}
+
+static void counts_json(struct jw *w, const char *key, const uint64_t v[IOGAP_PAIR_DIRS])
+{
+	jw_obj(w, key);
+	jw_u64(w, "read", v[IOGAP_PAIR_READ]);
+	jw_u64(w, "write", v[IOGAP_PAIR_WRITE]);
+	jw_end(w);
+}
+
+static void write_manifest(struct run_state *s, int argc, char **argv)
+{
+	char path[PATH_MAX + 32], host[256] = "?";
+	struct utsname u;
+	struct jw w = { 0 };
+
+	snprintf(path, sizeof(path), "%s/manifest.json", s->dir);
+	w.f = fopen(path, "w");
+	if (!w.f)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	jw_obj(&w, NULL);
+	jw_str(&w, "iogap", IOGAP_VERSION);
+	jw_member(&w, "command");
+	jw_open(&w, NULL, '[');
+	for (int i = 0; i < argc; i++) {
+		jw_member(&w, NULL);
+		jw_string(&w, argv[i]);
+	}
+	jw_close(&w, ']');
+	{
+		char id[32];
+
+		snprintf(id, sizeof(id), "%016" PRIx64, s->run_id);
+		jw_str(&w, "run_id", id);
+	}
+	jw_obj(&w, "host");
+	jw_str(&w, "name", host);
+	jw_str(&w, "kernel", u.release);
+	jw_str(&w, "machine", u.machine);
+	jw_end(&w);
+	jw_obj(&w, "target");
+	jw_str(&w, "spec", s->o.target_spec);
+	jw_str(&w, "format", s->target.format);
+	jw_end(&w);
+	jw_obj(&w, "vm");
+	jw_str(&w, "accel", s->accel_used ? s->accel_used : "");
+	jw_str(&w, "accel_note", s->accel_note);
+	jw_str(&w, "machine", s->o.machine);
+	jw_u64(&w, "smp", s->o.smp);
+	jw_u64(&w, "memory_mb", s->o.memory_mb);
+	jw_str(&w, "cache", s->o.cache);
+	jw_str(&w, "aio", s->o.aio);
+	jw_int(&w, "iothread", s->o.iothread);
+	jw_str(&w, "kernel", s->kernel);
+	jw_str(&w, "initrd", s->initrd);
+	jw_str(&w, "filter", s->filter_so);
+	jw_str(&w, "guest_agent", s->guest_hello);
+	jw_end(&w);
+	jw_obj(&w, "phases");
+	phase_json(&w, &s->bare);
+	phase_json(&w, &s->vm);
+	jw_end(&w);
+	if (s->have_pairing) {
+		const struct iogap_clock_map *m = &s->pairing.map;
+		const struct iogap_pair_counts *pc = &s->pairing.counts;
+
+		jw_obj(&w, "clock");
+		jw_str(&w, "method", m->method);
+		jw_int(&w, "offset_ns", m->offset_ns);
+		jw_float(&w, "drift_ppb", m->drift_ppb);
+		jw_u64(&w, "ref_host_ns", m->ref_host_ns);
+		jw_int(&w, "sync_offset_ns", m->sync_offset_ns);
+		jw_u64(&w, "sync_rtt_ns", m->sync_rtt_ns);
+		jw_u64(&w, "sync_uncertainty_ns", m->sync_uncertainty_ns);
+		jw_int(&w, "bound_lo_ns", m->bound_lo_ns);
+		jw_int(&w, "bound_hi_ns", m->bound_hi_ns);
+		jw_int(&w, "bound_width_ns", m->bound_hi_ns - m->bound_lo_ns);
+		jw_u64(&w, "bound_pairs", m->bound_pairs);
+		jw_int(&w, "bound_consistent", m->bound_consistent);
+		jw_end(&w);
+		jw_obj(&w, "pairing");
+		counts_json(&w, "guest", pc->guest);
+		counts_json(&w, "paired_top", pc->paired_top);
+		counts_json(&w, "paired_bottom", pc->paired_bottom);
+		counts_json(&w, "exact", pc->exact);
+		counts_json(&w, "ambiguous", pc->ambiguous);
+		counts_json(&w, "unpaired", pc->unpaired);
+		counts_json(&w, "split", pc->split);
+		jw_u64(&w, "top_unclaimed", pc->top_unclaimed);
+		jw_u64(&w, "bottom_unclaimed", pc->bottom_unclaimed);
+		jw_end(&w);
+	}
+	jw_member(&w, "env");
+	jw_open(&w, NULL, '{');
+	for (size_t i = 0; i < s->nr_env; i++) {
+		const char *v = getenv(s->env_names[i]);
+
+		jw_member(&w, s->env_names[i]);
+		jw_string(&w, v ? v : "");
+	}
+	jw_close(&w, '}');
+	jw_end(&w);
+	fputc('\n', w.f);
+	fclose(w.f);
+}
+
+/* Until the attribution report lands: mean per stage over exact pairs. */
+static void print_summary(struct run_state *s)
+{
+	static const char *dirs[] = { "read", "write" };
+
+	printf("\niogap run: %s\n", s->dir);
+	printf("  bare metal: %s%s%s\n", s->bare.status, s->bare.message[0] ? ": " : "",
+	       s->bare.message);
+	printf("  VM (%s):    %s%s%s\n", s->accel_used ? s->accel_used : "-", s->vm.status,
+	       s->vm.message[0] ? ": " : "", s->vm.message);
+	if (!s->have_pairing)
+		return;
+	{
+		const struct iogap_clock_map *m = &s->pairing.map;
+		const struct iogap_pair_counts *pc = &s->pairing.counts;
+
+		printf("  clock: %s, offset %" PRId64 " ns, drift %.1f ppb, bound width %" PRId64
+		       " ns%s\n", m->method, m->offset_ns, m->drift_ppb,
+		       m->bound_hi_ns - m->bound_lo_ns, m->bound_consistent ? "" : " (INCONSISTENT)");
+		for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
+			if (!pc->guest[d])
+				continue;
+			printf("  %-5s: %" PRIu64 " requests, %" PRIu64 " paired (%" PRIu64
+			       " by tag), %" PRIu64 " ambiguous, %" PRIu64 " unpaired\n", dirs[d],
+			       pc->guest[d], pc->paired_top[d], pc->exact[d], pc->ambiguous[d],
+			       pc->unpaired[d]);
+		}
+	}
+	for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
+		double sum[5] = { 0 };
+		uint64_t n = 0;
+
+		for (size_t i = 0; i < s->pairing.nr; i++) {
+			const struct iogap_pair *p = &s->pairing.pairs[i];
+
+			if (!p->top || !p->bottom || p->ambiguous || p->guest->op != d ||
+			    p->guest->flags & IOGAP_REC_RAMP)
+				continue;
+			sum[0] += (double)p->top->start_ns - (double)p->g_start;
+			sum[1] += (double)p->bottom->start_ns - (double)p->top->start_ns;
+			sum[2] += (double)p->bottom->complete_ns - (double)p->bottom->start_ns;
+			sum[3] += (double)p->top->complete_ns - (double)p->bottom->complete_ns;
+			sum[4] += (double)p->g_complete - (double)p->top->complete_ns;
+			n++;
+		}
+		if (!n)
+			continue;
+		printf("  %-5s mean us: G->Q %.1f | Q.fmt %.1f | B %.1f | Q.ret %.1f | Q->G %.1f"
+		       " (n=%" PRIu64 ")\n", dirs[d], sum[0] / n / 1e3, sum[1] / n / 1e3,
+		       sum[2] / n / 1e3, sum[3] / n / 1e3, sum[4] / n / 1e3, n);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
+	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N]\n"
+	      "  --dir DIR             run directory (default ./iogap-run-<time>)\n"
+	      "  --vm-only, --bare-only\n"
+	      "  --accel auto|kvm|tcg  (auto: KVM if a test boot works, else TCG)\n"
+	      "  --cache MODE          none (default), writeback, writethrough, directsync, unsafe\n"
+	      "  --aio MODE            native (default), io_uring, threads\n"
+	      "  --iothread            virtio-blk in an iothread\n"
+	      "  --machine TYPE        default pc\n"
+	      "  --smp N --memory MB   default 1, 512\n"
+	      "  --kernel PATH --initrd PATH   guest to boot (default: iogap's image)\n"
+	      "  --timeout SEC         the guest job's limit (default 600)\n"
+	      "  --allow-destroy-data  write even to a target that holds data\n", f);
+}
+
+int iogap_cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "vm-only", no_argument, NULL, 'V' },
+		{ "bare-only", no_argument, NULL, 'B' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "cache", required_argument, NULL, 'c' },
+		{ "aio", required_argument, NULL, 'A' },
+		{ "iothread", no_argument, NULL, 'i' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ "smp", required_argument, NULL, 's' },
+		{ "memory", required_argument, NULL, 'M' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'r' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "allow-destroy-data", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct run_state *s = calloc(1, sizeof(*s));
+	char err[4096] = "";
+	struct loaded l = { 0 };
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	int opt, rc = 1;
+
+	if (!s)
+		return 1;
+	s->o = (struct run_opts){ .accel = "auto", .cache = "none", .aio = "native",
+				  .machine = "pc", .smp = 1, .memory_mb = 512, .timeout_s = 600 };
+	s->bare = (struct phase){ .name = "bare", .status = "skipped" };
+	s->vm = (struct phase){ .name = "vm", .status = "skipped" };
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't': s->o.target_spec = optarg; break;
+		case 'd': s->o.dir = optarg; break;
+		case 'V': s->o.vm_only = true; break;
+		case 'B': s->o.bare_only = true; break;
+		case 'a': s->o.accel = optarg; break;
+		case 'c': s->o.cache = optarg; break;
+		case 'A': s->o.aio = optarg; break;
+		case 'i': s->o.iothread = true; break;
+		case 'm': s->o.machine = optarg; break;
+		case 's': s->o.smp = (unsigned)atoi(optarg); break;
+		case 'M': s->o.memory_mb = (unsigned)atoi(optarg); break;
+		case 'k': s->o.kernel = optarg; break;
+		case 'r': s->o.initrd = optarg; break;
+		case 'T': s->o.timeout_s = (unsigned)atoi(optarg); break;
+		case 'D': s->o.allow_destroy = true; break;
+		case 'h': usage(stdout); free(s); return 0;
+		default: usage(stderr); free(s); return 2;
+		}
+	}
+	s->o.jobs = argv + optind;
+	s->o.nr_jobs = argc - optind;
+	if (!s->o.target_spec || !s->o.nr_jobs) {
+		fprintf(stderr, "iogap run: need --target and at least one job file\n");
+		usage(stderr);
+		free(s);
+		return 2;
+	}
+	if (s->o.vm_only && s->o.bare_only) {
+		fprintf(stderr, "iogap run: --vm-only and --bare-only exclude each other\n");
+		free(s);
+		return 2;
+	}
+	if (strcmp(s->o.accel, "auto") && strcmp(s->o.accel, "kvm") && strcmp(s->o.accel, "tcg")) {
+		fprintf(stderr, "iogap run: --accel must be auto, kvm or tcg\n");
+		free(s);
+		return 2;
+	}
+	if (s->o.smp < 1 || s->o.memory_mb < 128 || s->o.timeout_s < 1) {
+		fprintf(stderr, "iogap run: --smp >= 1, --memory >= 128, --timeout >= 1\n");
+		free(s);
+		return 2;
+	}
+	if (iogap_target_parse(s->o.target_spec, &s->target, err, sizeof(err)) ||
+	    locate(s, err, sizeof(err))) {
+		fprintf(stderr, "iogap run: %s\n", err);
+		free(s);
+		return 1;
+	}
+	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only) {
+		fprintf(stderr, "iogap run: %s is a %s image: bare metal cannot run on it the way "
+			"the guest sees it; use --vm-only\n", s->target.path, s->target.format);
+		free(s);
+		return 1;
+	}
+	if (s->o.dir) {
+		snprintf(s->dir, sizeof(s->dir), "%s", s->o.dir);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(s->dir, sizeof(s->dir), "iogap-run-%Y%m%d-%H%M%S", &tm);
+	}
+	if (mkdir_p(s->dir)) {
+		fprintf(stderr, "iogap run: %s: %s\n", s->dir, strerror(errno));
+		free(s);
+		return 1;
+	}
+	{
+		char real[PATH_MAX];
+
+		if (realpath(s->dir, real))
+			snprintf(s->dir, sizeof(s->dir), "%s", real);
+	}
+	for (int i = 0; i < s->o.nr_jobs; i++) {
+		char dst[PATH_MAX + 32];
+		size_t len;
+		char *text = read_file(s->o.jobs[i], &len);
+
+		if (!text) {
+			fprintf(stderr, "iogap run: %s: %s\n", s->o.jobs[i], strerror(errno));
+			free(s);
+			return 1;
+		}
+		collect_env_names(s, text);
+		free(text);
+		snprintf(dst, sizeof(dst), "%s/job%d.fio", s->dir, i);
+		copy_file(s->o.jobs[i], dst);
+	}
+	{
+		int fd = open("/dev/urandom", O_RDONLY);
+
+		if (fd < 0 || read(fd, &s->run_id, sizeof(s->run_id)) != sizeof(s->run_id))
+			s->run_id = now_ns();
+		if (fd >= 0)
+			close(fd);
+		s->run_id |= 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (!s->o.vm_only) {
+		fprintf(stderr, "iogap: bare metal phase...\n");
+		if (run_host_probe(s, s->bare.message, sizeof(s->bare.message)) == 0)
+			s->bare.status = "ok";
+		else
+			s->bare.status = "failed";
+	}
+	if (!s->o.bare_only && !interrupted && strcmp(s->bare.status, "failed")) {
+		fprintf(stderr, "iogap: VM phase...\n");
+		if (run_vm(s, err, sizeof(err)) == 0) {
+			s->vm.status = "ok";
+			if (align_vm(s, &l, err, sizeof(err))) {
+				s->vm.status = "failed";
+				snprintf(s->vm.message, sizeof(s->vm.message), "alignment: %s", err);
+			}
+		} else {
+			s->vm.status = "failed";
+			snprintf(s->vm.message, sizeof(s->vm.message), "%s", err);
+		}
+		{
+			char p[PATH_MAX + 32];
+
+			snprintf(p, sizeof(p), "%s/vm/sync-before.txt", s->dir);
+			write_sync(p, s->sync_before, s->n_before);
+			snprintf(p, sizeof(p), "%s/vm/sync-after.txt", s->dir);
+			write_sync(p, s->sync_after, s->n_after);
+		}
+	}
+	if (interrupted) {
+		s->vm.status = s->vm.status[0] == 'o' ? s->vm.status : "interrupted";
+		snprintf(s->vm.message + strlen(s->vm.message),
+			 sizeof(s->vm.message) - strlen(s->vm.message), " (interrupted)");
+	}
+	write_manifest(s, argc, argv);
+	print_summary(s);
+	rc = strcmp(s->bare.status, "failed") && strcmp(s->vm.status, "failed") && !interrupted ? 0 : 1;
+	if (rc)
+		fprintf(stderr, "iogap run: failed; see %s/manifest.json\n", s->dir);
+	if (s->have_pairing)
+		iogap_pairing_free(&s->pairing);
+	free(l.guest);
+	free(l.top);
+	free(l.bottom);
+	free(s);
+	return rc;
+}

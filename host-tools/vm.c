@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest VM: the target behind virtio-blk with iogap filter nodes at
+ * the top (device -> filter -> format) and the bottom (format -> filter
+ * -> protocol), a virtio-serial control port, console to a file.  The
+ * filter driver is not in QEMU's QAPI enum, so the disk is described as a
+ * json: filename on -drive (DESIGN.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "vm.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	if (!strncmp(spec, "file:", 5) || !strncmp(spec, "dev:", 4)) {
+		const char *path = strchr(spec, ':') + 1;
+		struct stat st;
+		char magic[4] = { 0 };
+		int fd;
+
+		t->kind = spec[0] == 'f' ? IOGAP_TARGET_FILE : IOGAP_TARGET_DEV;
+		if (!*path || strlen(path) >= sizeof(t->path)) {
+			snprintf(err, errlen, "--target %s: missing or too long path", spec);
+			return -1;
+		}
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		if (stat(path, &st)) {
+			snprintf(err, errlen, "--target %s: %s", spec, strerror(errno));
+			return -1;
+		}
+		if (t->kind == IOGAP_TARGET_DEV && !S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen, "--target %s: not a block device", spec);
+			return -1;
+		}
+		if (t->kind == IOGAP_TARGET_FILE && !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "--target %s: not a regular file (use dev: for devices)", spec);
+			return -1;
+		}
+		snprintf(t->format, sizeof(t->format), "raw");
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (read(fd, magic, 4) == 4 && !memcmp(magic, "QFI\xfb", 4))
+				snprintf(t->format, sizeof(t->format), "qcow2");
+			close(fd);
+		}
+		return 0;
+	}
+	if (!strncmp(spec, "null:", 5)) {
+		char buf[256], *comma;
+
+		t->kind = IOGAP_TARGET_NULL;
+		snprintf(buf, sizeof(buf), "%s", spec + 5);
+		comma = strchr(buf, ',');
+		if (comma)
+			*comma++ = '\0';
+		if (iogap_parse_size(buf, &t->size) || t->size == 0) {
+			snprintf(err, errlen, "--target %s: bad size '%s'", spec, buf);
+			return -1;
+		}
+		while (comma && *comma) {
+			char *next = strchr(comma, ',');
+			unsigned long long v;
+			char *end;
+
+			if (next)
+				*next++ = '\0';
+			if (strncmp(comma, "latency-ns=", 11)) {
+				snprintf(err, errlen, "--target %s: unknown null option '%s'", spec, comma);
+				return -1;
+			}
+			errno = 0;
+			v = strtoull(comma + 11, &end, 10);
+			if (errno || *end || end == comma + 11) {
+				snprintf(err, errlen, "--target %s: bad latency-ns", spec);
+				return -1;
+			}
+			t->latency_ns = v;
+			comma = next;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "--target %s: expected file:PATH, dev:PATH or null:SIZE[,latency-ns=N]",
+		 spec);
+	return -1;
+}
+
+/* Append to a growing string; -1 when it would overflow. */
+static int cat(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cat(char *dst, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(dst);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(dst + used, len - used, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len - used ? -1 : 0;
+}
+
+/* The block graph as JSON (commas doubled later for -drive). */
+static int drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *vm, char *out,
+		      size_t len)
+{
+	const struct iogap_target *t = cfg->target;
+	char proto[8192] = "", fmt[12288] = "";
+	bool direct = !strcmp(cfg->cache, "none") || !strcmp(cfg->cache, "directsync");
+	bool no_flush = !strcmp(cfg->cache, "unsafe");
+
+	if (t->kind == IOGAP_TARGET_NULL) {
+		if (cat(proto, sizeof(proto), "{\"driver\":\"null-co\",\"size\":%" PRIu64
+			",\"read-zeroes\":true%s", t->size, t->latency_ns ? "" : "}"))
+			return -1;
+		if (t->latency_ns && cat(proto, sizeof(proto), ",\"latency-ns\":%" PRIu64 "}",
+					 t->latency_ns))
+			return -1;
+	} else if (cat(proto, sizeof(proto),
+		       "{\"driver\":\"%s\",\"filename\":\"%s\",\"aio\":\"%s\","
+		       "\"cache\":{\"direct\":%s,\"no-flush\":%s}}",
+		       t->kind == IOGAP_TARGET_DEV ? "host_device" : "file", t->path, cfg->aio,
+		       direct ? "true" : "false", no_flush ? "true" : "false")) {
+		return -1;
+	}
+	if (cfg->filter_so) {
+		char bottom[10240] = "";
+
+		if (cat(bottom, sizeof(bottom),
+			"{\"driver\":\"iogap\",\"layer\":\"bottom\",\"ring\":\"%s\",\"file\":%s}",
+			vm->bottom_ring, proto))
+			return -1;
+		if (cat(fmt, sizeof(fmt), "{\"driver\":\"%s\",\"file\":%s}",
+			t->kind == IOGAP_TARGET_FILE ? t->format : "raw", bottom))
+			return -1;
+		return cat(out, len, "{\"driver\":\"iogap\",\"layer\":\"top\",\"ring\":\"%s\",\"file\":%s}",
+			   vm->top_ring, fmt);
+	}
+	return cat(out, len, "{\"driver\":\"%s\",\"file\":%s}",
+		   t->kind == IOGAP_TARGET_FILE ? t->format : "raw", proto);
+}
+
+static void double_commas(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 2 < len; in++) {
+		out[o++] = *in;
+		if (*in == ',')
+			out[o++] = ',';
+	}
+	out[o] = '\0';
+}
+
+#define MAX_ARGS 64
+
+int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen)
+{
+	static char drive[32768], json[16384], append[2048], chardev[4200], serial[4200],
+		    smp[16], mem[16], machine[64];
+	const char *argv[MAX_ARGS];
+	int argc = 0;
+	FILE *f;
+
+	memset(vm, 0, sizeof(*vm));
+	snprintf(vm->ctl_sock, sizeof(vm->ctl_sock), "%s/ctl.sock", cfg->dir);
+	snprintf(vm->console, sizeof(vm->console), "%s/console.log", cfg->dir);
+	snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/top.ring", cfg->dir);
+	snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/bottom.ring", cfg->dir);
+	snprintf(vm->cmdline_file, sizeof(vm->cmdline_file), "%s/qemu.cmdline", cfg->dir);
+	snprintf(vm->stderr_file, sizeof(vm->stderr_file), "%s/qemu.stderr", cfg->dir);
+	unlink(vm->ctl_sock);
+
+	snprintf(append, sizeof(append), "console=ttyS0 quiet iogap_mode=%s%s%s", cfg->mode,
+		 cfg->append_extra ? " " : "", cfg->append_extra ? cfg->append_extra : "");
+	snprintf(chardev, sizeof(chardev), "socket,id=ctl,path=%s,server=on,wait=off", vm->ctl_sock);
+	snprintf(serial, sizeof(serial), "file:%s", vm->console);
+	snprintf(smp, sizeof(smp), "%u", cfg->smp);
+	snprintf(mem, sizeof(mem), "%u", cfg->memory_mb);
+	snprintf(machine, sizeof(machine), "%s", cfg->machine);
+
+	argv[argc++] = cfg->qemu;
+	argv[argc++] = "-machine"; argv[argc++] = machine;
+	argv[argc++] = "-accel"; argv[argc++] = cfg->accel;
+	argv[argc++] = "-cpu"; argv[argc++] = strcmp(cfg->accel, "kvm") ? "max" : "host";
+	argv[argc++] = "-smp"; argv[argc++] = smp;
+	argv[argc++] = "-m"; argv[argc++] = mem;
+	argv[argc++] = "-nodefaults";
+	argv[argc++] = "-no-user-config";
+	argv[argc++] = "-display"; argv[argc++] = "none";
+	argv[argc++] = "-no-reboot";
+	argv[argc++] = "-serial"; argv[argc++] = serial;
+	argv[argc++] = "-kernel"; argv[argc++] = cfg->kernel;
+	argv[argc++] = "-initrd"; argv[argc++] = cfg->initrd;
+	argv[argc++] = "-append"; argv[argc++] = append;
+	argv[argc++] = "-device"; argv[argc++] = "virtio-serial-pci";
+	argv[argc++] = "-chardev"; argv[argc++] = chardev;
+	argv[argc++] = "-device"; argv[argc++] = "virtserialport,chardev=ctl,name=iogap.ctl";
+	if (cfg->target) {
+		char doubled[32768];
+
+		if (drive_json(cfg, vm, json, sizeof(json))) {
+			snprintf(err, errlen, "block graph description too long");
+			return -1;
+		}
+		double_commas(json, doubled, sizeof(doubled));
+		if (snprintf(drive, sizeof(drive), "if=none,id=d0,cache=%s,file=json:%s", cfg->cache,
+			     doubled) >= (int)sizeof(drive)) {
+			snprintf(err, errlen, "block graph description too long");
+			return -1;
+		}
+		argv[argc++] = "-drive"; argv[argc++] = drive;
+		if (cfg->iothread) {
+			argv[argc++] = "-object"; argv[argc++] = "iothread,id=io0";
+			argv[argc++] = "-device";
+			argv[argc++] = "virtio-blk-pci,drive=d0,serial=iogap0,iothread=io0";
+		} else {
+			argv[argc++] = "-device"; argv[argc++] = "virtio-blk-pci,drive=d0,serial=iogap0";
+		}
+	}
+	argv[argc] = NULL;
+
+	f = fopen(vm->cmdline_file, "w");
+	if (f) {
+		if (cfg->filter_so)
+			fprintf(f, "LD_PRELOAD=%s \\\n", cfg->filter_so);
+		for (int i = 0; i < argc; i++)
+			fprintf(f, "'%s'%s", argv[i], i + 1 < argc ? " \\\n  " : "\n");
+		fclose(f);
+	}
+
+	vm->pid = fork();
+	if (vm->pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (vm->pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int e = open(vm->stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (null >= 0)
+			dup2(null, 0), dup2(null, 1);
+		if (e >= 0)
+			dup2(e, 2);
+		setpgid(0, 0);   /* so a Ctrl-C on iogap does not hit QEMU first */
+		if (cfg->filter_so)
+			setenv("LD_PRELOAD", cfg->filter_so, 1);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return 0;
+}
+
+int iogap_vm_wait(struct iogap_vm *vm, uint64_t deadline_ns)
+{
+	int status;
+
+	while (vm->pid > 0) {
+		pid_t r = waitpid(vm->pid, &status, WNOHANG);
+
+		if (r == vm->pid) {
+			vm->pid = 0;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		}
+		if (r < 0 && errno != EINTR) {
+			vm->pid = 0;
+			return -1;
+		}
+		if (now_ns() > deadline_ns) {
+			iogap_vm_kill(vm);
+			return -1;
+		}
+		usleep(20000);
+	}
+	return -1;
+}
+
+void iogap_vm_kill(struct iogap_vm *vm)
+{
+	if (vm->pid <= 0)
+		return;
+	kill(vm->pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(vm->pid, NULL, WNOHANG) == vm->pid) {
+			vm->pid = 0;
+			return;
+		}
+		usleep(20000);
+	}
+	kill(vm->pid, SIGKILL);
+	waitpid(vm->pid, NULL, 0);
+	vm->pid = 0;
+}
+
+static bool file_contains(const char *path, const char *needle)
+{
+	char buf[65536];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return memmem(buf, n, needle, strlen(needle)) != NULL;
+}
+
+bool iogap_kvm_usable(const struct iogap_vm_config *base, char *why, size_t whylen)
+{
+	struct iogap_vm_config cfg = *base;
+	struct iogap_vm vm;
+	char err[256];
+	uint64_t deadline;
+	bool ok = false;
+
+	if (access("/dev/kvm", R_OK | W_OK)) {
+		snprintf(why, whylen, "/dev/kvm: %s", strerror(errno));
+		return false;
+	}
+	cfg.accel = "kvm";
+	cfg.mode = "marker";
+	cfg.target = NULL;
+	cfg.filter_so = NULL;
+	if (iogap_vm_start(&cfg, &vm, err, sizeof(err))) {
+		snprintf(why, whylen, "%s", err);
+		return false;
+	}
+	/* a working KVM boots the marker guest in well under a second */
+	deadline = now_ns() + 8000000000ULL;
+	while (now_ns() < deadline) {
+		if (file_contains(vm.console, "IOGAP-GUEST-READY")) {
+			ok = true;
+			break;
+		}
+		if (waitpid(vm.pid, NULL, WNOHANG) == vm.pid) {
+			vm.pid = 0;
+			break;
+		}
+		usleep(50000);
+	}
+	iogap_vm_kill(&vm);
+	if (!ok) {
+		char tail[512];
+
+		iogap_tail_file(vm.stderr_file, tail, sizeof(tail), 3);
+		snprintf(why, whylen, "a test guest under KVM did not boot within 8 s%s%s",
+			 tail[0] ? ": " : "", tail);
+	}
+	return ok;
+}
+
+void iogap_tail_file(const char *path, char *out, size_t outlen, int lines)
+{
+	char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	long size;
+	char *p;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	p = buf + n;
+	while (p > buf && lines > 0) {
+		p--;
+		if (*p == '\n')
+			lines--;
+	}
+	if (*p == '\n')
+		p++;
+	snprintf(out, outlen, "%s", p);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Starting the guest: QEMU command line, the filter preload, KVM detection. */
+#ifndef IOGAP_VM_H
+#define IOGAP_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum iogap_target_kind { IOGAP_TARGET_FILE, IOGAP_TARGET_DEV, IOGAP_TARGET_NULL };
+
+struct iogap_target {
+	enum iogap_target_kind kind;
+	char path[4096];          /* file or device */
+	char format[16];          /* raw or qcow2 (file targets) */
+	uint64_t size;            /* null: size in bytes */
+	uint64_t latency_ns;      /* null: latency-ns */
+};
+
+/* "file:PATH", "dev:PATH", "null:SIZE[,latency-ns=N]".  0 or -1 + err. */
+int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size_t errlen);
+
+struct iogap_vm_config {
+	const char *qemu;         /* qemu-system-x86_64 */
+	const char *kernel, *initrd;
+	const char *filter_so;    /* LD_PRELOADed; NULL = no filter nodes */
+	const char *accel;        /* "kvm" or "tcg" */
+	const char *machine;      /* "pc" */
+	unsigned smp, memory_mb;
+	const char *cache;        /* none, writeback, ... */
+	const char *aio;          /* native, io_uring, threads */
+	bool iothread;
+	const char *mode;         /* guest init mode: "agent", "marker" */
+	const char *append_extra; /* more kernel command line */
+	const char *dir;          /* where sockets, rings, logs go */
+	const struct iogap_target *target;   /* NULL: no disk */
+};
+
+struct iogap_vm {
+	pid_t pid;
+	char ctl_sock[4096];
+	char console[4096];
+	char top_ring[4096], bottom_ring[4096];
+	char cmdline_file[4096], stderr_file[4096];
+};
+
+/* Start QEMU in the background; writes the command line to dir/qemu.cmdline. */
+int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen);
+/* Wait for QEMU to exit until deadline; kill it after.  Returns its exit
+ * status, or -1 if it had to be killed. */
+int iogap_vm_wait(struct iogap_vm *vm, uint64_t deadline_ns);
+void iogap_vm_kill(struct iogap_vm *vm);
+
+/* Does KVM really run a guest here?  A timed boot of the marker guest
+ * (DESIGN: -accel kvm can be accepted and then spin forever).  Fills why. */
+bool iogap_kvm_usable(const struct iogap_vm_config *base, char *why, size_t whylen);
+
+/* Last lines of a file, for error messages. */
+void iogap_tail_file(const char *path, char *out, size_t outlen, int lines);
+
+#endif
