@@ -91,7 +91,7 @@ static __attribute__((noinline)) uint32_t iogap_tid(void)
 }
 
 static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
-				int64_t bytes, uint64_t t0, int ret,
+				int64_t bytes, uint64_t t0, uint64_t t1, int ret,
 				uint8_t flags, uint64_t tag)
 {
 	struct iogap_trace_record rec;
@@ -100,7 +100,7 @@ static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
 	rec.offset = (uint64_t)offset;
 	rec.start_ns = t0;
 	rec.issue_ns = t0;
-	rec.complete_ns = iogap_now_ns();
+	rec.complete_ns = t1;
 	rec.length = bytes > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 	rec.result = ret < 0 ? ret : (bytes > INT32_MAX ? INT32_MAX : (int32_t)bytes);
 	rec.thread = iogap_tid();
@@ -145,7 +145,7 @@ static uint64_t iogap_find_tag(const BDRVIogapState *s, QEMUIOVector *qiov,
 				memcpy(&t, base + in, sizeof(t));
 			} else {
 				/* tag straddles iov elements: gather it */
-				size_t got = len - in, p2 = pos + len;
+				size_t got = len - in;
 				int j = i + 1;
 				memcpy(&t, base + in, got);
 				while (got < sizeof(t) && j < qiov->niov) {
@@ -154,7 +154,6 @@ static uint64_t iogap_find_tag(const BDRVIogapState *s, QEMUIOVector *qiov,
 						c = l2;
 					memcpy((uint8_t *)&t + got, qiov->iov[j].iov_base, c);
 					got += c;
-					p2 += l2;
 					j++;
 				}
 				if (got < sizeof(t))
@@ -178,7 +177,7 @@ static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
 {
 	uint64_t t0 = iogap_now_ns();
 	int ret = bdrv_co_preadv_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
-	iogap_record(bs->opaque, IOGAP_OP_READ, offset, bytes, t0, ret, 0, 0);
+	iogap_record(bs->opaque, IOGAP_OP_READ, offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
@@ -189,12 +188,13 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 {
 	BDRVIogapState *s = bs->opaque;
 	uint8_t rflags = (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0;
-	uint64_t tag, t0 = iogap_now_ns();
+	uint64_t tag, t1, t0 = iogap_now_ns();
 	int ret;
 
 	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
+	t1 = iogap_now_ns();    /* before the tag scan: not part of the request's time */
 	tag = iogap_find_tag(s, qiov, qiov_offset, bytes, &rflags);
-	iogap_record(s, IOGAP_OP_WRITE, offset, bytes, t0, ret, rflags, tag);
+	iogap_record(s, IOGAP_OP_WRITE, offset, bytes, t0, t1, ret, rflags, tag);
 	return ret;
 }
 
@@ -203,7 +203,7 @@ static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t off
 {
 	uint64_t t0 = iogap_now_ns();
 	int ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
-	iogap_record(bs->opaque, IOGAP_OP_WRITE_ZEROES, offset, bytes, t0, ret,
+	iogap_record(bs->opaque, IOGAP_OP_WRITE_ZEROES, offset, bytes, t0, iogap_now_ns(), ret,
 		     (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0, 0);
 	return ret;
 }
@@ -213,7 +213,7 @@ static int coroutine_fn iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
 {
 	uint64_t t0 = iogap_now_ns();
 	int ret = bdrv_co_pdiscard(bs->file, offset, bytes);
-	iogap_record(bs->opaque, IOGAP_OP_TRIM, offset, bytes, t0, ret, 0, 0);
+	iogap_record(bs->opaque, IOGAP_OP_TRIM, offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
@@ -221,7 +221,7 @@ static int coroutine_fn iogap_co_flush(BlockDriverState *bs)
 {
 	uint64_t t0 = iogap_now_ns();
 	int ret = bdrv_co_flush(bs->file->bs);
-	iogap_record(bs->opaque, IOGAP_OP_FLUSH, 0, 0, t0, ret, 0, 0);
+	iogap_record(bs->opaque, IOGAP_OP_FLUSH, 0, 0, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
@@ -233,7 +233,7 @@ static int coroutine_fn iogap_co_pwritev_compressed_part(BlockDriverState *bs,
 	uint64_t t0 = iogap_now_ns();
 	int ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset,
 				       BDRV_REQ_WRITE_COMPRESSED);
-	iogap_record(bs->opaque, IOGAP_OP_WRITE, offset, bytes, t0, ret, 0, 0);
+	iogap_record(bs->opaque, IOGAP_OP_WRITE, offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
@@ -248,7 +248,7 @@ static int coroutine_fn iogap_co_copy_range_from(BlockDriverState *bs,
 	int ret = bdrv_co_copy_range_from(bs->file, src_offset, dst, dst_offset,
 					  bytes, read_flags, write_flags);
 	(void)src;
-	iogap_record(bs->opaque, IOGAP_OP_OTHER, src_offset, bytes, t0, ret, 0, 0);
+	iogap_record(bs->opaque, IOGAP_OP_OTHER, src_offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
@@ -263,7 +263,7 @@ static int coroutine_fn iogap_co_copy_range_to(BlockDriverState *bs,
 	int ret = bdrv_co_copy_range_to(src, src_offset, bs->file, dst_offset,
 					bytes, read_flags, write_flags);
 	(void)dst;
-	iogap_record(bs->opaque, IOGAP_OP_OTHER, dst_offset, bytes, t0, ret, 0, 0);
+	iogap_record(bs->opaque, IOGAP_OP_OTHER, dst_offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
@@ -398,6 +398,7 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 	bs->supported_zero_flags = BDRV_REQ_WRITE_UNCHANGED |
 		((BDRV_REQ_FUA | BDRV_REQ_MAY_UNMAP | BDRV_REQ_NO_FALLBACK) &
 		 bs->file->bs->supported_zero_flags);
+	bs->supported_truncate_flags = bs->file->bs->supported_truncate_flags & BDRV_REQ_ZERO_WRITE;
 
 	opts = qemu_opts_create(&iogap_runtime_opts, NULL, 0, NULL);
 	if (!qemu_opts_absorb_qdict(opts, options, errp)) {
@@ -406,14 +407,20 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 	}
 	iogap_sanitize(node, sizeof(node), bs->node_name[0] ? bs->node_name : "node");
 	layer = qemu_opt_get(opts, "layer");
+	if (!layer && iogap_alias_mode && bs->node_name[0]) {
+		/* alias: no options through QAPI; the node name (truncated) is the layer */
+		snprintf(s->layer, sizeof(s->layer), "%.15s", bs->node_name);
+		layer = s->layer;
+	}
 	if (!layer)
-		layer = iogap_alias_mode ? bs->node_name : "top";
+		layer = "top";
 	if (!layer[0] || strlen(layer) >= sizeof(s->layer)) {
 		error_setg(errp, "iogap: layer name must be 1..%zu characters", sizeof(s->layer) - 1);
 		ret = -EINVAL;
 		goto out;
 	}
-	snprintf(s->layer, sizeof(s->layer), "%s", layer);
+	if (layer != s->layer)
+		snprintf(s->layer, sizeof(s->layer), "%s", layer);
 	ring_size = qemu_opt_get_number(opts, "ring-size", IOGAP_DEFAULT_RING_SIZE);
 	if (ring_size < 2 || ring_size > (1u << 30)) {
 		error_setg(errp, "iogap: ring-size must be in 2..%u records", 1u << 30);

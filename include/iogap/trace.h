@@ -65,10 +65,15 @@ struct iogap_trace_header {
 };
 
 /*
- * Shared-memory ring (filter): a single producer per ring advances
- * write_seq after filling a slot; readers advance read_seq.  A slot is
- * record index seq % capacity.  When write_seq - read_seq == capacity the
- * producer drops the record and increments dropped instead of blocking.
+ * Shared-memory ring (filter).  Several QEMU threads may produce into one
+ * ring: write_seq is the contiguous count of complete records, readers
+ * consume [read_seq, write_seq) after an acquire load of write_seq and
+ * then advance read_seq.  Capacity (the header's record_count) is a power
+ * of two; a record's slot is seq & (capacity - 1).  When the ring is full
+ * the newest record is dropped and counted in dropped (the oldest are kept
+ * until a reader advances read_seq); the I/O path never blocks.  At close
+ * the writer copies dropped into the header.  A filter record's thread is
+ * the thread that completed the request.
  */
 struct iogap_ring_control {
 	uint64_t write_seq;       /* records published (monotonic) */
