@@ -36,7 +36,8 @@ struct run_opts {
 	const char *kernel, *initrd;
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy;
-	unsigned timeout_s;
+	unsigned timeout_s, boot_timeout_s;
+	const char *append;
 	char **jobs;
 	int nr_jobs;
 };
@@ -418,7 +419,7 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		.kernel = s->kernel, .initrd = s->initrd, .filter_so = s->filter_so,
 		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
 		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
-		.mode = "agent", .target = &s->target,
+		.mode = "agent", .target = &s->target, .append_extra = s->o.append,
 	};
 	struct iogap_vm vm;
 	struct iogap_ctl c = { .cancel = &interrupted };
@@ -445,7 +446,7 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 	cfg.accel = s->accel_used;
 	if (iogap_vm_start(&cfg, &vm, err, errlen))
 		return -1;
-	boot_deadline = now_ns() + 60000000000ULL;
+	boot_deadline = now_ns() + (uint64_t)s->o.boot_timeout_s * 1000000000ULL;
 	if (iogap_ctl_connect(&c, vm.ctl_sock, boot_deadline)) {
 		snprintf(err, errlen, "QEMU did not start: %s", c.err);
 		goto fail;
@@ -589,8 +590,7 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	uname(&u);
 	jw_obj(&w, NULL);
 	jw_str(&w, "iogap", IOGAP_VERSION);
-	jw_member(&w, "command");
-	jw_open(&w, NULL, '[');
+	jw_open(&w, "command", '[');
 	for (int i = 0; i < argc; i++) {
 		jw_member(&w, NULL);
 		jw_string(&w, argv[i]);
@@ -659,8 +659,7 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 		jw_u64(&w, "bottom_unclaimed", pc->bottom_unclaimed);
 		jw_end(&w);
 	}
-	jw_member(&w, "env");
-	jw_open(&w, NULL, '{');
+	jw_open(&w, "env", '{');
 	for (size_t i = 0; i < s->nr_env; i++) {
 		const char *v = getenv(s->env_names[i]);
 
@@ -726,6 +725,17 @@ static void print_summary(struct run_state *s)
 	}
 }
 
+/* The run could not start: say why in the manifest and on stderr. */
+static void setup_failed(struct run_state *s, int argc, char **argv, const char *why)
+{
+	s->bare.status = "failed";
+	snprintf(s->bare.message, sizeof(s->bare.message), "not started: %s", why);
+	s->vm.status = "failed";
+	snprintf(s->vm.message, sizeof(s->vm.message), "not started: %s", why);
+	write_manifest(s, argc, argv);
+	fprintf(stderr, "iogap run: %s\n(run directory: %s)\n", why, s->dir);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
@@ -740,6 +750,8 @@ static void usage(FILE *f)
 	      "  --smp N --memory MB   default 1, 512\n"
 	      "  --kernel PATH --initrd PATH   guest to boot (default: iogap's image)\n"
 	      "  --timeout SEC         the guest job's limit (default 600)\n"
+	      "  --boot-timeout SEC    the guest must answer within this (default 60)\n"
+	      "  --append ARGS         more guest kernel command line (e.g. null_blk.zoned=1)\n"
 	      "  --allow-destroy-data  write even to a target that holds data\n", f);
 }
 
@@ -760,6 +772,8 @@ int iogap_cmd_run(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "initrd", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "boot-timeout", required_argument, NULL, 'b' },
+		{ "append", required_argument, NULL, 'p' },
 		{ "allow-destroy-data", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -773,7 +787,8 @@ int iogap_cmd_run(int argc, char **argv)
 	if (!s)
 		return 1;
 	s->o = (struct run_opts){ .accel = "auto", .cache = "none", .aio = "native",
-				  .machine = "pc", .smp = 1, .memory_mb = 512, .timeout_s = 600 };
+				  .machine = "pc", .smp = 1, .memory_mb = 512, .timeout_s = 600,
+				  .boot_timeout_s = 60 };
 	s->bare = (struct phase){ .name = "bare", .status = "skipped" };
 	s->vm = (struct phase){ .name = "vm", .status = "skipped" };
 	optind = 1;
@@ -793,6 +808,8 @@ int iogap_cmd_run(int argc, char **argv)
 		case 'k': s->o.kernel = optarg; break;
 		case 'r': s->o.initrd = optarg; break;
 		case 'T': s->o.timeout_s = (unsigned)atoi(optarg); break;
+		case 'b': s->o.boot_timeout_s = (unsigned)atoi(optarg); break;
+		case 'p': s->o.append = optarg; break;
 		case 'D': s->o.allow_destroy = true; break;
 		case 'h': usage(stdout); free(s); return 0;
 		default: usage(stderr); free(s); return 2;
@@ -816,22 +833,10 @@ int iogap_cmd_run(int argc, char **argv)
 		free(s);
 		return 2;
 	}
-	if (s->o.smp < 1 || s->o.memory_mb < 128 || s->o.timeout_s < 1) {
-		fprintf(stderr, "iogap run: --smp >= 1, --memory >= 128, --timeout >= 1\n");
+	if (s->o.smp < 1 || s->o.memory_mb < 128 || s->o.timeout_s < 1 || s->o.boot_timeout_s < 1) {
+		fprintf(stderr, "iogap run: --smp >= 1, --memory >= 128, timeouts >= 1\n");
 		free(s);
 		return 2;
-	}
-	if (iogap_target_parse(s->o.target_spec, &s->target, err, sizeof(err)) ||
-	    locate(s, err, sizeof(err))) {
-		fprintf(stderr, "iogap run: %s\n", err);
-		free(s);
-		return 1;
-	}
-	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only) {
-		fprintf(stderr, "iogap run: %s is a %s image: bare metal cannot run on it the way "
-			"the guest sees it; use --vm-only\n", s->target.path, s->target.format);
-		free(s);
-		return 1;
 	}
 	if (s->o.dir) {
 		snprintf(s->dir, sizeof(s->dir), "%s", s->o.dir);
@@ -867,6 +872,20 @@ int iogap_cmd_run(int argc, char **argv)
 		free(text);
 		snprintf(dst, sizeof(dst), "%s/job%d.fio", s->dir, i);
 		copy_file(s->o.jobs[i], dst);
+	}
+	/* from here on every failure is recorded in the run directory */
+	if (iogap_target_parse(s->o.target_spec, &s->target, err, sizeof(err)) ||
+	    locate(s, err, sizeof(err))) {
+		setup_failed(s, argc, argv, err);
+		free(s);
+		return 1;
+	}
+	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only) {
+		snprintf(err, sizeof(err), "%.3000s is a %s image: bare metal cannot run on it the way "
+			 "the guest sees it; use --vm-only", s->target.path, s->target.format);
+		setup_failed(s, argc, argv, err);
+		free(s);
+		return 1;
 	}
 	{
 		int fd = open("/dev/urandom", O_RDONLY);

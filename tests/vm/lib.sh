@@ -1,0 +1,35 @@
+# Shared helpers for the guest (VM) TAP tests: boot the guest built by
+# images/ through images/boot-smoke (TCG, -machine pc, virtio-blk serial
+# iogap0, virtio-serial port iogap.ctl).
+# shellcheck shell=bash
+set -u
+n=0
+failed=0
+ok() { # ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+finish() { exit $((failed > 0)); }
+diag() { sed 's/^/# /' "$@"; }
+
+BUILD=${IOGAP_BUILD:?IOGAP_BUILD not set}
+SRC=${IOGAP_SRC:?IOGAP_SRC not set}
+BOOT=$SRC/images/boot-smoke
+command -v "${QEMU:-qemu-system-x86_64}" > /dev/null || skip_all "qemu-system-x86_64 not installed"
+[ -f "$BUILD/images/vmlinux" ] && [ -f "$BUILD/images/initramfs.cpio" ] ||
+	skip_all "guest image not built ($BUILD/images/vmlinux)"
+# disk images need O_DIRECT (cache=none): work under the build dir, not /tmp
+WORK=$(mktemp -d "$BUILD/test-vm-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# boot LOG [boot-smoke options...]: boots once, console in LOG, status of boot-smoke
+boot() {
+	local log=$1; shift
+	"$BOOT" --build "$BUILD" --quiet --log "$log" "$@" > "$log.summary" 2>&1
+	local rc=$?
+	sed 's/^/# /' "$log.summary"
+	return $rc
+}
+# between LOG BEGIN END: the console lines between two marker lines
+between() { sed -n "/^$2\$/,/^$3\$/{/^$2\$/d;/^$3\$/d;p}" "$1"; }
