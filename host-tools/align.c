@@ -199,7 +199,8 @@ static int sync_set(const struct iogap_sync_sample *s, size_t n, struct sync_est
 	} else {
 		const struct round *a = &r[k / 2 - 1], *b = &r[k / 2];
 
-		e->off = a->off + (b->off - a->off) / 2;
+		/* b->off >= a->off: the unsigned difference cannot overflow */
+		e->off = (int64_t)((uint64_t)a->off + ((uint64_t)b->off - (uint64_t)a->off) / 2);
 		e->mid = a->mid < b->mid ? a->mid + (b->mid - a->mid) / 2
 					 : b->mid + (a->mid - b->mid) / 2;
 	}
@@ -238,9 +239,12 @@ int iogap_clock_from_sync(const struct iogap_sync_sample *a, size_t na,
 		if (eb.max_kept_rtt / 2 > unc)
 			unc = eb.max_kept_rtt / 2;
 		/* the two offsets a span apart: only their difference and
-		 * the span (both small) go through double */
-		if (eb.mid > ea.mid)
-			map->drift_ppb = (double)(eb.off - ea.off) /
+		 * the span (both small) go through double.  Sets less than
+		 * IOGAP_ALIGN_MIN_DRIFT_SPAN_NS apart give no drift: the
+		 * offsets' errors (up to the uncertainty, tens of us) over a
+		 * span of ms would make a drift of 1000s of ppm out of noise. */
+		if (eb.mid > ea.mid && eb.mid - ea.mid >= IOGAP_ALIGN_MIN_DRIFT_SPAN_NS)
+			map->drift_ppb = (double)sadd(eb.off, ea.off == INT64_MIN ? INT64_MAX : -ea.off) /
 					 (double)(eb.mid - ea.mid) * 1e9;
 	}
 	map->sync_uncertainty_ns = unc;
@@ -316,12 +320,48 @@ static inline unsigned kdigit(const struct kent *k, unsigned d)
 
 #define KDIGITS 21
 
-/* Stable: equal (key, t) keep their input order. */
+static int cmp_kent_t(const void *a, const void *b)
+{
+	const struct kent *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (k_idx(x) > k_idx(y)) - (k_idx(x) < k_idx(y));
+}
+
+/* One key's group by time: usually tiny and already in order (stable
+ * radix sort of time-ordered input). */
+static void ksort_group(struct kent *a, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n && a[i - 1].t <= a[i].t; i++)
+		;
+	if (i >= n)
+		return;
+	if (n > 16) {
+		qsort(a, n, sizeof(*a), cmp_kent_t);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct kent x = a[i];
+
+		for (j = i; j > 0 && a[j - 1].t > x.t; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+/*
+ * By (key, t): a stable LSD radix sort on the key only (time digits would
+ * double the passes), then each key's group by time.  Keys are nearly
+ * unique (random offsets), so the groups cost nothing.
+ */
 static int ksort(struct kent *a, size_t n)
 {
 	size_t (*h)[256];
 	struct kent *tmp, *src = a, *dst;
-	size_t i;
+	size_t i, e;
 	unsigned d;
 
 	for (i = 1; i < n && !kless(&a[i], &a[i - 1]); i++)
@@ -336,11 +376,9 @@ static int ksort(struct kent *a, size_t n)
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t t = a[i].t, o = a[i].off;
+		uint64_t o = a[i].off;
 		uint32_t l = a[i].len;
 
-		for (d = 0; d < 8; d++)
-			h[d][(t >> (8 * d)) & 255]++;
 		for (d = 0; d < 4; d++)
 			h[8 + d][(l >> (8 * d)) & 255]++;
 		for (d = 0; d < 8; d++)
@@ -348,7 +386,7 @@ static int ksort(struct kent *a, size_t n)
 		h[20][a[i].idxop >> 31]++;
 	}
 	dst = tmp;
-	for (d = 0; d < KDIGITS; d++) {
+	for (d = 8; d < KDIGITS; d++) {
 		size_t sum = 0, c;
 		int trivial = 0;
 
@@ -371,6 +409,12 @@ static int ksort(struct kent *a, size_t n)
 		memcpy(a, src, n * sizeof(*a));
 	free(tmp);
 	free(h);
+	for (i = 0; i < n; i = e) {
+		for (e = i + 1; e < n && ksame(&a[e], &a[i]); e++)
+			;
+		if (e - i > 1)
+			ksort_group(a + i, e - i);
+	}
 	return 0;
 }
 
@@ -448,7 +492,8 @@ enum { M_NONE = 0, M_PAIR = 1, M_AMBIG = 2 };
  * B's record).  Such cases are M_AMBIG, never guessed.
  * res[number] = record index or NONE, st[number] = M_*.
  */
-static int match_windows(const struct kent *q, size_t nq, const struct kent *f, size_t nf, uint32_t *res, uint8_t *st)
+static int match_windows(const struct kent *q, size_t nq, const struct kent *f, size_t nf,
+			 uint32_t *res, uint8_t *st)
 {
 	uint32_t *qa, *qb;
 	int32_t *cover;
@@ -664,7 +709,12 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 	out->map = *map;
 	if (!out->map.method)
 		out->map.method = "ping-pong";
-	slack = 2 * map->sync_uncertainty_ns + IOGAP_ALIGN_READ_SLACK_NS;
+	/* the ping-pong map's error at a request: the offset's (<= u) plus
+	 * the drift's times the distance from ref; the drift's error is at
+	 * most 2u / span, and requests lie between the two sync sets, so
+	 * the error is <= 3u.  The constant absorbs rounding and a guest
+	 * stamp taken just outside [t_send, t_recv]. */
+	slack = 3 * map->sync_uncertainty_ns + IOGAP_ALIGN_READ_SLACK_NS;
 	if (map->sync_uncertainty_ns > UINT64_MAX / 8)
 		slack = UINT64_MAX / 4;
 

@@ -36,7 +36,8 @@ struct iogap_clock_map {
 				       * largest round trip kept (the median is
 				       * one of the kept rounds, each within
 				       * rtt/2 of the truth) */
-	/* refined by paired requests: offset lies in [bound_lo, bound_hi] */
+	/* refined by paired requests: offset lies in [bound_lo, bound_hi];
+	 * from the ping-pong alone: offset -+ sync_uncertainty_ns */
 	int64_t bound_lo_ns, bound_hi_ns;
 	uint64_t bound_pairs;     /* pairs that contributed */
 	int bound_consistent;     /* 0 if the bounds crossed (lo > hi): then
@@ -45,9 +46,15 @@ struct iogap_clock_map {
 	const char *method;       /* "ping-pong", "ping-pong+request-bounds" */
 };
 
+/* Sets of sync rounds closer than this give no drift estimate. */
+#define IOGAP_ALIGN_MIN_DRIFT_SPAN_NS 1000000000ull
+
 /* Estimate offset and drift from sync rounds taken before (a) and after
- * (b) the workload; nb may be 0 (no drift then).  Keeps the rounds with
- * the smallest round trips.  0, or -1 if na == 0. */
+ * (b) the workload; nb may be 0 (no drift then; also when the two sets are
+ * less than IOGAP_ALIGN_MIN_DRIFT_SPAN_NS apart).  Keeps the rounds with
+ * the smallest round trips; rounds with t_recv < t_send are skipped.
+ * Sets method "ping-pong" and bound_lo/hi = offset -+ sync_uncertainty_ns
+ * (bound_pairs 0).  0, or -1 if a has no valid round. */
 int iogap_clock_from_sync(const struct iogap_sync_sample *a, size_t na,
 			  const struct iogap_sync_sample *b, size_t nb,
 			  struct iogap_clock_map *map);
@@ -58,7 +65,8 @@ uint64_t iogap_host_to_guest(const struct iogap_clock_map *map, uint64_t host_ns
 
 /* Time window slack for pairing by (op, offset, length): a filter record
  * matches a guest request when its entry lies in [mapped start - slack,
- * mapped completion + slack], slack = 2 * sync_uncertainty_ns + this. */
+ * mapped completion + slack], slack = 3 * sync_uncertainty_ns + this
+ * (offset error <= u, drift error <= 2u over the run: see align.c). */
 #define IOGAP_ALIGN_READ_SLACK_NS 20000u
 
 /*
@@ -91,9 +99,11 @@ struct iogap_pair_counts {
 	uint64_t ambiguous[IOGAP_PAIR_DIRS];
 	uint64_t unpaired[IOGAP_PAIR_DIRS];       /* no top record found */
 	/* guest[d] == paired_top[d] + ambiguous[d] + unpaired[d] */
-	uint64_t top_unclaimed, bottom_unclaimed; /* read/write filter records not attached to a request */
+	uint64_t top_unclaimed, bottom_unclaimed; /* read/write filter records not
+						   * attached to any request */
 	uint64_t split[IOGAP_PAIR_DIRS];          /* guest request seen as several filter records */
-	uint64_t invalid[IOGAP_PAIR_DIRS];        /* guest records with complete < start (within unpaired/exact) */
+	uint64_t invalid[IOGAP_PAIR_DIRS];        /* guest records with complete < start
+						   * (counted within unpaired/exact too) */
 	uint64_t tag_mismatch;                    /* tagged top records whose offset lies outside their
 						   * tag's guest request (stale tag): left unclaimed */
 };
@@ -106,12 +116,16 @@ struct iogap_pairing {
 };
 
 /*
- * Pair guest records (reads and writes that completed; ramp records
- * included) with filter records, then refine map with the per-request
- * bounds of exact pairs: guest start <= top entry and top exit <= guest
- * completion.  Record arrays must stay alive while the pairing is used.
- * map is the ping-pong estimate (used for the read time windows).
- * Returns 0, or -1 with err set.
+ * Pair guest records (every read and write, ramp records included; flush,
+ * trim and other ops are skipped) with filter records, then refine map with
+ * the per-request bounds of exact pairs: guest start <= top entry and top
+ * exit <= guest completion.  pairs[] follows the guest records' order.
+ * Record arrays must stay alive while the pairing is used.  map is the
+ * ping-pong estimate (used for the read time windows); out->map is the
+ * refined one, with sync_* and drift unchanged.  At most 2^30 - 1 records
+ * per array.  O(n log n) time; memory: the pairs (88 bytes each) and
+ * ~150 bytes per request of indexes while pairing.  Returns 0, or -1 with
+ * err set (out then holds no allocation).
  */
 int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 			const struct iogap_trace_record *top, size_t ntop,

@@ -64,9 +64,16 @@ struct run_state {
 	char guest_hello[512];
 	struct iogap_pairing pairing;
 	bool have_pairing;
+	/* per direction: mean ns of G->Q, Q.fmt, B, Q.ret, Q->G over pairs
+	 * seen at both filter layers, outside ramp */
+	double stage_mean[IOGAP_PAIR_DIRS][5];
+	uint64_t stage_n[IOGAP_PAIR_DIRS];
+	uint64_t order_checked, order_violations;
 	char env_names[64][128];
 	size_t nr_env;
 };
+
+static void stage_stats(struct run_state *s);
 
 static volatile int interrupted;   /* set by SIGINT/SIGTERM */
 
@@ -197,8 +204,8 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		const char *env = getenv(want[i].env);
 
 		if (want[i].dst[0])
-			continue;
-		if (env)
+			;   /* given on the command line */
+		else if (env)
 			snprintf(want[i].dst, PATH_MAX, "%s", env);
 		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
 			return -1;
@@ -541,6 +548,7 @@ static int align_vm(struct run_state *s, struct loaded *l, char *err, size_t err
 				&s->pairing, err, errlen))
 		return -1;
 	s->have_pairing = true;
+	stage_stats(s);
 	return 0;
 }
 
@@ -646,6 +654,21 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 		jw_int(&w, "bound_width_ns", m->bound_hi_ns - m->bound_lo_ns);
 		jw_u64(&w, "bound_pairs", m->bound_pairs);
 		jw_int(&w, "bound_consistent", m->bound_consistent);
+		jw_u64(&w, "order_checked", s->order_checked);
+		jw_u64(&w, "order_violations", s->order_violations);
+		jw_end(&w);
+		jw_obj(&w, "stage_mean_ns");
+		for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
+			static const char *stages[] = { "G->Q", "Q.fmt", "B", "Q.ret", "Q->G" };
+
+			if (!s->stage_n[d])
+				continue;
+			jw_obj(&w, d ? "write" : "read");
+			jw_u64(&w, "n", s->stage_n[d]);
+			for (int k = 0; k < 5; k++)
+				jw_float(&w, stages[k], s->stage_mean[d][k]);
+			jw_end(&w);
+		}
 		jw_end(&w);
 		jw_obj(&w, "pairing");
 		counts_json(&w, "guest", pc->guest);
@@ -701,28 +724,55 @@ static void print_summary(struct run_state *s)
 		}
 	}
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
-		double sum[5] = { 0 };
-		uint64_t n = 0;
+		const double *m = s->stage_mean[d];
 
-		for (size_t i = 0; i < s->pairing.nr; i++) {
-			const struct iogap_pair *p = &s->pairing.pairs[i];
-
-			if (!p->top || !p->bottom || p->ambiguous || p->guest->op != d ||
-			    p->guest->flags & IOGAP_REC_RAMP)
-				continue;
-			sum[0] += (double)p->top->start_ns - (double)p->g_start;
-			sum[1] += (double)p->bottom->start_ns - (double)p->top->start_ns;
-			sum[2] += (double)p->bottom->complete_ns - (double)p->bottom->start_ns;
-			sum[3] += (double)p->top->complete_ns - (double)p->bottom->complete_ns;
-			sum[4] += (double)p->g_complete - (double)p->top->complete_ns;
-			n++;
-		}
-		if (!n)
+		if (!s->stage_n[d])
 			continue;
 		printf("  %-5s mean us: G->Q %.1f | Q.fmt %.1f | B %.1f | Q.ret %.1f | Q->G %.1f"
-		       " (n=%" PRIu64 ")\n", dirs[d], sum[0] / n / 1e3, sum[1] / n / 1e3,
-		       sum[2] / n / 1e3, sum[3] / n / 1e3, sum[4] / n / 1e3, n);
+		       " (n=%" PRIu64 ")\n", dirs[d], m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3,
+		       m[4] / 1e3, s->stage_n[d]);
 	}
+	if (s->order_checked)
+		printf("  clock sanity: %" PRIu64 " of %" PRIu64 " exact pairs out of order\n",
+		       s->order_violations, s->order_checked);
+}
+
+/*
+ * Stage means, and the clock sanity check: for every exact pair the
+ * mapped guest submit <= top entry <= bottom entry <= bottom exit <= top
+ * exit <= mapped guest completion.  A violation means the clock mapping
+ * (or the pairing) is wrong; it is counted, never hidden.
+ */
+static void stage_stats(struct run_state *s)
+{
+	double sum[IOGAP_PAIR_DIRS][5] = { { 0 } };
+
+	for (size_t i = 0; i < s->pairing.nr; i++) {
+		const struct iogap_pair *p = &s->pairing.pairs[i];
+		int d = p->guest->op;
+
+		if (!p->top || !p->bottom || p->ambiguous || d >= IOGAP_PAIR_DIRS)
+			continue;
+		if (p->exact) {
+			s->order_checked++;
+			if (!(p->g_start <= p->top->start_ns && p->top->start_ns <= p->bottom->start_ns &&
+			      p->bottom->start_ns <= p->bottom->complete_ns &&
+			      p->bottom->complete_ns <= p->top->complete_ns &&
+			      p->top->complete_ns <= p->g_complete))
+				s->order_violations++;
+		}
+		if (p->guest->flags & IOGAP_REC_RAMP)
+			continue;
+		sum[d][0] += (double)p->top->start_ns - (double)p->g_start;
+		sum[d][1] += (double)p->bottom->start_ns - (double)p->top->start_ns;
+		sum[d][2] += (double)p->bottom->complete_ns - (double)p->bottom->start_ns;
+		sum[d][3] += (double)p->top->complete_ns - (double)p->bottom->complete_ns;
+		sum[d][4] += (double)p->g_complete - (double)p->top->complete_ns;
+		s->stage_n[d]++;
+	}
+	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
+		for (int k = 0; k < 5 && s->stage_n[d]; k++)
+			s->stage_mean[d][k] = sum[d][k] / (double)s->stage_n[d];
 }
 
 /* The run could not start: say why in the manifest and on stderr. */
@@ -935,8 +985,13 @@ int iogap_cmd_run(int argc, char **argv)
 	write_manifest(s, argc, argv);
 	print_summary(s);
 	rc = strcmp(s->bare.status, "failed") && strcmp(s->vm.status, "failed") && !interrupted ? 0 : 1;
-	if (rc)
-		fprintf(stderr, "iogap run: failed; see %s/manifest.json\n", s->dir);
+	if (rc) {
+		if (!strcmp(s->bare.status, "failed"))
+			fprintf(stderr, "iogap run: bare metal phase failed: %s\n", s->bare.message);
+		if (!strcmp(s->vm.status, "failed"))
+			fprintf(stderr, "iogap run: VM phase failed: %s\n", s->vm.message);
+		fprintf(stderr, "iogap run: see %s/manifest.json\n", s->dir);
+	}
 	if (s->have_pairing)
 		iogap_pairing_free(&s->pairing);
 	free(l.guest);

@@ -141,6 +141,22 @@ static void test_sync(void)
 	   "sync_rtt %" PRIu64 " >= floor, uncertainty %" PRIu64 " >= rtt/2", m.sync_rtt_ns,
 	   m.sync_uncertainty_ns);
 
+	{
+		/* sets 0.3 s apart: too close for a drift */
+		struct synth_cfg c2 = c;
+		struct synth s2;
+
+		c2.n = 10000;
+		c2.nsync = 100;
+		if (synth_make(&c2, &s2) == 0) {
+			int rc = iogap_clock_from_sync(s2.sa, s2.nsa, s2.sb, s2.nsb, &m);
+
+			ok(rc == 0 && m.drift_ppb == 0 &&
+			   s2.sb[0].t_send - s2.sa[0].t_send < IOGAP_ALIGN_MIN_DRIFT_SPAN_NS,
+			   "sync sets < %.1f s apart: no drift estimated", IOGAP_ALIGN_MIN_DRIFT_SPAN_NS / 1e9);
+			synth_free(&s2);
+		}
+	}
 	/* before set only: no drift */
 	ok(iogap_clock_from_sync(s.sa, s.nsa, NULL, 0, &m) == 0 && m.drift_ppb == 0,
 	   "no after set: drift 0");
@@ -262,6 +278,59 @@ static void test_base(const char *name, int tagging)
 	}
 	iogap_pairing_free(&pr);
 	synth_free(&s);
+}
+
+/* several seeds, offsets of both signs (a guest booted after the host has
+ * the smaller monotonic clock), drifts of both signs, with and without
+ * shuffling: the core properties hold in every one */
+static void test_sweep(void)
+{
+	static const int64_t offs[] = { 12345678901, -987654321012345, 0, 777 };
+	static const double drifts[] = { 3000, -12000, 0, 150 };
+	size_t runs = 0, bad_rc = 0, wrong = 0, chain = 0, contain = 0, unpaired_w = 0, reads = 0;
+
+	for (unsigned seed = 0; seed < 8; seed++) {
+		struct synth_cfg c;
+		struct synth s;
+		struct iogap_clock_map m;
+		struct iogap_pairing pr;
+		struct pcheck k;
+		int64_t truth;
+
+		synth_default(&c);
+		c.seed = 1000 + seed;
+		c.n = 30000 + 5000 * seed;
+		c.gap_mean = 40000;   /* spans >= 1.2 s: drift estimated */
+		c.off0 = offs[seed % 4];
+		c.drift_ppb = drifts[(seed / 2) % 4];
+		c.shuffle = seed & 1;
+		c.host0 = seed < 4 ? 1700000000000000000ull : 2000000000000000ull;   /* 23 days of uptime */
+		if (synth_make(&c, &s))
+			continue;
+		runs++;
+		if (iogap_clock_from_sync(s.sa, s.nsa, s.sb, s.nsb, &m) ||
+		    iogap_pair_requests(s.g, s.ng, s.t, s.nt, s.b, s.nb, &m, &pr, err, sizeof(err))) {
+			bad_rc++;
+			synth_free(&s);
+			continue;
+		}
+		k = check(s.g, &pr);
+		truth = synth_offset_at(&c, pr.map.ref_host_ns);
+		wrong += k.wrong_top + k.wrong_bottom + k.sum_bad;
+		chain += k.sanity_bad;
+		if (!pr.map.bound_consistent || truth < pr.map.bound_lo_ns || truth > pr.map.bound_hi_ns)
+			contain++;
+		unpaired_w += pr.counts.guest[1] - pr.counts.exact[1];
+		if (pr.counts.paired_top[0] * 100 < pr.counts.guest[0] * 99)
+			reads++;
+		iogap_pairing_free(&pr);
+		synth_free(&s);
+	}
+	ok(runs == 8 && bad_rc == 0, "sweep: 8 scenarios ran");
+	ok(wrong == 0, "sweep: no wrong pair, counts add up (%zu bad)", wrong);
+	ok(unpaired_w == 0 && reads == 0, "sweep: all writes exact, reads >= 99%% in every scenario");
+	ok(chain == 0, "sweep: clock chain holds for every exact pair (%zu bad)", chain);
+	ok(contain == 0, "sweep: bounds consistent and containing the true offset (%zu bad)", contain);
 }
 
 /* append a request (guest + top + bottom) with explicit host times */
@@ -536,6 +605,18 @@ static void test_adversarial(void)
 		   "NaN drift: -1 (%s)", err);
 	}
 
+	{
+		struct iogap_sync_sample x[4] = { { 0, UINT64_MAX, 10 }, { 0, 0, 10 },
+						  { 5, UINT64_MAX / 2, 6 },
+						  { UINT64_MAX - 5, 0, UINT64_MAX } };
+		struct iogap_clock_map xm;
+		int rc = iogap_clock_from_sync(x, 4, x, 4, &xm);
+
+		ok(rc == 0 && isfinite(xm.drift_ppb) && xm.sync_uncertainty_ns <= 5,
+		   "sync rounds at the ends of the clock range: no overflow (offset %" PRId64 ")",
+		   xm.offset_ns);
+	}
+
 	/* all reads at one offset: sequential ones pair, overlapping ones
 	 * never pair wrongly */
 	{
@@ -637,6 +718,7 @@ int main(void)
 	test_sync();
 	test_base("tagged", 1);
 	test_base("untagged", 0);
+	test_sweep();
 	test_ambiguity();
 	test_dropped();
 	test_inconsistent();
