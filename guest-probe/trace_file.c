@@ -39,7 +39,7 @@
 
 #define KNOWN_TRACE_FLAGS  (IOGAP_TRACE_F_RING | IOGAP_TRACE_F_COMPLETE)
 #define KNOWN_REC_FLAGS    (IOGAP_REC_TAGGED | IOGAP_REC_RAMP | IOGAP_REC_FUA | \
-			    IOGAP_REC_SYNC_OP)
+			    IOGAP_REC_SYNC_OP | IOGAP_REC_MERGED)
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -906,10 +906,10 @@ static void dump_info(FILE *out, const char *info)
 
 static void dump_record(FILE *out, uint64_t seq, const struct iogap_trace_record *x)
 {
-	static const char *const rf[] = { "tagged", "ramp", "fua", "sync-op" };
+	static const char *const rf[] = { "tagged", "ramp", "fua", "sync-op", "merged" };
 	char fl[64];
 
-	flag_names(fl, sizeof(fl), x->flags, rf, 4);
+	flag_names(fl, sizeof(fl), x->flags, rf, 5);
 	fprintf(out, "record %" PRIu64 ": tag=0x%016" PRIx64 " op=%s offset=%" PRIu64
 		" length=%" PRIu32 " start_ns=%" PRIu64 " issue_ns=%" PRIu64
 		" complete_ns=%" PRIu64 " slat_ns=%" PRIu64 " clat_ns=%" PRIu64

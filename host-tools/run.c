@@ -23,6 +23,7 @@
 #include "control.h"
 #include "json_writer.h"
 #include "run.h"
+#include "rundir.h"
 #include "trace_file.h"
 #include "vm.h"
 
@@ -62,13 +63,12 @@ struct run_state {
 	struct iogap_sync_sample sync_before[SYNC_ROUNDS], sync_after[SYNC_ROUNDS];
 	size_t n_before, n_after;
 	char guest_hello[512];
-	struct iogap_pairing pairing;
+	struct iogap_rundir rd;   /* loaded back after the run */
 	bool have_pairing;
 	/* per direction: mean ns of G->Q, Q.fmt, B, Q.ret, Q->G over pairs
 	 * seen at both filter layers, outside ramp */
 	double stage_mean[IOGAP_PAIR_DIRS][5];
 	uint64_t stage_n[IOGAP_PAIR_DIRS];
-	uint64_t order_checked, order_violations;
 	char env_names[64][128];
 	size_t nr_env;
 };
@@ -302,7 +302,7 @@ static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, con
 static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir,
 		      uint64_t job_deadline, char *err, size_t errlen)
 {
-	char line[512], runid[32], *argv[64];
+	char line[512], runid[32], *argv[64], path[PATH_MAX + 32], names[60][16];
 	char *env[65];
 	int argc = 0, status;
 
@@ -351,7 +351,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
 	for (int i = 0; i < s->o.nr_jobs && argc < 60; i++) {
-		char name[64];
+		char *name = names[i];
 		size_t len;
 		char *text = read_file(s->o.jobs[i], &len);
 
@@ -359,14 +359,14 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 			snprintf(err, errlen, "%s: %s", s->o.jobs[i], strerror(errno));
 			return -1;
 		}
-		snprintf(name, sizeof(name), "job%d.fio", i);
+		snprintf(name, sizeof(names[i]), "job%d.fio", i);
 		if (iogap_ctl_put(c, name, text, len)) {
 			free(text);
 			snprintf(err, errlen, "%s", c->err);
 			return -1;
 		}
 		free(text);
-		argv[argc++] = strdup(name);
+		argv[argc++] = name;
 	}
 	argv[argc] = NULL;
 
@@ -375,6 +375,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		snprintf(err, errlen, "clock sync: %s", c->err);
 		return -1;
 	}
+	snprintf(path, sizeof(path), "%s/sync-before.txt", vmdir);
+	iogap_sync_save(path, s->sync_before, s->n_before);
 	c->deadline_ns = job_deadline;
 	if (iogap_ctl_run(c, argv, &status)) {
 		snprintf(err, errlen, "running the job in the guest: %s", c->err);
@@ -387,6 +389,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		snprintf(err, errlen, "clock sync after the job: %s", c->err);
 		return -1;
 	}
+	snprintf(path, sizeof(path), "%s/sync-after.txt", vmdir);
+	iogap_sync_save(path, s->sync_after, s->n_after);
 	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
 		goto get_failed;
 	iogap_ctl_sh(c, "dmesg > /tmp/iogap/dmesg.txt", &status);
@@ -485,84 +489,13 @@ fail:
 	return -1;
 }
 
-static struct iogap_trace_record *load_records(const char *path, size_t *nr, char *err,
-					       size_t errlen)
+static int align_vm(struct run_state *s, char *err, size_t errlen)
 {
-	struct iogap_trace_reader *r = iogap_trace_reader_open(path, err, errlen);
-	struct iogap_trace_record *recs = NULL;
-	size_t cap = 0;
-	int got;
-
-	*nr = 0;
-	if (!r)
-		return NULL;
-	for (;;) {
-		if (*nr == cap) {
-			struct iogap_trace_record *n = realloc(recs, (cap = cap ? cap * 2 : 4096) * sizeof(*n));
-
-			if (!n) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
-			recs = n;
-		}
-		got = iogap_trace_reader_next(r, &recs[*nr], err, errlen);
-		if (got < 0)
-			goto fail;
-		if (got == 0)
-			break;
-		(*nr)++;
-	}
-	iogap_trace_reader_close(r);
-	return recs ? recs : calloc(1, sizeof(*recs));
-fail:
-	iogap_trace_reader_close(r);
-	free(recs);
-	return NULL;
-}
-
-struct loaded {
-	struct iogap_trace_record *guest, *top, *bottom;
-	size_t ng, nt, nb;
-};
-
-static int align_vm(struct run_state *s, struct loaded *l, char *err, size_t errlen)
-{
-	char path[PATH_MAX + 32];
-	struct iogap_clock_map map;
-
-	snprintf(path, sizeof(path), "%s/vm/probe.trace", s->dir);
-	if (!(l->guest = load_records(path, &l->ng, err, errlen)))
+	if (iogap_rundir_load(s->dir, &s->rd, err, errlen))
 		return -1;
-	snprintf(path, sizeof(path), "%s/vm/top.ring", s->dir);
-	if (!(l->top = load_records(path, &l->nt, err, errlen)))
-		return -1;
-	snprintf(path, sizeof(path), "%s/vm/bottom.ring", s->dir);
-	if (!(l->bottom = load_records(path, &l->nb, err, errlen)))
-		return -1;
-	if (iogap_clock_from_sync(s->sync_before, s->n_before, s->sync_after, s->n_after, &map)) {
-		snprintf(err, errlen, "no clock sync samples");
-		return -1;
-	}
-	if (iogap_pair_requests(l->guest, l->ng, l->top, l->nt, l->bottom, l->nb, &map,
-				&s->pairing, err, errlen))
-		return -1;
-	s->have_pairing = true;
+	s->have_pairing = s->rd.have_vm;
 	stage_stats(s);
 	return 0;
-}
-
-static void write_sync(const char *path, const struct iogap_sync_sample *smp, size_t n)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return;
-	fprintf(f, "# host_send_ns guest_ns host_recv_ns\n");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", smp[i].t_send, smp[i].guest_ns,
-			smp[i].t_recv);
-	fclose(f);
 }
 
 static void phase_json(struct jw *w, const struct phase *p)
@@ -638,8 +571,8 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	phase_json(&w, &s->vm);
 	jw_end(&w);
 	if (s->have_pairing) {
-		const struct iogap_clock_map *m = &s->pairing.map;
-		const struct iogap_pair_counts *pc = &s->pairing.counts;
+		const struct iogap_clock_map *m = &s->rd.pairing.map;
+		const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
 
 		jw_obj(&w, "clock");
 		jw_str(&w, "method", m->method);
@@ -654,8 +587,8 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 		jw_int(&w, "bound_width_ns", m->bound_hi_ns - m->bound_lo_ns);
 		jw_u64(&w, "bound_pairs", m->bound_pairs);
 		jw_int(&w, "bound_consistent", m->bound_consistent);
-		jw_u64(&w, "order_checked", s->order_checked);
-		jw_u64(&w, "order_violations", s->order_violations);
+		jw_u64(&w, "order_checked", s->rd.order_checked);
+		jw_u64(&w, "order_violations", s->rd.order_violations);
 		jw_end(&w);
 		jw_obj(&w, "stage_mean_ns");
 		for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
@@ -708,8 +641,8 @@ static void print_summary(struct run_state *s)
 	if (!s->have_pairing)
 		return;
 	{
-		const struct iogap_clock_map *m = &s->pairing.map;
-		const struct iogap_pair_counts *pc = &s->pairing.counts;
+		const struct iogap_clock_map *m = &s->rd.pairing.map;
+		const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
 
 		printf("  clock: %s, offset %" PRId64 " ns, drift %.1f ppb, bound width %" PRId64
 		       " ns%s\n", m->method, m->offset_ns, m->drift_ppb,
@@ -732,42 +665,28 @@ static void print_summary(struct run_state *s)
 		       " (n=%" PRIu64 ")\n", dirs[d], m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3,
 		       m[4] / 1e3, s->stage_n[d]);
 	}
-	if (s->order_checked)
+	if (s->rd.order_checked)
 		printf("  clock sanity: %" PRIu64 " of %" PRIu64 " exact pairs out of order\n",
-		       s->order_violations, s->order_checked);
+		       s->rd.order_violations, s->rd.order_checked);
 }
 
-/*
- * Stage means, and the clock sanity check: for every exact pair the
- * mapped guest submit <= top entry <= bottom entry <= bottom exit <= top
- * exit <= mapped guest completion.  A violation means the clock mapping
- * (or the pairing) is wrong; it is counted, never hidden.
- */
+/* Stage means over pairs seen at both filter layers, outside ramp. */
 static void stage_stats(struct run_state *s)
 {
 	double sum[IOGAP_PAIR_DIRS][5] = { { 0 } };
 
-	for (size_t i = 0; i < s->pairing.nr; i++) {
-		const struct iogap_pair *p = &s->pairing.pairs[i];
+	for (size_t i = 0; i < s->rd.pairing.nr; i++) {
+		const struct iogap_pair *p = &s->rd.pairing.pairs[i];
 		int d = p->guest->op;
 
-		if (!p->top || !p->bottom || p->ambiguous || d >= IOGAP_PAIR_DIRS)
+		if (!p->top || !p->bottom || p->ambiguous || p->invalid || d >= IOGAP_PAIR_DIRS ||
+		    p->guest->flags & IOGAP_REC_RAMP)
 			continue;
-		if (p->exact) {
-			s->order_checked++;
-			if (!(p->g_start <= p->top->start_ns && p->top->start_ns <= p->bottom->start_ns &&
-			      p->bottom->start_ns <= p->bottom->complete_ns &&
-			      p->bottom->complete_ns <= p->top->complete_ns &&
-			      p->top->complete_ns <= p->g_complete))
-				s->order_violations++;
-		}
-		if (p->guest->flags & IOGAP_REC_RAMP)
-			continue;
-		sum[d][0] += (double)p->top->start_ns - (double)p->g_start;
-		sum[d][1] += (double)p->bottom->start_ns - (double)p->top->start_ns;
-		sum[d][2] += (double)p->bottom->complete_ns - (double)p->bottom->start_ns;
-		sum[d][3] += (double)p->top->complete_ns - (double)p->bottom->complete_ns;
-		sum[d][4] += (double)p->g_complete - (double)p->top->complete_ns;
+		sum[d][0] += (double)p->top_entry - (double)p->g_start;
+		sum[d][1] += (double)p->bottom_entry - (double)p->top_entry;
+		sum[d][2] += (double)p->bottom_exit - (double)p->bottom_entry;
+		sum[d][3] += (double)p->top_exit - (double)p->bottom_exit;
+		sum[d][4] += (double)p->g_complete - (double)p->top_exit;
 		s->stage_n[d]++;
 	}
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
@@ -830,7 +749,6 @@ int iogap_cmd_run(int argc, char **argv)
 	};
 	struct run_state *s = calloc(1, sizeof(*s));
 	char err[4096] = "";
-	struct loaded l = { 0 };
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	int opt, rc = 1;
 
@@ -960,7 +878,7 @@ int iogap_cmd_run(int argc, char **argv)
 		fprintf(stderr, "iogap: VM phase...\n");
 		if (run_vm(s, err, sizeof(err)) == 0) {
 			s->vm.status = "ok";
-			if (align_vm(s, &l, err, sizeof(err))) {
+			if (align_vm(s, err, sizeof(err))) {
 				s->vm.status = "failed";
 				snprintf(s->vm.message, sizeof(s->vm.message), "alignment: %s", err);
 			}
@@ -968,14 +886,7 @@ int iogap_cmd_run(int argc, char **argv)
 			s->vm.status = "failed";
 			snprintf(s->vm.message, sizeof(s->vm.message), "%s", err);
 		}
-		{
-			char p[PATH_MAX + 32];
 
-			snprintf(p, sizeof(p), "%s/vm/sync-before.txt", s->dir);
-			write_sync(p, s->sync_before, s->n_before);
-			snprintf(p, sizeof(p), "%s/vm/sync-after.txt", s->dir);
-			write_sync(p, s->sync_after, s->n_after);
-		}
 	}
 	if (interrupted) {
 		s->vm.status = s->vm.status[0] == 'o' ? s->vm.status : "interrupted";
@@ -992,11 +903,7 @@ int iogap_cmd_run(int argc, char **argv)
 			fprintf(stderr, "iogap run: VM phase failed: %s\n", s->vm.message);
 		fprintf(stderr, "iogap run: see %s/manifest.json\n", s->dir);
 	}
-	if (s->have_pairing)
-		iogap_pairing_free(&s->pairing);
-	free(l.guest);
-	free(l.top);
-	free(l.bottom);
+	iogap_rundir_free(&s->rd);
 	free(s);
 	return rc;
 }

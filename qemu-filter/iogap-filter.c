@@ -111,63 +111,74 @@ static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
 }
 
 /*
- * The write tag: struct iogap_write_tag at the start of every IOGAP_TAG_STRIDE
- * bytes of the payload; the first valid one wins.  Walks the iovec once and
- * only looks at stride starts: no allocation, a few loads per 4 KiB.
+ * Write tags: struct iogap_write_tag at the start of every IOGAP_TAG_STRIDE
+ * bytes of each request the guest issued.  The guest block layer may merge
+ * adjacent requests into one, so the payload is scanned at every 512-byte
+ * sector start (a merged request's parts start on sectors) and one record
+ * is written per tag found: each guest request then pairs exactly.  Only
+ * an 8-byte magic compare per sector unless a tag is there; no allocation.
  */
-static uint64_t iogap_find_tag(const BDRVIogapState *s, QEMUIOVector *qiov,
-			       size_t qiov_offset, int64_t bytes, uint8_t *flags)
+#define IOGAP_SECTOR 512u
+
+/* Copy len bytes at payload position pos (relative to qiov_offset). */
+static bool iogap_qiov_peek(QEMUIOVector *qiov, size_t qiov_offset, size_t pos, void *dst,
+			    size_t len)
 {
-	struct iogap_write_tag t;
-	size_t pos = 0;        /* payload position of the current iov element start */
-	size_t want = 0;       /* payload position of the next stride start */
-	int i;
+	size_t skip = qiov_offset + pos, got = 0;
 
-	if (!qiov || bytes < (int64_t)sizeof(t))
-		return 0;
-	for (i = 0; i < qiov->niov && want + sizeof(t) <= (size_t)bytes; i++) {
-		const uint8_t *base = qiov->iov[i].iov_base;
-		size_t len = qiov->iov[i].iov_len;
+	for (int i = 0; i < qiov->niov && got < len; i++) {
+		size_t l = qiov->iov[i].iov_len, c;
 
-		/* skip the part of the vector before qiov_offset */
-		if (qiov_offset) {
-			if (qiov_offset >= len) {
-				qiov_offset -= len;
-				continue;
-			}
-			base += qiov_offset;
-			len -= qiov_offset;
-			qiov_offset = 0;
+		if (skip >= l) {
+			skip -= l;
+			continue;
 		}
-		while (want >= pos && want < pos + len && want + sizeof(t) <= (size_t)bytes) {
-			size_t in = want - pos;
-			if (in + sizeof(t) <= len) {
-				memcpy(&t, base + in, sizeof(t));
-			} else {
-				/* tag straddles iov elements: gather it */
-				size_t got = len - in;
-				int j = i + 1;
-				memcpy(&t, base + in, got);
-				while (got < sizeof(t) && j < qiov->niov) {
-					size_t l2 = qiov->iov[j].iov_len, c = sizeof(t) - got;
-					if (c > l2)
-						c = l2;
-					memcpy((uint8_t *)&t + got, qiov->iov[j].iov_base, c);
-					got += c;
-					j++;
-				}
-				if (got < sizeof(t))
-					return 0;
-			}
-			if (iogap_tag_valid(&t) && (!s->run_id || t.run_id == s->run_id)) {
-				*flags |= IOGAP_REC_TAGGED;
-				return t.request_id;
-			}
-			want += IOGAP_TAG_STRIDE;
-		}
-		pos += len;
+		c = l - skip < len - got ? l - skip : len - got;
+		memcpy((uint8_t *)dst + got, (const uint8_t *)qiov->iov[i].iov_base + skip, c);
+		got += c;
+		skip = 0;
 	}
-	return 0;
+	return got == len;
+}
+
+static void iogap_record_write(BDRVIogapState *s, QEMUIOVector *qiov, size_t qiov_offset,
+			       int64_t offset, int64_t bytes, uint64_t t0, uint64_t t1, int ret,
+			       uint8_t flags)
+{
+	uint64_t seg_tag = 0, seg_start = 0;
+	bool tagged = false;
+
+	for (size_t pos = 0; qiov && pos + sizeof(struct iogap_write_tag) <= (size_t)bytes;
+	     pos += IOGAP_SECTOR) {
+		struct iogap_write_tag t;
+		uint64_t magic, req_start;
+
+		if (!iogap_qiov_peek(qiov, qiov_offset, pos, &magic, sizeof(magic)))
+			break;
+		if (magic != IOGAP_TAG_MAGIC ||
+		    !iogap_qiov_peek(qiov, qiov_offset, pos, &t, sizeof(t)) ||
+		    !iogap_tag_valid(&t) || (s->run_id && t.run_id != s->run_id) ||
+		    (tagged && t.request_id == seg_tag))
+			continue;
+		/* another request: it began t.block strides before this tag
+		 * (not before the current part); close the current part there */
+		req_start = (uint64_t)t.block * IOGAP_TAG_STRIDE <= pos ?
+			    pos - (uint64_t)t.block * IOGAP_TAG_STRIDE : 0;
+		if (req_start < seg_start)
+			req_start = seg_start;
+		if (req_start > seg_start)
+			iogap_record(s, IOGAP_OP_WRITE, offset + (int64_t)seg_start,
+				     (int64_t)(req_start - seg_start), t0, t1, ret,
+				     flags | (tagged ? IOGAP_REC_TAGGED : 0) | IOGAP_REC_MERGED,
+				     seg_tag);
+		seg_start = req_start;
+		seg_tag = t.request_id;
+		tagged = true;
+	}
+	if (seg_start)
+		flags |= IOGAP_REC_MERGED;
+	iogap_record(s, IOGAP_OP_WRITE, offset + (int64_t)seg_start, bytes - (int64_t)seg_start,
+		     t0, t1, ret, flags | (tagged ? IOGAP_REC_TAGGED : 0), seg_tag);
 }
 
 static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
@@ -186,15 +197,13 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 					      QEMUIOVector *qiov, size_t qiov_offset,
 					      BdrvRequestFlags flags)
 {
-	BDRVIogapState *s = bs->opaque;
 	uint8_t rflags = (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0;
-	uint64_t tag, t1, t0 = iogap_now_ns();
+	uint64_t t1, t0 = iogap_now_ns();
 	int ret;
 
 	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
 	t1 = iogap_now_ns();    /* before the tag scan: not part of the request's time */
-	tag = iogap_find_tag(s, qiov, qiov_offset, bytes, &rflags);
-	iogap_record(s, IOGAP_OP_WRITE, offset, bytes, t0, t1, ret, rflags, tag);
+	iogap_record_write(bs->opaque, qiov, qiov_offset, offset, bytes, t0, t1, ret, rflags);
 	return ret;
 }
 

@@ -96,6 +96,9 @@ enum iogap_record_flags {
 	IOGAP_REC_RAMP     = 1u << 1, /* issued during ramp_time (not in stats) */
 	IOGAP_REC_FUA      = 1u << 2,
 	IOGAP_REC_SYNC_OP  = 1u << 3, /* fsync/fdatasync issued by the job */
+	IOGAP_REC_MERGED   = 1u << 4, /* filter: one part of a request that carried
+				       * several write tags (the guest merged
+				       * requests); each part gets its own record */
 };
 
 /*

@@ -3,7 +3,7 @@
 # through the filter at both positions over a file.
 . "$(dirname "$0")/lib.sh"
 require_filter
-plan 20
+plan 24
 
 # mktag FILE RUN_ID REQUEST_ID: 8 KiB; stride 0 garbage, stride 1 a valid tag
 mktag() {
@@ -25,9 +25,31 @@ open(path, "wb").write(buf)
 PY
 }
 
+# mkmerged FILE RUN_ID: what a guest merge of two requests looks like: 12 KiB,
+# request 501 (4 KiB, tag at 0) followed by request 502 (8 KiB, tags at 4 and 8 KiB)
+mkmerged() {
+	python3 - "$@" <<'PY'
+import os, struct, sys
+M = (1 << 64) - 1
+def check(magic, run, req, block):
+    h = magic ^ ((run * 0x9e3779b97f4a7c15) & M) ^ ((req * 0xc2b2ae3d27d4eb4f) & M) ^ block
+    h ^= h >> 29
+    h = (h * 0xbf58476d1ce4e5b9) & M
+    h ^= h >> 32
+    return h & 0xffffffff
+magic = 0x5441544741474f49
+path, run = sys.argv[1], int(sys.argv[2])
+buf = bytearray(os.urandom(12288))
+for pos, req, blk in ((0, 501, 0), (4096, 502, 0), (8192, 502, 1)):
+    struct.pack_into("<QQQII", buf, pos, magic, run, req, blk, check(magic, run, req, blk))
+open(path, "wb").write(buf)
+PY
+}
+
 img=$work/disk.img
 mktag "$work/tag-a" 7 4242
 mktag "$work/tag-b" 8 4343
+mkmerged "$work/merged" 7
 
 for pos in top bottom; do
 	qemu-img create -q -f raw "$img" 16M
@@ -37,6 +59,7 @@ for pos in top bottom; do
 	    -c 'write -q -z 131072 65536' -c 'write -q -z -u 196608 65536' \
 	    -c 'write -q -f -P 2 262144 4096' \
 	    -c "write -q -s $work/tag-a 327680 8192" -c "write -q -s $work/tag-b 344064 8192" \
+	    -c "write -q -s $work/merged 393216 12288" \
 	    -c 'truncate 20M' -c length "json:$node" >"$work/out" 2>&1
 	ok $? "$pos: qemu-io flush/discard/write-zeroes/truncate through the filter" "$work/out"
 	grep -q '^20 MiB' "$work/out"
@@ -57,5 +80,10 @@ for pos in top bottom; do
 	ok $? "$pos: tag of another run (run-id mismatch) not taken" "$work/d"
 	awk '$1 == "write" && $2 == 0 && $8 == 0 && $9 % 2 == 0 { f = 1 } END { exit !f }' "$work/d"
 	ok $? "$pos: untagged write has tag 0 and no TAGGED flag" "$work/d"
+	# flags: TAGGED 1, MERGED 16
+	awk '$1 == "write" && $2 == 393216 && $3 == 4096 && $8 == 501 && $9 == 17 { f = 1 } END { exit !f }' "$work/d"
+	ok $? "$pos: merged write: first request's part recorded with its tag" "$work/d"
+	awk '$1 == "write" && $2 == 397312 && $3 == 8192 && $8 == 502 && $9 == 17 { f = 1 } END { exit !f }' "$work/d"
+	ok $? "$pos: merged write: second request's part recorded with its tag" "$work/d"
 done
 done_testing

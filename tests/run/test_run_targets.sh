@@ -14,7 +14,7 @@ check_run() { # check_run DIR LABEL
 	local d=$1 l=$2
 	manifest "$d" 'm["phases"]["bare"]["status"] == "ok" and m["phases"]["vm"]["status"] == "ok"'
 	ok $? "$l: both phases ok"
-	manifest "$d" 'm["pairing"]["exact"]["write"] >= m["pairing"]["guest"]["write"] - m["pairing"]["split"]["write"] - 16 and m["pairing"]["guest"]["write"] > 100'
+	manifest "$d" 'm["pairing"]["exact"]["write"] == m["pairing"]["guest"]["write"] > 100'
 	ok $? "$l: writes paired by tag: $(mval "$d" 'm["pairing"]["exact"]["write"], "of", m["pairing"]["guest"]["write"]')"
 	manifest "$d" 'm["pairing"]["paired_top"]["read"] >= 0.99 * m["pairing"]["guest"]["read"] > 0'
 	ok $? "$l: >= 99% of reads paired: $(mval "$d" 'm["pairing"]["paired_top"]["read"], "of", m["pairing"]["guest"]["read"], "ambiguous", m["pairing"]["ambiguous"]["read"]')"
