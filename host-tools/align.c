@@ -674,6 +674,98 @@ void iogap_pairing_free(struct iogap_pairing *p)
 	p->nr = 0;
 }
 
+/* Untagged top reads sorted by offset, for the merged-read pass. */
+struct oent {
+	uint64_t offset;
+	uint32_t idx;
+};
+
+static int cmp_oent(const void *a, const void *b)
+{
+	const struct oent *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * 2b. Reads the guest block layer merged with adjacent ones reach QEMU as
+ * one larger request: pair a still unpaired read with the untagged top
+ * read that contains its range and entered within its time window, when
+ * exactly one does (several: ambiguous, never a guess).  merged_top[i]
+ * gets the top record's index so the bottom can follow it.
+ */
+static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
+			     const struct iogap_trace_record *top, size_t ntop,
+			     const struct iogap_clock_map *map, uint64_t slack,
+			     uint32_t *top_owner, uint32_t *merged_top)
+{
+	struct oent *o;
+	size_t no = 0;
+	uint32_t max_len = 0;
+
+	for (size_t i = 0; i < ntop; i++)
+		if (top[i].op == IOGAP_OP_READ)
+			no++;
+	if (!no)
+		return 0;
+	o = malloc(no * sizeof(*o));
+	if (!o)
+		return -1;
+	no = 0;
+	for (size_t i = 0; i < ntop; i++) {
+		if (top[i].op != IOGAP_OP_READ)
+			continue;
+		o[no++] = (struct oent){ top[i].offset, (uint32_t)i };
+		if (top[i].length > max_len)
+			max_len = top[i].length;
+	}
+	qsort(o, no, sizeof(*o), cmp_oent);
+	for (size_t i = 0; i < npairs; i++) {
+		struct iogap_pair *p = &pairs[i];
+		const struct iogap_trace_record *g = p->guest;
+		uint64_t end = g->offset + g->length, s, c, lo_off;
+		size_t a = 0, b = no, found = 0, hit = 0;
+
+		if (p->top || p->ambiguous || p->invalid || g->op != IOGAP_OP_READ)
+			continue;
+		s = iogap_guest_to_host(map, g->start_ns);
+		c = iogap_guest_to_host(map, g->complete_ns);
+		s = s > slack ? s - slack : 0;
+		c = c > UINT64_MAX - slack ? UINT64_MAX : c + slack;
+		lo_off = end > max_len ? end - max_len : 0;
+		while (a < b) {              /* first entry with offset >= lo_off */
+			size_t m = a + (b - a) / 2;
+
+			if (o[m].offset < lo_off)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (size_t k = a; k < no && o[k].offset <= g->offset; k++) {
+			const struct iogap_trace_record *t = &top[o[k].idx];
+
+			if (t->offset + t->length >= end && t->length > g->length &&
+			    t->start_ns >= s && t->start_ns <= c) {
+				found++;
+				hit = k;
+			}
+		}
+		if (found == 1) {
+			uint32_t ti = o[hit].idx;
+
+			add_top(p, &top[ti]);
+			p->merged = 1;
+			merged_top[i] = ti;
+			if (top_owner[ti] == NONE)
+				top_owner[ti] = (uint32_t)i;
+		} else if (found > 1) {
+			p->ambiguous = 1;
+		}
+	}
+	free(o);
+	return 0;
+}
+
 int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 			const struct iogap_trace_record *top, size_t ntop,
 			const struct iogap_trace_record *bottom, size_t nbottom,
@@ -683,7 +775,7 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 	struct iogap_pair *pairs = NULL;
 	struct tent *gt = NULL, *ft = NULL, *bt = NULL;
 	struct kent *fk = NULL, *qk = NULL, *tk = NULL;
-	uint32_t *res = NULL, *top_owner = NULL;
+	uint32_t *res = NULL, *top_owner = NULL, *merged_top = NULL;
 	uint8_t *st = NULL, *bclaim = NULL;
 	size_t npairs = 0, ngt = 0, nft = 0, nbt = 0, nfk = 0, nq = 0, ntk = 0, i, j;
 	uint64_t slack;
@@ -863,6 +955,15 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 	qk = NULL;
 	res = NULL;
 	st = NULL;
+	if (npairs) {
+		merged_top = malloc(npairs * sizeof(*merged_top));
+		if (!merged_top)
+			goto nomem;
+		for (i = 0; i < npairs; i++)
+			merged_top[i] = NONE;
+		if (pair_merged_reads(pairs, npairs, top, ntop, map, slack, top_owner, merged_top))
+			goto nomem;
+	}
 
 	/* 3. bottom: tagged ones by tag to the exact pairs (merge join with
 	 * the guest tags; a duplicated guest tag has no exact pair, so nothing
@@ -933,6 +1034,17 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 		}
 	}
 
+	/* merged reads share their top record's bottom */
+	for (i = 0; i < npairs; i++) {
+		uint32_t owner = merged_top ? merged_top[i] : NONE;
+
+		if (owner == NONE || pairs[i].bottom)
+			continue;
+		owner = top_owner[owner];
+		if (owner != NONE && owner != i && pairs[owner].bottom)
+			add_bottom(&pairs[i], pairs[owner].bottom);
+	}
+
 	/* counts */
 	for (i = 0; i < ntop; i++)
 		if (is_rw(&top[i]) && top_owner[i] == NONE)
@@ -950,6 +1062,8 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 				out->counts.exact[d]++;
 			if (p->top_parts > 1)
 				out->counts.split[d]++;
+			if (p->merged)
+				out->counts.merged[d]++;
 			if (p->bottom)
 				out->counts.paired_bottom[d]++;
 		} else if (p->ambiguous) {
@@ -985,6 +1099,7 @@ done:
 	free(res);
 	free(st);
 	free(top_owner);
+	free(merged_top);
 	free(bclaim);
 	return rc;
 }

@@ -87,6 +87,8 @@ struct iogap_pair {
 	uint8_t ambiguous;        /* several candidates matched: top stays NULL, no guess */
 	uint8_t invalid;          /* guest record with complete < start: never
 				   * paired by time, never used for bounds */
+	uint8_t merged;           /* a read the guest merged with neighbours: its
+				   * top/bottom records cover more than it */
 };
 
 enum iogap_pair_dir { IOGAP_PAIR_READ = 0, IOGAP_PAIR_WRITE = 1, IOGAP_PAIR_DIRS = 2 };
@@ -98,6 +100,7 @@ struct iogap_pair_counts {
 	uint64_t exact[IOGAP_PAIR_DIRS];          /* by tag */
 	uint64_t ambiguous[IOGAP_PAIR_DIRS];
 	uint64_t unpaired[IOGAP_PAIR_DIRS];       /* no top record found */
+	uint64_t merged[IOGAP_PAIR_DIRS];         /* paired to a larger (merged) filter record */
 	/* guest[d] == paired_top[d] + ambiguous[d] + unpaired[d] */
 	uint64_t top_unclaimed, bottom_unclaimed; /* read/write filter records not
 						   * attached to any request */

@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * iogap: the host-side command.  For now: `iogap demo` runs the operators'
- * seed profile (embedded, scaled to a short ramp and runtime) with
- * iogap-probe on bare metal against a sparse file, and prints fio's
- * report.  The VM phase and the per-layer report come with `iogap run`.
- */
+/* iogap: the host-side command; one function per subcommand. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "demo_profile.h"
@@ -21,40 +15,11 @@
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
-	      "       iogap demo [--dir DIR] [--runtime SEC]\n"
+	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg]\n"
 	      "       iogap --version\n"
 	      "\n"
-	      "demo: run the seed profile (6 phases, 4k, libaio, QD32) on a sparse\n"
-	      "file with iogap-probe and print the fio-style report.\n", f);
-}
-
-/* iogap-probe next to us in the build tree, or installed beside us. */
-static int find_probe(char *out, size_t len)
-{
-	char self[PATH_MAX], *slash;
-	ssize_t n;
-	const char *env = getenv("IOGAP_PROBE");
-	const char *cands[] = { "/../guest-probe/iogap-probe", "/iogap-probe" };
-
-	if (env) {
-		snprintf(out, len, "%s", env);
-		return access(out, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		if (snprintf(out, len, "%s%s", self, cands[i]) >= (int)len)
-			continue;
-		if (!access(out, X_OK))
-			return 0;
-	}
-	return -1;
+	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
+	      "sparse image, bare metal and VM, and print the summary.\n", f);
 }
 
 static int write_file(const char *path, const char *text)
@@ -68,42 +33,45 @@ static int write_file(const char *path, const char *text)
 	return 0;
 }
 
+/*
+ * iogap demo: `iogap run` of the operators' seed profile (embedded, ramp
+ * scaled to 1 s, RUNTIME seconds a phase) against a sparse image in a new
+ * run directory under /var/tmp (a disk-backed filesystem, for O_DIRECT).
+ */
 static int cmd_demo(int argc, char **argv)
 {
-	char probe[PATH_MAX], dir[PATH_MAX] = "", job[PATH_MAX + 16], disk[PATH_MAX + 16];
-	const char *runtime = "2";
-	pid_t pid;
-	int status, fd;
+	char dir[PATH_MAX] = "", job[PATH_MAX + 32], disk[PATH_MAX + 32], target[PATH_MAX + 48];
+	const char *runtime = "2", *accel = "auto";
+	int fd;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--dir") && i + 1 < argc)
 			snprintf(dir, sizeof(dir), "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--runtime") && i + 1 < argc)
 			runtime = argv[++i];
+		else if (!strcmp(argv[i], "--accel") && i + 1 < argc)
+			accel = argv[++i];
 		else {
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (find_probe(probe, sizeof(probe))) {
-		fprintf(stderr, "iogap: cannot find iogap-probe (build it, or set IOGAP_PROBE)\n");
-		return 1;
-	}
 	if (!dir[0]) {
-		/* a real filesystem for O_DIRECT: beside the binaries, not /tmp */
-		snprintf(dir, sizeof(dir), "%s", probe);
-		*strrchr(dir, '/') = '\0';
-		strncat(dir, "/../demo", sizeof(dir) - strlen(dir) - 1);
-	}
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(dir, sizeof(dir), "/var/tmp/iogap-demo-XXXXXX");
+		if (!mkdtemp(dir)) {
+			fprintf(stderr, "iogap: %s: %s\n", dir, strerror(errno));
+			return 1;
+		}
+	} else if (mkdir(dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "iogap: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
 	snprintf(job, sizeof(job), "%s/seed-profile.fio", dir);
 	snprintf(disk, sizeof(disk), "%s/disk.img", dir);
+	snprintf(target, sizeof(target), "file:%s", disk);
 	if (write_file(job, iogap_demo_profile))
 		return 1;
-	/* a sparse target: the demo shows the pipeline, not a device */
+	/* a sparse image: the demo shows the pipeline, not a device */
 	fd = open(disk, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 || ftruncate(fd, 256 << 20)) {
 		fprintf(stderr, "iogap: %s: %s\n", disk, strerror(errno));
@@ -115,21 +83,16 @@ static int cmd_demo(int argc, char **argv)
 	setenv("NUMJOBS", "1", 1);
 	setenv("RUNTIME", runtime, 1);
 	setenv("DEVICE", disk, 1);
-	printf("iogap demo: seed profile, bare metal, target %s (sparse, 256 MiB)\n"
-	       "            BLKSIZE=4k IODEPTH=32 NUMJOBS=1 RUNTIME=%s ramp_time=1\n\n",
-	       disk, runtime);
+	printf("iogap demo: the seed profile (6 phases, BLKSIZE=4k IODEPTH=32 NUMJOBS=1 RUNTIME=%s,\n"
+	       "ramp_time=1) on bare metal and in a VM, against a sparse 256 MiB image.\n"
+	       "Run directory: %s\n\n", runtime, dir);
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		execl(probe, probe, "--eta=never", "--allow-destroy-data", job, (char *)NULL);
-		fprintf(stderr, "iogap: exec %s: %s\n", probe, strerror(errno));
-		_exit(127);
+	{
+		char *run_argv[] = { "run", "--dir", dir, "--accel", (char *)accel, "--target",
+				     target, job, NULL };
+
+		return iogap_cmd_run(8, run_argv);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		fprintf(stderr, "iogap: cannot run %s: %s\n", probe, strerror(errno));
-		return 1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 int main(int argc, char **argv)

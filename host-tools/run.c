@@ -611,6 +611,7 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 		counts_json(&w, "ambiguous", pc->ambiguous);
 		counts_json(&w, "unpaired", pc->unpaired);
 		counts_json(&w, "split", pc->split);
+		counts_json(&w, "merged", pc->merged);
 		jw_u64(&w, "top_unclaimed", pc->top_unclaimed);
 		jw_u64(&w, "bottom_unclaimed", pc->bottom_unclaimed);
 		jw_end(&w);
@@ -651,9 +652,9 @@ static void print_summary(struct run_state *s)
 			if (!pc->guest[d])
 				continue;
 			printf("  %-5s: %" PRIu64 " requests, %" PRIu64 " paired (%" PRIu64
-			       " by tag), %" PRIu64 " ambiguous, %" PRIu64 " unpaired\n", dirs[d],
-			       pc->guest[d], pc->paired_top[d], pc->exact[d], pc->ambiguous[d],
-			       pc->unpaired[d]);
+			       " by tag, %" PRIu64 " merged by the guest), %" PRIu64 " ambiguous, %"
+			       PRIu64 " unpaired\n", dirs[d], pc->guest[d], pc->paired_top[d],
+			       pc->exact[d], pc->merged[d], pc->ambiguous[d], pc->unpaired[d]);
 		}
 	}
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {

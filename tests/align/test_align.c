@@ -447,6 +447,52 @@ static void test_ambiguity(void)
 	synth_free(&s);
 }
 
+/* Reads the guest block layer merged: one larger top record covers them. */
+static void test_merged_reads(void)
+{
+	struct synth_cfg c;
+	struct synth s;
+	struct iogap_clock_map m;
+	struct iogap_pairing pr;
+	uint64_t h, K = 777ull * 4096;
+	size_t a, b, x;
+
+	synth_default(&c);
+	c.n = 2000;
+	c.seed = 5;
+	if (synth_make(&c, &s) || grow(&s, 16)) {
+		ok(0, "synth");
+		return;
+	}
+	h = s.last_h + 10000000;
+	a = s.ng;
+	add_req(&c, &s, 0, K, 4096, h, h + 20000, h + 25000, h + 90000, h + 92000, h + 110000, 0);
+	b = s.ng;
+	add_req(&c, &s, 0, K + 4096, 4096, h + 3000, h + 20000, h + 25000, h + 90000, h + 92000,
+		h + 111000, 0);
+	synth_filter(&s.t[s.nt++], &c, a, 0, K, 8192, h + 20000, h + 92000);
+	/* a lone read whose only containing record lies far outside its time */
+	x = s.ng;
+	add_req(&c, &s, 0, K + 3 * 4096, 4096, h + 50000000, h + 50020000, h + 50025000,
+		h + 50090000, h + 50092000, h + 50110000, 0);
+	synth_filter(&s.t[s.nt++], &c, x, 0, K + 2 * 4096, 8192, h + 90000000, h + 90092000);
+	iogap_clock_from_sync(s.sa, s.nsa, s.sb, s.nsb, &m);
+	ok(iogap_pair_requests(s.g, s.ng, s.t, s.nt, s.b, s.nb, &m, &pr, err, sizeof(err)) == 0,
+	   "merged reads: pairing ok");
+	{
+		const struct iogap_pair *pa = &pr.pairs[pair_of(&s, &pr, a)];
+		const struct iogap_pair *pb = &pr.pairs[pair_of(&s, &pr, b)];
+		const struct iogap_pair *px = &pr.pairs[pair_of(&s, &pr, x)];
+
+		ok(pa->top && pb->top && pa->top == pb->top && pa->merged && pb->merged &&
+		   pa->top->length == 8192, "two merged reads both pair with the 8 KiB top record");
+		ok(!px->top && !px->merged, "a containing record outside the time window is not taken");
+		ok(pr.counts.merged[0] == 2, "merged reads counted (%" PRIu64 ")", pr.counts.merged[0]);
+	}
+	iogap_pairing_free(&pr);
+	synth_free(&s);
+}
+
 static void test_dropped(void)
 {
 	struct synth_cfg c;
@@ -720,6 +766,7 @@ int main(void)
 	test_base("untagged", 0);
 	test_sweep();
 	test_ambiguity();
+	test_merged_reads();
 	test_dropped();
 	test_inconsistent();
 	test_adversarial();
