@@ -60,6 +60,7 @@ typedef struct BDRVIogapState {
 	uint64_t run_id;          /* when set, write tags must carry it */
 	char layer[16];
 	char *path;
+	int64_t delay_ns;         /* test-only: sleep this long before entry (delay-ns=) */
 } BDRVIogapState;
 
 /* ------------------------------------------------------------------ hot path */
@@ -69,6 +70,22 @@ static inline uint64_t iogap_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * delay-ns=N (accuracy tests): a known delay placed in front of this node.
+ * The coroutine sleeps on QEMU's realtime clock before the entry time is
+ * taken and the request forwarded, so on a bottom node the delay shows up
+ * between top entry and bottom entry (Q.fmt).
+ */
+static inline void coroutine_fn iogap_delay(BlockDriverState *bs)
+{
+	BDRVIogapState *s = bs->opaque;
+
+	if (__builtin_expect(s->delay_ns > 0, 0)) {
+		QemuCoSleep w = { 0 };
+		qemu_co_sleep_ns_wakeable(&w, QEMU_CLOCK_REALTIME, s->delay_ns);
+	}
 }
 
 /*
@@ -186,8 +203,12 @@ static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
 					     QEMUIOVector *qiov, size_t qiov_offset,
 					     BdrvRequestFlags flags)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_preadv_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_preadv_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
 	iogap_record(bs->opaque, IOGAP_OP_READ, offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
@@ -198,9 +219,11 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 					      BdrvRequestFlags flags)
 {
 	uint8_t rflags = (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0;
-	uint64_t t1, t0 = iogap_now_ns();
+	uint64_t t0, t1;
 	int ret;
 
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
 	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
 	t1 = iogap_now_ns();    /* before the tag scan: not part of the request's time */
 	iogap_record_write(bs->opaque, qiov, qiov_offset, offset, bytes, t0, t1, ret, rflags);
@@ -210,8 +233,12 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t offset,
 					       int64_t bytes, BdrvRequestFlags flags)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
 	iogap_record(bs->opaque, IOGAP_OP_WRITE_ZEROES, offset, bytes, t0, iogap_now_ns(), ret,
 		     (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0, 0);
 	return ret;
@@ -220,16 +247,24 @@ static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t off
 static int coroutine_fn iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
 					  int64_t bytes)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_pdiscard(bs->file, offset, bytes);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_pdiscard(bs->file, offset, bytes);
 	iogap_record(bs->opaque, IOGAP_OP_TRIM, offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
 
 static int coroutine_fn iogap_co_flush(BlockDriverState *bs)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_flush(bs->file->bs);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_flush(bs->file->bs);
 	iogap_record(bs->opaque, IOGAP_OP_FLUSH, 0, 0, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
@@ -239,9 +274,13 @@ static int coroutine_fn iogap_co_pwritev_compressed_part(BlockDriverState *bs,
 							 QEMUIOVector *qiov,
 							 size_t qiov_offset)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset,
-				       BDRV_REQ_WRITE_COMPRESSED);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset,
+				   BDRV_REQ_WRITE_COMPRESSED);
 	iogap_record(bs->opaque, IOGAP_OP_WRITE, offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
 }
@@ -253,9 +292,13 @@ static int coroutine_fn iogap_co_copy_range_from(BlockDriverState *bs,
 						 BdrvRequestFlags read_flags,
 						 BdrvRequestFlags write_flags)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_copy_range_from(bs->file, src_offset, dst, dst_offset,
-					  bytes, read_flags, write_flags);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_copy_range_from(bs->file, src_offset, dst, dst_offset,
+				      bytes, read_flags, write_flags);
 	(void)src;
 	iogap_record(bs->opaque, IOGAP_OP_OTHER, src_offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
@@ -268,9 +311,13 @@ static int coroutine_fn iogap_co_copy_range_to(BlockDriverState *bs,
 					       BdrvRequestFlags read_flags,
 					       BdrvRequestFlags write_flags)
 {
-	uint64_t t0 = iogap_now_ns();
-	int ret = bdrv_co_copy_range_to(src, src_offset, bs->file, dst_offset,
-					bytes, read_flags, write_flags);
+	uint64_t t0;
+	int ret;
+
+	iogap_delay(bs);
+	t0 = iogap_now_ns();
+	ret = bdrv_co_copy_range_to(src, src_offset, bs->file, dst_offset,
+				    bytes, read_flags, write_flags);
 	(void)dst;
 	iogap_record(bs->opaque, IOGAP_OP_OTHER, dst_offset, bytes, t0, iogap_now_ns(), ret, 0, 0);
 	return ret;
@@ -350,6 +397,11 @@ static QemuOptsList iogap_runtime_opts = {
 			.name = "run-id",
 			.type = QEMU_OPT_NUMBER,
 			.help = "run id for the header; when set, write tags must match it",
+		},
+		{
+			.name = "delay-ns",
+			.type = QEMU_OPT_NUMBER,
+			.help = "test only: sleep this many ns before each request enters (default 0)",
 		},
 		{ /* end of list */ }
 	},
@@ -437,6 +489,16 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		goto out;
 	}
 	s->run_id = qemu_opt_get_number(opts, "run-id", 0);
+	{
+		uint64_t d = qemu_opt_get_number(opts, "delay-ns", 0);
+
+		if (d > 10000000000ull) {
+			error_setg(errp, "iogap: delay-ns must be at most 10 s");
+			ret = -EINVAL;
+			goto out;
+		}
+		s->delay_ns = (int64_t)d;
+	}
 	ring_path = qemu_opt_get(opts, "ring");
 	if (ring_path) {
 		s->path = strdup(ring_path);

@@ -42,7 +42,8 @@
 	X(qemu_opts_del)                \
 	X(error_setg_internal)          \
 	X(error_setg_errno_internal)    \
-	X(error_propagate)
+	X(error_propagate)              \
+	X(qemu_co_sleep_ns_wakeable)
 
 struct iogap_qemu_syms {
 #define IOGAP_SYM_DECL(n) __typeof__(&n) n;
@@ -87,5 +88,6 @@ static const char *const iogap_qemu_sym_names[] = {
 #define error_setg_internal(...) (*iogap_q.error_setg_internal)(__VA_ARGS__)
 #define error_setg_errno_internal(...) (*iogap_q.error_setg_errno_internal)(__VA_ARGS__)
 #define error_propagate(...) (*iogap_q.error_propagate)(__VA_ARGS__)
+#define qemu_co_sleep_ns_wakeable(...) (*iogap_q.qemu_co_sleep_ns_wakeable)(__VA_ARGS__)
 
 #endif
