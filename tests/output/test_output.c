@@ -14,24 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../tap.h"
 #include "output.h"
 
-static int test_nr;
-static int failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_nr);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failed++;
-}
 
 /* Whole line present in text? Prints the neighbourhood when not. */
 static int has_line(const char *text, const char *line)
@@ -486,7 +471,7 @@ static void test_json(void)
 		"assert d[\"disk_util\"][0][\"util\"] == 50.0\n"
 		"assert \"desc\" not in j and \"total_err\" not in j\n");
 	if (rc == 127)
-		printf("ok %d # SKIP no python3\n", ++test_nr);
+		tap_skip("JSON check", "no python3");
 	else
 		ok(rc == 0, "JSON+ parses; keys, order and values as fio's");
 	free(out);
@@ -501,7 +486,7 @@ static void test_json(void)
 	rc = py_check(out, "import json, sys\nd = json.load(open(sys.argv[1]))\n"
 			   "assert d[\"jobs\"] == [] and \"disk_util\" not in d\n");
 	if (rc == 127)
-		printf("ok %d # SKIP no python3\n", ++test_nr);
+		tap_skip("JSON check", "no python3");
 	else
 		ok(rc == 0, "empty report: valid JSON, no disk_util");
 	free(out);
@@ -549,6 +534,6 @@ int main(void)
 	test_job_line();
 	test_json();
 	test_disk_util();
-	printf("1..%d\n", test_nr);
-	return failed ? 1 : 0;
+	tap_plan(tap_n);
+	return tap_done();
 }

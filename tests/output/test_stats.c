@@ -10,24 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tap.h"
 #include "stats.h"
 
-static int test_nr;
-static int failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_nr);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failed++;
-}
 
 /* fio's bucket of a value, derived independently: values below 128 are
  * exact; above, the 6 bits under the MSB pick one of 64 buckets of the
@@ -339,6 +324,6 @@ int main(void)
 	test_merge_and_stddev();
 	test_buckets();
 	test_job_merge();
-	printf("1..%d\n", test_nr);
-	return failed ? 1 : 0;
+	tap_plan(tap_n);
+	return tap_done();
 }

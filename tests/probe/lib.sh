@@ -1,14 +1,6 @@
 # Shared helpers for the probe's shell TAP tests.
 # shellcheck shell=bash
-set -u
-n=0
-failed=0
-ok() { # ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
-finish() { exit $((failed > 0)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 PROBE=${IOGAP_PROBE:?IOGAP_PROBE not set}
 # O_DIRECT needs a real filesystem: work under the build dir, not /tmp (tmpfs)
 WORK=$(mktemp -d "${IOGAP_BUILD:?}/test-XXXXXX")

@@ -1,13 +1,6 @@
 # Shared helpers for the iogap run tests (TCG guests).
 # shellcheck shell=bash
-set -u
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-finish() { exit $((failed > 0)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 IOGAP=${IOGAP_BUILD:?}/host-tools/iogap
 WORK=$(mktemp -d "$IOGAP_BUILD/run-test-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -18,36 +18,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../tap.h"
 #include "safety.h"
 
-static int tests_run, tests_failed;
 static char dir[] = "/tmp/iogap-safety-test-XXXXXX";
 static char loops[4][64];       /* attached here; detached at exit */
 static char mounts[4][300];     /* mounted here; unmounted at exit */
-
-static void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests_run++;
-	if (!cond)
-		tests_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tests_run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void skip(const char *what, const char *reason)
-{
-	tests_run++;
-	printf("ok %d - %s # SKIP %s\n", tests_run, what, reason);
-	fflush(stdout);
-}
 
 static char *tmp(const char *name)
 {
@@ -156,7 +132,7 @@ static void test_filesystems(void)
 	const char *f = tmp("ext4.img");
 
 	if (!have("mkfs.ext4")) {
-		skip("ext4 filesystem", "mkfs.ext4 not installed (e2fsprogs)");
+		tap_skip("ext4 filesystem", "mkfs.ext4 not installed (e2fsprogs)");
 	} else {
 		make_file(f, NULL, 0, 16 << 20);
 		sh("mkfs.ext4 -q -F -L iogaplbl -U 0b4ab8b5-1cd8-4fbb-9a4e-6d6a2cb2a401 '%s'", f);
@@ -164,7 +140,7 @@ static void test_filesystems(void)
 		       "6d6a2cb2a401, label \"iogaplbl\")");
 	}
 	if (!have("mkswap")) {
-		skip("swap signature", "mkswap not installed (util-linux)");
+		tap_skip("swap signature", "mkswap not installed (util-linux)");
 	} else {
 		make_file(tmp("swap.img"), NULL, 0, 4 << 20);
 		sh("mkswap '%s'", tmp("swap.img"));
@@ -188,7 +164,7 @@ static void test_partition_tables(void)
 	expect("hand-made MBR", tmp("mbr.img"), 1, "dos partition table");
 
 	if (!have("sfdisk")) {
-		skip("gpt via sfdisk", "sfdisk not installed (fdisk)");
+		tap_skip("gpt via sfdisk", "sfdisk not installed (fdisk)");
 		return;
 	}
 	make_file(tmp("gpt.img"), NULL, 0, 8 << 20);
@@ -223,7 +199,7 @@ static void test_images(void)
 	       "crypto_LUKS encrypted volume (UUID c0ffee00-1111-2222-3333-444455556666)");
 
 	if (!have("qemu-img")) {
-		skip("disk images via qemu-img", "qemu-img not installed (qemu-utils)");
+		tap_skip("disk images via qemu-img", "qemu-img not installed (qemu-utils)");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(imgs) / sizeof(imgs[0]); i++) {
@@ -233,7 +209,7 @@ static void test_images(void)
 		snprintf(what, sizeof(what), "qemu-img %s %s", imgs[i].fmt, imgs[i].opts);
 		if (sh("qemu-img create -q -f %s %s '%s' 16M", imgs[i].fmt, imgs[i].opts,
 		       tmp(name))) {
-			skip(what, "qemu-img create failed");
+			tap_skip(what, "qemu-img create failed");
 			continue;
 		}
 		expect(what, tmp(name), 1, imgs[i].want);
@@ -325,11 +301,11 @@ static void test_lvm(void)
 	const char *f = tmp("pv.img"), *why = NULL, *dev;
 
 	if (!have("pvcreate")) {
-		skip("LVM physical volume", "pvcreate not installed (lvm2)");
+		tap_skip("LVM physical volume", "pvcreate not installed (lvm2)");
 		return;
 	}
 	if (!loops_usable(&why)) {
-		skip("LVM physical volume", why);
+		tap_skip("LVM physical volume", why);
 		return;
 	}
 	make_file(f, NULL, 0, 16 << 20);
@@ -337,7 +313,7 @@ static void test_lvm(void)
 	/* No udev in containers/CI: do not wait for it; ignore devices file. */
 	if (!dev || sh("timeout 60 pvcreate -q --config 'activation { udev_sync = 0 "
 		       "udev_rules = 0 } devices { use_devicesfile = 0 }' '%s'", dev)) {
-		skip("LVM physical volume", "losetup or pvcreate failed here");
+		tap_skip("LVM physical volume", "losetup or pvcreate failed here");
 		return;
 	}
 	expect("LVM PV (loop device)", dev, 1, "LVM2_member LVM physical volume (UUID ");
@@ -352,8 +328,8 @@ static void test_mounted(void)
 	char part[300], what[400];
 
 	if (!loops_usable(&why) || !have("sfdisk")) {
-		skip("mounted whole device", why ? why : "sfdisk missing");
-		skip("mounted partition of a disk", why ? why : "sfdisk missing");
+		tap_skip("mounted whole device", why ? why : "sfdisk missing");
+		tap_skip("mounted partition of a disk", why ? why : "sfdisk missing");
 		return;
 	}
 	/* Whole device carrying a mounted filesystem. */
@@ -361,7 +337,7 @@ static void test_mounted(void)
 	sh("mkfs.ext4 -q -F '%s'", tmp("fs.img"));
 	dev = attach(tmp("fs.img"));
 	if (!dev || !do_mount(dev, tmp("mnt1"))) {
-		skip("mounted whole device", "loop mount not permitted here");
+		tap_skip("mounted whole device", "loop mount not permitted here");
 	} else {
 		snprintf(what, sizeof(what), "mounted on %s", tmp("mnt1"));
 		expect("mounted loop device", dev, 1, what);
@@ -376,7 +352,7 @@ static void test_mounted(void)
 	if (dev && !partition_node(dev, part, sizeof(part)))
 		dev = NULL;
 	if (!dev || sh("mkfs.ext4 -q -F '%s'", part) || !do_mount(part, tmp("mnt2"))) {
-		skip("mounted partition of a disk", "partitioned loop device not usable here");
+		tap_skip("mounted partition of a disk", "partitioned loop device not usable here");
 		return;
 	}
 	snprintf(what, sizeof(what), "partition %sp1 mounted on %s", dev + 5, tmp("mnt2"));
@@ -390,14 +366,14 @@ static void test_root_device(void)
 	char sys[96], node[300];
 
 	if (stat("/", &st) || major(st.st_dev) == 0) {
-		skip("root block device", "/ is not on a block device");
+		tap_skip("root block device", "/ is not on a block device");
 		return;
 	}
 	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_dev),
 		 minor(st.st_dev));
 	snprintf(node, sizeof(node), "%s/rootdev", dir);
 	if (access(sys, F_OK) || mknod(node, S_IFBLK | 0600, st.st_dev)) {
-		skip("root block device", "cannot make a device node here");
+		tap_skip("root block device", "cannot make a device node here");
 		return;
 	}
 	expect("the device mounted on /", node, 1, "mounted on /");
@@ -417,6 +393,6 @@ int main(void)
 	test_lvm();
 	test_mounted();
 	test_root_device();
-	printf("1..%d\n", tests_run);
-	return tests_failed ? 1 : 0;
+	tap_plan(tap_n);
+	return tap_done();
 }

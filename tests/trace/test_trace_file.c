@@ -19,27 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../tap.h"
 #include "trace_file.h"
 
-static int tests_run, tests_failed;
 static char dir[] = "/tmp/iogap-trace-test-XXXXXX";
-
-static void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests_run++;
-	if (!cond)
-		tests_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tests_run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 static char *tmp(const char *name)
 {
@@ -708,6 +691,6 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", dir);
-	printf("1..%d\n", tests_run);   /* trailing plan: valid TAP */
-	return tests_failed ? 1 : 0;
+	tap_plan(tap_n);   /* trailing plan: valid TAP */
+	return tap_done();
 }
