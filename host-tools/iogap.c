@@ -10,12 +10,19 @@
 #include <unistd.h>
 
 #include "demo_profile.h"
+#include "fio_import.h"
+#include "compare.h"
+#include "report.h"
 #include "run.h"
 
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
 	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg]\n"
+	      "       iogap report RUN_DIR [--json FILE|-] [--html FILE]\n"
+	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
+	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
+	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
 	      "       iogap --version\n"
 	      "\n"
 	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
@@ -113,6 +120,14 @@ int main(int argc, char **argv)
 		return cmd_demo(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "run"))
 		return iogap_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return iogap_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "compare"))
+		return iogap_cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "import"))
+		return iogap_cmd_import(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "lint"))
+		return iogap_cmd_lint(argc - 1, argv + 1);
 	fprintf(stderr, "iogap: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

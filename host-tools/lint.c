@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iogap lint: methodology findings for a fio job file, a run directory
+ * (ours or imported) or a fio output, each with the reason and what to do
+ * (docs/reports.md).  Exit 1 when any finding is a warning or worse.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fio_import.h"
+
+enum level { L_INFO, L_WARNING, L_ERROR };
+static const char *const level_name[] = { "INFO", "WARNING", "ERROR" };
+static const char *const ddir_names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
+static const char *const lat_names[3] = { "slat", "clat", "lat" };
+
+struct lint {
+	int worst;
+	unsigned count;
+	uint64_t ram;           /* bytes; 0 unknown */
+	bool ram_given;
+};
+
+__attribute__((format(printf, 6, 7)))
+static void finding(struct lint *L, enum level lv, const char *code, const char *why,
+		    const char *todo, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", level_name[lv], code);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n    why: %s\n    do: %s\n", why, todo);
+	if ((int)lv > L->worst)
+		L->worst = (int)lv;
+	L->count++;
+}
+
+/* ---- a side: one fio result or job file ------------------------------- */
+
+struct side {
+	char what[4096];        /* "FILE" or "RUN/vm" for messages */
+	char label[64];
+	struct fioi_result r;
+	bool is_job;            /* options only, no results */
+	uint64_t ram;           /* RAM of the machine that ran it; 0 unknown */
+};
+
+static bool is_async(const char *e)
+{
+	return e && (!strcmp(e, "libaio") || !strcmp(e, "io_uring") || !strcmp(e, "posixaio") ||
+		     !strcmp(e, "solarisaio") || !strcmp(e, "windowsaio"));
+}
+
+static bool is_sync_engine(const char *e)
+{
+	return e && (!strcmp(e, "psync") || !strcmp(e, "sync") || !strcmp(e, "pvsync") ||
+		     !strcmp(e, "pvsync2") || !strcmp(e, "vsync") || !strcmp(e, "mmap"));
+}
+
+static bool opt_true(const char *v)
+{
+	return v && (!*v || !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "on") ||
+		     !strcasecmp(v, "yes"));
+}
+
+static bool opts_known(const struct side *s, const struct fioi_job *j)
+{
+	return s->is_job || j->opts_nr || s->r.global_nr;
+}
+
+/* 1 direct, 0 buffered, -1 unknown */
+static int direct_of(const struct side *s, const struct fioi_job *j)
+{
+	const char *d = fioi_opt(&s->r, j, "direct"), *b = fioi_opt(&s->r, j, "buffered");
+
+	if (d && strchr(d, '$'))
+		return -1;
+	if (d)
+		return opt_true(d) ? 1 : 0;
+	if (b)
+		return opt_true(b) ? 0 : 1;
+	return opts_known(s, j) ? 0 : -1;
+}
+
+static const char *engine_of(const struct side *s, const struct fioi_job *j)
+{
+	if (j->ioengine[0])
+		return j->ioengine;
+	if (opts_known(s, j))
+		return "psync";         /* fio 3.x's default */
+	return NULL;
+}
+
+static char *fmt_ns(char *buf, size_t n, double ns)
+{
+	if (ns >= 1e6)
+		snprintf(buf, n, "%.2f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, n, "%.2f us", ns / 1e3);
+	else
+		snprintf(buf, n, "%.0f ns", ns);
+	return buf;
+}
+
+static char *fmt_bytes(char *buf, size_t n, double b)
+{
+	if (b >= 1024.0 * 1024 * 1024)
+		snprintf(buf, n, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+	else
+		snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024));
+	return buf;
+}
+
+static void check_job(struct lint *L, const struct side *s, const struct fioi_job *j)
+{
+	const char *eng = engine_of(s, j), *v;
+	int direct = direct_of(s, j);
+	char a[32], b[32], c[32];
+	unsigned depth = j->iodepth;
+
+	if ((v = fioi_opt(&s->r, j, "iodepth")) && !strchr(v, '$'))
+		depth = (unsigned)strtoul(v, NULL, 10);
+
+	/* buffered I/O through an async engine */
+	if (is_async(eng) && direct != 1) {
+		char ev[512] = "";
+		size_t o = 0;
+
+		for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+			const struct fioi_dir *x = &j->dir[d];
+
+			if (!x->have || !x->lat[0].have || !x->lat[1].have)
+				continue;
+			if (x->lat[0].mean >= 5 * x->lat[1].mean && x->lat[0].mean >= 10e3 &&
+			    o < sizeof(ev))
+				o += (size_t)snprintf(ev + o, sizeof(ev) - o, "%s%s slat avg %s ≫ clat avg %s",
+						      o ? "; " : "", ddir_names[d],
+						      fmt_ns(a, sizeof(a), x->lat[0].mean),
+						      fmt_ns(b, sizeof(b), x->lat[1].mean));
+		}
+		if (direct == 0 || ev[0])
+			finding(L, L_WARNING, "buffered-async",
+				"without direct=1 the kernel completes buffered I/O inside the submit "
+				"call: libaio/io_uring become synchronous, the queue depth is fake and "
+				"the device time is reported as submission latency (slat), not clat",
+				"set direct=1 (and fill the file first), or use a sync engine when "
+				"page-cache behaviour is what you want to measure",
+				"%s: job '%s': ioengine=%s %s%s%s", s->what, j->name, eng,
+				direct == 0 ? "without direct=1" : "and direct unknown",
+				ev[0] ? ": " : "", ev);
+	}
+
+	/* iodepth > 1 with a synchronous engine */
+	if (is_sync_engine(eng) && depth > 1)
+		finding(L, L_WARNING, "sync-iodepth",
+			"a synchronous engine has one request in flight per job whatever iodepth "
+			"says; the run measured queue depth 1",
+			"use ioengine=libaio or io_uring (with direct=1) for depth > 1, or numjobs "
+			"for parallel synchronous I/O",
+			"%s: job '%s': ioengine=%s with iodepth=%u", s->what, j->name, eng, depth);
+
+	/* the working set fits in the page cache */
+	if (direct != 1 && (!eng || strcmp(eng, "null"))) {
+		uint64_t size = 0, ram = s->ram ? s->ram : L->ram;
+
+		if ((v = fioi_opt(&s->r, j, "size")) && !strchr(v, '$') && !strchr(v, '%'))
+			iogap_parse_size(v, &size);
+		if (size && ram && size <= ram)
+			finding(L, L_WARNING, "cache-working-set",
+				"buffered I/O over a working set smaller than RAM is served from the "
+				"page cache after the first touch: the numbers are memory numbers",
+				"set direct=1, or make size several times larger than RAM",
+				"%s: job '%s': size=%s (%s) fits in %s of RAM with direct=%d",
+				s->what, j->name, v, fmt_bytes(a, sizeof(a), (double)size),
+				fmt_bytes(b, sizeof(b), (double)ram), direct < 0 ? 0 : direct);
+		for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+			const struct fioi_dir *x = &j->dir[d];
+			const struct fioi_lat *l = x->lat[2].have ? &x->lat[2] : &x->lat[1];
+
+			if (!x->have || !l->have)
+				continue;
+			if ((l->mean > 0 && l->mean < 5e3) || x->iops > 1e6)
+				finding(L, L_WARNING, "cache-hits",
+					"no storage device completes requests this fast; these were "
+					"served by the page cache (reads) or absorbed by it (writes)",
+					"set direct=1 and a working set larger than RAM to measure the "
+					"device",
+					"%s: job '%s': %s %s avg %s at %.0f IOPS%s", s->what, j->name,
+					ddir_names[d], lat_names[l == &x->lat[2] ? 2 : 1],
+					fmt_ns(c, sizeof(c), l->mean), x->iops,
+					direct == 0 ? " without direct=1" : "");
+		}
+	}
+
+	/* percentiles claimed beyond the samples */
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		const struct fioi_dir *x = &j->dir[d];
+
+		for (int k = 0; x->have && k < 3; k++) {
+			uint64_t n = x->lat[k].n ? x->lat[k].n : x->total_ios;
+			double worst = 0, best_ok = 0;
+			unsigned bad = 0;
+
+			if (!x->pct_nr[k] || !n)
+				continue;
+			for (unsigned i = 0; i < x->pct_nr[k]; i++) {
+				double p = x->pct[k][i].p;
+
+				if (p >= 100)
+					continue;
+				if ((double)n < 10.0 / (1.0 - p / 100.0)) {
+					bad++;
+					if (p > worst)
+						worst = p;
+				} else if (p > best_ok) {
+					best_ok = p;
+				}
+			}
+			if (!bad)
+				continue;
+			finding(L, L_WARNING, "few-samples",
+				"a percentile p rests on the slowest (1-p/100) of the samples; with "
+				"fewer than 10/(1-p/100) samples fewer than 10 requests decide it and "
+				"it is noise",
+				"run longer (or repeat and pool runs); quote only percentiles the sample "
+				"count supports",
+				"%s: job '%s': %s %s p%g from %" PRIu64 " samples needs >= %.0f "
+				"(%u percentile%s unsupported; highest supported: %s%g)",
+				s->what, j->name, ddir_names[d], lat_names[k], worst, n,
+				ceil(10.0 / (1.0 - worst / 100.0)), bad, bad == 1 ? "" : "s",
+				best_ok > 0 ? "p" : "none ", best_ok);
+		}
+	}
+
+	/* the tool itself was the bottleneck */
+	if (j->have_cpu && j->usr_cpu + j->sys_cpu >= 90)
+		finding(L, L_WARNING, "cpu-saturated",
+			"the benchmark thread was busy ≥90% of a CPU: it measured its own CPU "
+			"limit (and its scheduling), not the storage",
+			"add numjobs (spread over CPUs), use fewer syscalls per I/O (io_uring, "
+			"batching), or compare at a rate both sides can sustain",
+			"%s: job '%s': usr=%.2f%% sys=%.2f%% of one CPU", s->what, j->name, j->usr_cpu,
+			j->sys_cpu);
+
+	if (j->error)
+		finding(L, L_WARNING, "job-error",
+			"a job that failed stopped early; its numbers cover an unknown part of "
+			"the run",
+			"fix the error and run again", "%s: job '%s' ended with err=%d", s->what,
+			j->name, j->error);
+}
+
+/* Options that may differ between the two sides of one comparison. */
+static bool ignored_opt(const char *k)
+{
+	static const char *const ign[] = { "filename", "directory", "name", "description",
+		"output", "write_lat_log", "write_bw_log", "write_iops_log", "write_hist_log",
+		"log_avg_msec", "per_job_logs", "log_offset", NULL };
+
+	for (int i = 0; ign[i]; i++)
+		if (!strcmp(k, ign[i]))
+			return true;
+	return false;
+}
+
+static const struct fioi_job *match(const struct side *o, const struct fioi_job *j, size_t i)
+{
+	for (size_t k = 0; k < o->r.nr; k++)
+		if (!strcmp(o->r.jobs[k].name, j->name))
+			return &o->r.jobs[k];
+	return i < o->r.nr ? &o->r.jobs[i] : NULL;
+}
+
+static void diff_opt(char *out, size_t n, size_t *o, const char *k, const char *a, const char *b)
+{
+	if (!strcmp(a ? a : "(unset)", b ? b : "(unset)"))
+		return;
+	if (*o < n)
+		*o += (size_t)snprintf(out + *o, n - *o, "%s%s: %s vs %s", *o ? ", " : "", k,
+				       a ? (*a ? a : "(set)") : "(unset)",
+				       b ? (*b ? b : "(set)") : "(unset)");
+}
+
+static void compare_sides(struct lint *L, const struct side *a, const struct side *b)
+{
+	if (a->r.version[0] && b->r.version[0] && strcmp(a->r.version, b->r.version))
+		finding(L, L_WARNING, "version-differs",
+			"fio versions change defaults, units and statistics (e.g. 3.x reports "
+			"ns-resolution clat; 2.x usec) – the difference may be the tool's",
+			"run the same fio (or iogap-probe) build on both sides",
+			"%s is %s, %s is %s", a->what, a->r.version, b->what, b->r.version);
+	if (a->r.nr != b->r.nr && !a->is_job && !b->is_job)
+		finding(L, L_WARNING, "jobs-differ",
+			"the two sides ran different job lists; the comparison pairs unrelated "
+			"results", "use the same job file on both sides",
+			"%s has %zu job result%s, %s has %zu", a->what, a->r.nr, a->r.nr == 1 ? "" : "s",
+			b->what, b->r.nr);
+	for (size_t i = 0; i < a->r.nr; i++) {
+		const struct fioi_job *ja = &a->r.jobs[i], *jb = match(b, ja, i);
+		const char *ea, *eb;
+		char d[2048] = "";
+		size_t o = 0;
+
+		if (!jb)
+			continue;
+		ea = engine_of(a, ja);
+		eb = engine_of(b, jb);
+		if (ea && eb && strcmp(ea, eb))
+			finding(L, L_WARNING, "engine-differs",
+				"different I/O engines submit and complete differently (sync vs "
+				"async, batching, polling): the gap includes the engine",
+				"use the same ioengine on both sides",
+				"job '%s': %s uses %s, %s uses %s", ja->name, a->what, ea, b->what, eb);
+		diff_opt(d, sizeof(d), &o, "rw", ja->rw[0] ? ja->rw : NULL, jb->rw[0] ? jb->rw : NULL);
+		if (ja->iodepth && jb->iodepth && ja->iodepth != jb->iodepth) {
+			char x[16], y[16];
+
+			snprintf(x, sizeof(x), "%u", ja->iodepth);
+			snprintf(y, sizeof(y), "%u", jb->iodepth);
+			diff_opt(d, sizeof(d), &o, "iodepth", x, y);
+		}
+		if (opts_known(a, ja) && opts_known(b, jb)) {
+			/* every option either side set, each key once */
+			const struct side *sd[2] = { a, b };
+			const struct fioi_job *jj[2] = { ja, jb };
+			const char *keys[512];
+			size_t nk = 0;
+
+			for (int s = 0; s < 2; s++) {
+				const struct iogap_job_kv *kv[2] = { sd[s]->r.global_opts, jj[s]->opts };
+				size_t nr[2] = { sd[s]->r.global_nr, jj[s]->opts_nr };
+
+				for (int g = 0; g < 2; g++)
+					for (size_t k = 0; k < nr[g] && nk < 512; k++) {
+						const char *key = kv[g][k].key;
+						size_t q;
+
+						if (ignored_opt(key) || !strcmp(key, "rw") ||
+						    !strcmp(key, "readwrite") ||
+						    !strcmp(key, "iodepth") || !strcmp(key, "ioengine"))
+							continue;
+						for (q = 0; q < nk && strcmp(keys[q], key); q++)
+							;
+						if (q == nk)
+							keys[nk++] = key;
+					}
+			}
+			for (size_t q = 0; q < nk; q++)
+				diff_opt(d, sizeof(d), &o, keys[q], fioi_opt(&a->r, ja, keys[q]),
+					 fioi_opt(&b->r, jb, keys[q]));
+		}
+		if (d[0])
+			finding(L, L_WARNING, "sides-differ",
+				"the two sides did not run the same workload, so their difference is "
+				"not the VM's (or the change's) cost",
+				"run the identical job (same options; only filename may differ) on both "
+				"sides",
+				"job '%s': %s vs %s: %s", ja->name, a->what, b->what, d);
+	}
+}
+
+/* ---- inputs ------------------------------------------------------------- */
+
+static int slurp(const char *path, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, n;
+	char *buf = NULL;
+
+	*len = 0;
+	if (!f)
+		return -1;
+	do {
+		if (*len + 65537 > cap) {
+			char *b = realloc(buf, cap = cap * 2 + 65537);
+
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return -1;
+			}
+			buf = b;
+		}
+		n = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[*len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static void add_kv(struct iogap_job_kv **kv, size_t *nr, const char *k, const char *v)
+{
+	struct iogap_job_kv *n = realloc(*kv, (*nr + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	*kv = n;
+	n[*nr].key = strdup(k);
+	n[*nr].value = v ? strdup(v) : NULL;
+	(*nr)++;
+}
+
+/* A fio job file, options only: [global] sections apply to the jobs after
+ * them; values are kept as written (${VAR} stays unknown). */
+static int read_jobfile(struct side *s, const char *path, const char *text)
+{
+	struct iogap_job_kv *glob = NULL;
+	size_t gnr = 0;
+	struct fioi_job *cur = NULL;
+	bool in_global = false;
+	const char *p = text;
+
+	memset(&s->r, 0, sizeof(s->r));
+	s->is_job = true;
+	snprintf(s->r.source, sizeof(s->r.source), "%s", path);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char line[4096], *l = line, *e, *eq;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		p += n + (p[n] == '\n');
+		while (isspace((unsigned char)*l))
+			l++;
+		e = l + strlen(l);
+		while (e > l && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (!*l || *l == '#' || *l == ';')
+			continue;
+		if ((e = strstr(l, " #")) || (e = strstr(l, "\t#")) || (e = strstr(l, " ;")))
+			*e = '\0';
+		if (*l == '[') {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(l + 1, "]"), l + 1);
+			in_global = !strcmp(name, "global");
+			cur = NULL;
+			if (!in_global) {
+				struct fioi_job *nj = realloc(s->r.jobs, (s->r.nr + 1) * sizeof(*nj));
+
+				if (!nj)
+					return -1;
+				s->r.jobs = nj;
+				cur = &nj[s->r.nr++];
+				memset(cur, 0, sizeof(*cur));
+				snprintf(cur->name, sizeof(cur->name), "%s", name);
+				for (size_t i = 0; i < gnr; i++)
+					add_kv(&cur->opts, &cur->opts_nr, glob[i].key, glob[i].value);
+			}
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (eq) {
+			char *k = l, *v = eq + 1;
+
+			*eq = '\0';
+			while (eq > k && isspace((unsigned char)eq[-1]))
+				*--eq = '\0';
+			while (isspace((unsigned char)*v))
+				v++;
+			if (in_global)
+				add_kv(&glob, &gnr, k, v);
+			else if (cur)
+				add_kv(&cur->opts, &cur->opts_nr, k, v);
+		} else if (in_global) {
+			add_kv(&glob, &gnr, l, NULL);
+		} else if (cur) {
+			add_kv(&cur->opts, &cur->opts_nr, l, NULL);
+		}
+	}
+	for (size_t i = 0; i < gnr; i++) {
+		free(glob[i].key);
+		free(glob[i].value);
+	}
+	free(glob);
+	for (size_t i = 0; i < s->r.nr; i++) {
+		struct fioi_job *j = &s->r.jobs[i];
+		const char *v;
+
+		if ((v = fioi_opt(&s->r, j, "ioengine")))
+			snprintf(j->ioengine, sizeof(j->ioengine), "%s", v);
+		if ((v = fioi_opt(&s->r, j, "rw")))
+			snprintf(j->rw, sizeof(j->rw), "%s", v);
+		if ((v = fioi_opt(&s->r, j, "iodepth")) && !strchr(v, '$'))
+			j->iodepth = (unsigned)strtoul(v, NULL, 10);
+	}
+	return 0;
+}
+
+static uint64_t local_ram(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	unsigned long long kb = 0;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static bool looks_like_job(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p == '#' || *p == ';') {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		return *p == '[';
+	}
+	return false;
+}
+
+static int load_file(struct side *s, const char *path, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	snprintf(s->what, sizeof(s->what), "%s", path);
+	if (slurp(path, &text, &len)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fioi_looks_like_output(text, len)) {
+		ret = fioi_parse_buf(path, text, len, &s->r, err, errlen);
+	} else if (looks_like_job(text)) {
+		ret = read_jobfile(s, path, text);
+		s->ram = local_ram();
+		if (ret)
+			snprintf(err, errlen, "%s: out of memory", path);
+	} else {
+		snprintf(err, errlen, "%s: neither a fio job file (no [section]) nor fio output "
+			 "(no \"(groupid=\" result lines or fio JSON)", path);
+		ret = -1;
+	}
+	free(text);
+	return ret;
+}
+
+static uint64_t manifest_ram(const char *dir, const char *label, bool *imported)
+{
+	char path[8192], *text = NULL, err[256];
+	struct jp_value m;
+	size_t len;
+	uint64_t ram = 0;
+
+	*imported = false;
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	if (slurp(path, &text, &len))
+		return 0;
+	if (!jp_parse(text, len, false, &m, NULL, err, sizeof(err))) {
+		char key[128];
+
+		snprintf(key, sizeof(key), "phases/%.63s/imported", label);
+		*imported = jp_path(&m, key) != NULL;
+		if (!*imported) {
+			if (!strcmp(label, "vm"))
+				ram = (uint64_t)jp_num(jp_path(&m, "vm/memory_mb"), 0) << 20;
+			else
+				ram = local_ram();
+		}
+		jp_free(&m);
+	}
+	free(text);
+	return ram;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: iogap lint [--ram SIZE] JOB|RUN_DIR|FIO_OUTPUT...\n"
+	      "  Methodology findings (LEVEL CODE: message / why / do).  Several\n"
+	      "  inputs, or a run directory with two sides, are also compared.\n"
+	      "  --ram SIZE: RAM of the machine that ran imported outputs (cache check).\n"
+	      "  Exit 1 when any finding is a warning or worse, 2 on unusable input.\n", f);
+}
+
+int iogap_cmd_lint(int argc, char **argv)
+{
+	struct lint L = { 0 };
+	struct side *sides = NULL;
+	size_t ns = 0;
+	char err[1024];
+	int ret = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		struct stat sb;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if ((!strcmp(a, "--ram") && i + 1 < argc) || !strncmp(a, "--ram=", 6)) {
+			const char *v = a[5] == '=' ? a + 6 : argv[++i];
+
+			if (iogap_parse_size(v, &L.ram)) {
+				fprintf(stderr, "iogap lint: bad --ram '%s'\n", v);
+				return 2;
+			}
+			L.ram_given = true;
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "iogap lint: unknown option %s\n", a);
+			usage(stderr);
+			return 2;
+		}
+		if (stat(a, &sb)) {
+			fprintf(stderr, "iogap lint: %s: %s\n", a, strerror(errno));
+			ret = 2;
+			goto out;
+		}
+		if (S_ISDIR(sb.st_mode)) {
+			/* a run directory: every LABEL/probe.json */
+			DIR *d = opendir(a);
+			struct dirent *de;
+			size_t found = 0;
+			char names[64][64];
+			size_t nn = 0;
+
+			while (d && (de = readdir(d)) && nn < 64) {
+				char p[8192];
+
+				if (de->d_name[0] == '.')
+					continue;
+				snprintf(p, sizeof(p), "%s/%s/probe.json", a, de->d_name);
+				if (!access(p, R_OK))
+					snprintf(names[nn++], sizeof(names[0]), "%.63s", de->d_name);
+			}
+			if (d)
+				closedir(d);
+			/* bare first, vm second, the rest by name */
+			qsort(names, nn, sizeof(names[0]), (int (*)(const void *, const void *))strcmp);
+			for (size_t k = 0; k < nn; k++) {
+				if (!strcmp(names[k], "bare") && k) {
+					char t[64];
+
+					memcpy(t, names[0], 64);
+					memcpy(names[0], names[k], 64);
+					memcpy(names[k], t, 64);
+				}
+			}
+			for (size_t k = 0; k < nn; k++) {
+				char p[8192];
+				struct side *n = realloc(sides, (ns + 1) * sizeof(*n));
+				bool imported;
+
+				if (!n) {
+					ret = 2;
+					goto out;
+				}
+				sides = n;
+				memset(&sides[ns], 0, sizeof(*sides));
+				snprintf(p, sizeof(p), "%s/%s/probe.json", a, names[k]);
+				if (fioi_parse_file(p, &sides[ns].r, err, sizeof(err))) {
+					fprintf(stderr, "iogap lint: %s\n", err);
+					ret = 2;
+					goto out;
+				}
+				snprintf(sides[ns].what, sizeof(sides[ns].what), "%.4000s/%.63s", a, names[k]);
+				snprintf(sides[ns].label, sizeof(sides[ns].label), "%.63s", names[k]);
+				sides[ns].ram = manifest_ram(a, names[k], &imported);
+				ns++;
+				found++;
+			}
+			if (!found) {
+				fprintf(stderr, "iogap lint: %s: no LABEL/probe.json results (not a run "
+					"directory)\n", a);
+				ret = 2;
+				goto out;
+			}
+			continue;
+		}
+		{
+			struct side *n = realloc(sides, (ns + 1) * sizeof(*n));
+
+			if (!n) {
+				ret = 2;
+				goto out;
+			}
+			sides = n;
+			memset(&sides[ns], 0, sizeof(*sides));
+			if (load_file(&sides[ns], a, err, sizeof(err))) {
+				fprintf(stderr, "iogap lint: %s\n", err);
+				ret = 2;
+				goto out;
+			}
+			ns++;
+		}
+	}
+	if (!ns) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < sides[i].r.nr; k++)
+			check_job(&L, &sides[i], &sides[i].r.jobs[k]);
+	for (size_t i = 1; i < ns; i++)
+		compare_sides(&L, &sides[0], &sides[i]);
+	if (!L.count)
+		printf("no findings\n");
+	ret = L.worst >= L_WARNING ? 1 : 0;
+out:
+	for (size_t i = 0; i < ns; i++)
+		fioi_free(&sides[i].r);
+	free(sides);
+	return ret;
+}

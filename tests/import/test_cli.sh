@@ -1,0 +1,116 @@
+#!/bin/sh
+# iogap import and iogap lint end to end (TAP).
+IOGAP=${IOGAP:-$IOGAP_BUILD/host-tools/iogap}
+D=$IOGAP_SRC/tests/import/data
+JOBS=$IOGAP_SRC/tests/data
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+fail=0
+t() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+has() { grep -q -- "$1" "$2"; echo $?; }
+manifest() { python3 -c "import json,sys; m=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; echo $?; }
+
+echo 1..16
+
+"$IOGAP" import --dir "$T/run" --label bare "$D/nvme-passthrough-baremetal.txt" \
+	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ -s "$T/run/bare/probe.json" ] && [ -s "$T/run/vm/probe.json" ] &&
+	[ -s "$T/run/manifest.json" ] && [ -s "$T/run/vm/probe.txt" ]
+t $? "import both fixtures into one run dir: bare/ and vm/ probe.json, manifest"
+t "$(manifest "$T/run/manifest.json" "m['phases']['bare']['status']=='ok' and m['phases']['vm']['imported']['format']=='fio-text-3' and m['imported']['label']=='vm' and m['phases']['bare']['imported']['fio_version']=='fio-3.1'")" \
+	"manifest: phases ok, imported source/format/fio_version/label"
+t "$(manifest "$T/run/vm/probe.json" "m['jobs'][0]['read']['total_ios']==839283 and m['jobs'][0]['read']['clat_ns']['percentile']['99.000000']==4448 and abs(m['jobs'][0]['read']['slat_ns']['mean']-115270)<1e-6")" \
+	"vm/probe.json in fio's schema with the pasted numbers"
+
+"$IOGAP" import --dir "$T/run" --label fio333 "$D/fio333-multi.jsonplus" >"$T/out" 2>&1
+t "$(manifest "$T/run/manifest.json" "set(m['phases'])=={'bare','vm','fio333'} and m['phases']['fio333']['imported']['format']=='fio-json+'")" \
+	"a third import keeps the others in the manifest (fio-json+)"
+
+"$IOGAP" lint "$D/nvme-passthrough-baremetal.txt" >"$T/lint1" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "^WARNING buffered-async: .*libaio without direct=1: read slat avg 94.72 us" "$T/lint1" &&
+	grep -q "^    why: " "$T/lint1" && grep -q "^    do: " "$T/lint1"
+t $? "lint bare-metal fixture: buffered libaio (slat 94.72 us >> clat), exit 1, why/do lines"
+
+"$IOGAP" lint "$D/nvme-passthrough-vm.txt" >"$T/lint2" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "^WARNING buffered-async: .*read slat avg 115.27 us" "$T/lint2"
+t $? "lint VM fixture: buffered libaio"
+
+"$IOGAP" lint "$JOBS/seed-profile.fio" >"$T/lint3" 2>&1
+rc=$?
+! grep -q "buffered-async\|cache-" "$T/lint3" && [ $rc = 0 ]
+t $? "lint seed-profile.fio (direct=1): no buffered or cache finding, exit 0"
+
+cat >"$T/psync.fio" <<'JOB'
+[global]
+ioengine=psync
+direct=1
+[qd8]
+rw=randread
+iodepth=8
+JOB
+"$IOGAP" lint "$T/psync.fio" >"$T/lint4" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "^WARNING sync-iodepth: .*job 'qd8': ioengine=psync with iodepth=8" "$T/lint4"
+t $? "lint psync job with iodepth=8: sync-iodepth"
+
+cat >"$T/cached.fio" <<'JOB'
+[small]
+ioengine=io_uring
+iodepth=32
+size=64M
+rw=randread
+JOB
+"$IOGAP" lint "$T/cached.fio" >"$T/lint5" 2>&1
+grep -q "^WARNING buffered-async: .*io_uring without direct=1" "$T/lint5" &&
+	grep -q "^WARNING cache-working-set: .*size=64M" "$T/lint5"
+t $? "lint io_uring job without direct: buffered-async and cache-working-set"
+
+"$IOGAP" import --dir "$T/fx" --label bare "$D/nvme-passthrough-baremetal.txt" \
+	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
+"$IOGAP" lint "$T/fx" >"$T/lint6" 2>&1
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c '^WARNING buffered-async' "$T/lint6")" -ge 2 ] &&
+	! grep -q "sides-differ" "$T/lint6"
+t $? "lint the fixtures' run dir: both sides buffered, same job parameters"
+
+"$IOGAP" import --dir "$T/mis" --label bare "$D/fio333-randrw-libaio-buffered.out" \
+	--label vm "$D/fio333-psync-qd8.out" >"$T/out" 2>&1 &&
+	"$IOGAP" lint "$T/mis" >"$T/lint7" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "^WARNING sides-differ: job .*rw: randrw vs randread" "$T/lint7" &&
+	grep -q "^WARNING engine-differs: .*libaio.*psync" "$T/lint7"
+t $? "lint a run dir whose sides ran different jobs: sides-differ, engine-differs"
+
+"$IOGAP" lint "$D/fio216-randrw-libaio.txt" "$D/nvme-passthrough-baremetal.txt" >"$T/lint8" 2>&1
+grep -q "^WARNING version-differs: .*fio-2.16.*fio-3.1" "$T/lint8"
+t $? "lint two outputs of different fio versions: version-differs"
+
+"$IOGAP" lint "$D/fio333-null.txt" >"$T/lint9" 2>&1
+grep -q "^WARNING cpu-saturated: .*usr=99.60%" "$T/lint9"
+t $? "lint null-engine output: cpu-saturated"
+
+printf 'hello\nworld\n' >"$T/garbage.txt"
+"$IOGAP" import --dir "$T/g" "$T/garbage.txt" >"$T/out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "garbage.txt: no fio results found" "$T/out"
+t $? "import garbage: exit 1, names the file"
+
+head -c 1200 "$D/fio333-multi.json" >"$T/cut.json"
+"$IOGAP" import --dir "$T/g" "$T/cut.json" >"$T/out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "cut.json:[0-9]*:[0-9]*: invalid fio JSON" "$T/out"
+t $? "import truncated JSON: exit 1, file:line:column"
+
+"$IOGAP" import --dir "$T/g" --label x "$D/fio333-null.txt" "$D/fio333-multi.txt" >"$T/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "both go to label 'x'" "$T/out"
+t $? "two files into one label is refused"
+
+exit $fail

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mkrun: synthetic run directories for the report/compare tests and
+ * bench/report-throughput, written with the project's own writers.
+ *
+ *   mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] [--scale F]
+ *         [--mean-ns M] [--spec SPEC]
+ *
+ * --vm N: a VM side of N requests from tests/align/synth.h (known clock
+ *   offset and drift, known stage latencies, write tags): vm/probe.trace,
+ *   vm/top.ring, vm/bottom.ring (plain traces), vm/sync-*.txt,
+ *   vm/probe.json; stage truth printed as "truth STAGE MEAN_NS".
+ * --bare-seconds T: a bare-metal side, QD1 closed loop for T seconds, each
+ *   request 20 us + exponential(M) ns, times F (--scale): bare/probe.trace
+ *   and bare/probe.json (fio JSON with the same numbers).
+ * manifest.json gets target.spec = SPEC (compare groups runs by it).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../align/synth.h"
+#include "json_writer.h"
+#include "rundir.h"
+#include "stats.h"
+#include "trace_file.h"
+
+static const char *dir;
+
+static int write_trace(const char *name, uint16_t producer, uint16_t clock, const char *layer,
+		       const char *info, const struct iogap_trace_record *r, size_t n)
+{
+	char path[4096], err[512];
+	struct iogap_trace_header h;
+	struct iogap_trace_writer *w;
+
+	memset(&h, 0, sizeof(h));
+	h.producer = producer;
+	h.clock = clock;
+	h.run_id = 0x1234;
+	snprintf((char *)h.layer, sizeof(h.layer), "%s", layer);
+	h.start_ns = n ? r[0].start_ns : 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	w = iogap_trace_writer_open(path, &h, info, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "mkrun: %s\n", err);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i += 65536)
+		if (iogap_trace_writer_append(w, r + i, n - i < 65536 ? n - i : 65536)) {
+			fprintf(stderr, "mkrun: %s: append failed\n", path);
+			return -1;
+		}
+	if (iogap_trace_writer_close(w, n ? r[n - 1].complete_ns : 0, 0, err, sizeof(err))) {
+		fprintf(stderr, "mkrun: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* fio JSON (the subset compare and report read) from the records */
+static int write_fio_json(const char *name, const struct iogap_trace_record *r, size_t n,
+			  const char *jobname)
+{
+	char path[4096];
+	static uint64_t hist[2][3][IOGAP_PLAT_NR];
+	struct iogap_io_stat st[2][3];
+	uint64_t bytes[2] = { 0 }, first = UINT64_MAX, last = 0;
+	static const double pl[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9,
+				     99.95, 99.99 };
+	static const char *const kind[3] = { "slat_ns", "clat_ns", "lat_ns" };
+	static const char *const dk[2] = { "read", "write" };
+	struct jw w;
+	FILE *f;
+
+	memset(hist, 0, sizeof(hist));
+	memset(st, 0, sizeof(st));
+	for (size_t i = 0; i < n; i++) {
+		int d = r[i].op;
+		uint64_t v[3] = { r[i].issue_ns - r[i].start_ns, r[i].complete_ns - r[i].issue_ns,
+				  r[i].complete_ns - r[i].start_ns };
+
+		if (d > 1 || r[i].flags & IOGAP_REC_RAMP)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			iogap_io_stat_add(&st[d][k], v[k]);
+			hist[d][k][iogap_plat_val_to_idx(v[k])]++;
+		}
+		bytes[d] += r[i].length;
+		if (r[i].start_ns < first)
+			first = r[i].start_ns;
+		if (r[i].complete_ns > last)
+			last = r[i].complete_ns;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	w = (struct jw){ .f = f };
+	jw_obj(&w, NULL);
+	jw_str(&w, "fio version", "mkrun");
+	jw_obj(&w, "global options");
+	jw_str(&w, "ioengine", "synthetic");
+	jw_end(&w);
+	jw_open(&w, "jobs", '[');
+	jw_obj(&w, NULL);
+	jw_str(&w, "jobname", jobname);
+	jw_int(&w, "groupid", 0);
+	for (int d = 0; d < 2; d++) {
+		double rt = last > first ? (double)(last - first) / 1e9 : 1;
+
+		jw_obj(&w, dk[d]);
+		jw_u64(&w, "io_bytes", bytes[d]);
+		jw_float(&w, "bw_bytes", (double)bytes[d] / rt);
+		jw_float(&w, "iops", (double)st[d][2].samples / rt);
+		jw_u64(&w, "runtime", (uint64_t)(rt * 1000));
+		jw_u64(&w, "total_ios", st[d][2].samples);
+		for (int k = 0; k < 3; k++) {
+			uint64_t pv[17];
+
+			jw_obj(&w, kind[k]);
+			jw_u64(&w, "min", st[d][k].samples ? st[d][k].min_val : 0);
+			jw_u64(&w, "max", st[d][k].max_val);
+			jw_float(&w, "mean", st[d][k].mean);
+			jw_float(&w, "stddev", iogap_io_stat_stddev(&st[d][k]));
+			jw_u64(&w, "N", st[d][k].samples);
+			if (k == 1 && st[d][k].samples) {
+				iogap_plat_percentiles(hist[d][k], pl, 17, pv);
+				jw_obj(&w, "percentile");
+				for (int p = 0; p < 17; p++) {
+					char key[32];
+
+					snprintf(key, sizeof(key), "%f", pl[p]);
+					jw_u64(&w, key, pv[p]);
+				}
+				jw_end(&w);
+			}
+			jw_end(&w);
+		}
+		jw_end(&w);
+	}
+	jw_end(&w);
+	jw_close(&w, ']');
+	jw_end(&w);
+	fputc('\n', f);
+	return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = 1, mean_ns = 80000;
+	size_t nvm = 0;
+	double bare_s = 0, scale = 1.0;
+	const char *spec = "synthetic";
+	char path[4096];
+	FILE *f;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			dir = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--vm") && i + 1 < argc)
+			nvm = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--bare-seconds") && i + 1 < argc)
+			bare_s = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			scale = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--mean-ns") && i + 1 < argc)
+			mean_ns = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--spec") && i + 1 < argc)
+			spec = argv[++i];
+		else {
+			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
+				"[--scale F] [--mean-ns M] [--spec SPEC]\n");
+			return 2;
+		}
+	}
+	if (!dir)
+		return 2;
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "{\n  \"iogap\" : \"mkrun\",\n  \"target\" : {\n    \"spec\" : \"%s\"\n  },\n"
+		"  \"vm\" : {\n    \"accel\" : \"synthetic\"\n  }\n}\n", spec);
+	fclose(f);
+
+	if (nvm) {
+		struct synth_cfg c;
+		struct synth s;
+		const char *info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
+				   "numjobs=1 filename=x\n";
+
+		synth_default(&c);
+		c.seed = seed;
+		c.n = nvm;
+		c.shuffle = 0;
+		c.split_frac = 0.0;
+		c.ramp_frac = 0.0;
+		snprintf(path, sizeof(path), "%s/vm", dir);
+		mkdir(path, 0755);
+		if (synth_make(&c, &s))
+			return 1;
+		if (write_trace("vm/probe.trace", IOGAP_PRODUCER_PROBE_GUEST, IOGAP_CLOCK_GUEST_MONOTONIC,
+				"guest", info, s.g, s.ng) ||
+		    write_trace("vm/top.ring", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC, "top",
+				"producer=mkrun\n", s.t, s.nt) ||
+		    write_trace("vm/bottom.ring", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC,
+				"bottom", "producer=mkrun\n", s.b, s.nb) ||
+		    write_fio_json("vm/probe.json", s.g, s.ng, "mixed"))
+			return 1;
+		snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
+		if (iogap_sync_save(path, s.sa, s.nsa))
+			return 1;
+		snprintf(path, sizeof(path), "%s/vm/sync-after.txt", dir);
+		if (iogap_sync_save(path, s.sb, s.nsb))
+			return 1;
+		printf("truth G->Q %.0f\ntruth Q.fmt %.0f\ntruth B %.0f\ntruth Q.ret %.0f\n"
+		       "truth Q->G %.0f\n", (double)(c.g2q_base + c.g2q_mean),
+		       (double)(c.fmt_base + c.fmt_mean), (double)(c.be_base + c.be_mean),
+		       (double)(c.ret_base + c.ret_mean), (double)(c.q2g_base + c.q2g_mean));
+		printf("records %zu\n", s.ng + s.nt + s.nb);
+		synth_free(&s);
+	}
+	if (bare_s > 0) {
+		uint64_t rs = seed * 0x9e3779b97f4a7c15ull + 7, t = 1000000000000ull, end;
+		size_t cap = 1 << 16, n = 0;
+		struct iogap_trace_record *r = malloc(cap * sizeof(*r));
+		const char *info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
+				   "numjobs=1 filename=x\n";
+
+		snprintf(path, sizeof(path), "%s/bare", dir);
+		mkdir(path, 0755);
+		end = t + (uint64_t)(bare_s * 1e9);
+		while (r && t < end) {
+			uint64_t slat = 500 + synth_rand(&rs) % 200;
+			uint64_t clat = (uint64_t)((20000.0 + -log(synth_u01(&rs)) * (double)mean_ns) * scale);
+
+			if (n == cap) {
+				struct iogap_trace_record *nr = realloc(r, (cap *= 2) * sizeof(*r));
+
+				if (!nr)
+					return 1;
+				r = nr;
+			}
+			memset(&r[n], 0, sizeof(r[n]));
+			r[n].tag = n + 1;
+			r[n].offset = (synth_rand(&rs) % 262144) * 4096;
+			r[n].length = 4096;
+			r[n].result = 4096;
+			r[n].start_ns = t;
+			r[n].issue_ns = t + slat;
+			r[n].complete_ns = t + slat + clat;
+			r[n].op = synth_u01(&rs) < 0.5 ? IOGAP_OP_READ : IOGAP_OP_WRITE;
+			r[n].thread = 1;
+			t = r[n].complete_ns + 300;
+			n++;
+		}
+		if (!r || write_trace("bare/probe.trace", IOGAP_PRODUCER_PROBE_BARE,
+				      IOGAP_CLOCK_HOST_MONOTONIC, "bare", info, r, n) ||
+		    write_fio_json("bare/probe.json", r, n, "mixed"))
+			return 1;
+		printf("bare records %zu\n", n);
+		free(r);
+	}
+	return 0;
+}

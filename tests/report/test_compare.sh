@@ -1,0 +1,69 @@
+#!/bin/bash
+# iogap compare on synthetic runs (seeded, deterministic): a known 5%
+# latency difference is significant, two samples of one distribution are
+# within noise, repeated runs of a configuration are pooled, fio JSON alone
+# works (other methods), and the output does not change from run to run.
+. "$(dirname "$0")/lib.sh"
+
+mk() { "$MKRUN" --dir "$WORK/$1" --bare-seconds 20 --mean-ns 80000 "${@:2}" >/dev/null; }
+mk a --seed 1 --spec X && mk b --seed 2 --scale 1.05 --spec Y && mk c --seed 3 --spec X &&
+	mk a2 --seed 4 --spec X && mk b2 --seed 5 --scale 1.05 --spec Y
+ok $? "mkrun: five synthetic bare-metal runs (QD1, 20 s; b and b2 5% slower)"
+
+# verdicts: DIR METRIC... -> "metric=verdict" lines
+verdicts() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["comparisons"]:
+    for m, v in c["metrics"].items():
+        print(f'{c["dir"]} {m} {v["verdict"]} {v["method"]} {v["diff_pct"]:+.2f}% '
+              f'[{100*v.get("ci_lo",float("nan"))/v["a"]:+.2f}%, {100*v.get("ci_hi",float("nan"))/v["a"]:+.2f}%]')
+PY
+}
+
+"$IOGAP" compare "$WORK/a" "$WORK/b" --json "$WORK/ab.json" >"$WORK/ab.txt" 2>&1
+ok $? "compare A B" "$WORK/ab.txt"
+verdicts "$WORK/ab.json" >"$WORK/ab.v"
+sed 's/^/# /' "$WORK/ab.v"
+for m in iops lat_mean_ns clat_mean_ns clat_p50_ns clat_p99_ns; do
+	[ "$(grep -c "^[a-z]* $m significant" "$WORK/ab.v")" = 2 ]
+	ok $? "5% slower: $m significant in both directions" "$WORK/ab.v"
+done
+grep -q "^read iops significant per-second" "$WORK/ab.v" &&
+	grep -q "^read clat_p99_ns significant per-request (histogram)" "$WORK/ab.v"
+ok $? "methods: per-second samples for IOPS, per-request (histogram) for percentiles" "$WORK/ab.v"
+
+"$IOGAP" compare "$WORK/a" "$WORK/c" --json "$WORK/ac.json" >"$WORK/ac.txt" 2>&1
+verdicts "$WORK/ac.json" >"$WORK/ac.v"
+sed 's/^/# /' "$WORK/ac.v"
+! grep -v "within noise" "$WORK/ac.v" | grep -q . && [ -s "$WORK/ac.v" ]
+ok $? "one distribution, two samples: every metric within noise" "$WORK/ac.v"
+
+"$IOGAP" compare "$WORK/a" "$WORK/b" --json "$WORK/ab2.json" >"$WORK/ab2.txt" 2>&1
+cmp -s "$WORK/ab.json" "$WORK/ab2.json" && cmp -s "$WORK/ab.txt" "$WORK/ab2.txt"
+ok $? "deterministic: the same output twice (seeded bootstrap)"
+
+"$IOGAP" compare "$WORK/a" "$WORK/b" "$WORK/a2" "$WORK/b2" --json "$WORK/pool.json" >"$WORK/pool.txt" 2>&1
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d['groups']
+sys.exit(0 if len(g) == 2 and len(g[0]['runs']) == 2 and len(g[1]['runs']) == 2 else 1)" "$WORK/pool.json"
+ok $? "repeated runs of one configuration (manifest target.spec) are pooled: 2 groups of 2" "$WORK/pool.txt"
+verdicts "$WORK/pool.json" >"$WORK/pool.v"
+grep -q "^read lat_mean_ns significant per-second" "$WORK/pool.v"
+ok $? "pooled: the 5% difference is significant" "$WORK/pool.v"
+
+"$IOGAP" compare "$WORK/a/bare/probe.json" "$WORK/b/bare/probe.json" --json "$WORK/f.json" >"$WORK/f.txt" 2>&1
+verdicts "$WORK/f.json" >"$WORK/f.v"
+grep -q "^read lat_mean_ns significant normal (fio mean/stddev/N)" "$WORK/f.v"
+ok $? "fio JSON files alone: means compared from fio's mean/stddev/N" "$WORK/f.v"
+
+"$IOGAP" compare "$WORK/a" >"$WORK/u.txt" 2>&1
+[ $? = 2 ]
+ok $? "one run only: usage, exit 2" "$WORK/u.txt"
+"$IOGAP" compare "$WORK/a" "$WORK/nonexistent" >"$WORK/e.txt" 2>&1
+[ $? = 1 ] && grep -q nonexistent "$WORK/e.txt"
+ok $? "a missing run: exit 1 and which" "$WORK/e.txt"
+finish
