@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Zoned-workload checks over `iogap-probe --dump-trace` output.
+
+usage: check_trace.py DUMP ZONE_SIZE CHECK...
+  wp              every write lands at its zone's write pointer (sequential
+                  within the zone, in issue order; a write at the zone start
+                  of a zone holding data is a reset)
+  maxopen=N       at no time more than N zones open (a zone opens with its
+                  first write's start, closes with the completion of the
+                  write that fills it) nor more than N with writes in flight
+  readwp          every read ends at or below its zone's write pointer, taking
+                  only writes completed before the read started
+  job=K:LO:HI     every request of job K lies in [LO, HI)
+  resets=N        N writes reset a zone holding data
+  writes=N        N write records
+Prints one line per check; exit status 1 if any failed.
+"""
+import re
+import sys
+
+REC = re.compile(r"^record \d+: (.*)$")
+KV = re.compile(r"(\w+)=(\S+)")
+
+
+def load(path):
+    recs = []
+    for line in open(path):
+        m = REC.match(line.strip())
+        if not m:
+            continue
+        kv = dict(KV.findall(m.group(1)))
+        if kv.get("op") in ("read", "write"):
+            recs.append(dict(op=kv["op"], off=int(kv["offset"]), len=int(kv["length"]),
+                             start=int(kv["start_ns"]), issue=int(kv["issue_ns"]),
+                             done=int(kv["complete_ns"]), res=int(kv["result"]),
+                             job=int(kv["job"])))
+    return recs
+
+
+def main():
+    recs = load(sys.argv[1])
+    zs = int(sys.argv[2])
+    failed = 0
+    writes = sorted((r for r in recs if r["op"] == "write"), key=lambda r: (r["issue"], r["start"]))
+    reads = [r for r in recs if r["op"] == "read"]
+
+    def report(okay, text):
+        nonlocal failed
+        print(("ok: " if okay else "FAILED: ") + text)
+        failed += not okay
+
+    # replay the writes in issue order
+    wp, resets, bad = {}, 0, []
+    for r in writes:
+        z = r["off"] // zs
+        zstart = z * zs
+        if (r["off"] + r["len"] - 1) // zs != z:
+            bad.append("write %d+%d crosses a zone boundary" % (r["off"], r["len"]))
+        cur = wp.get(z, None)
+        if r["off"] == zstart and cur not in (None, zstart):
+            resets += 1
+        elif cur is not None and r["off"] != cur:
+            bad.append("write at %d, zone %d write pointer at %d" % (r["off"], z, cur))
+        elif cur is None and r["off"] != zstart:
+            pass        # zone written before the trace: pointer unknown
+        wp[z] = r["off"] + r["len"]
+    for check in sys.argv[3:]:
+        if check == "wp":
+            report(not bad, "%d writes at their zone's write pointer%s" %
+                   (len(writes), (": " + "; ".join(bad[:3])) if bad else ""))
+        elif check.startswith("resets="):
+            n = int(check.split("=")[1])
+            report(resets == n, "%d zone resets in the trace (want %d)" % (resets, n))
+        elif check.startswith("writes="):
+            n = int(check.split("=")[1])
+            report(len(writes) == n, "%d write records (want %d)" % (len(writes), n))
+        elif check.startswith("maxopen="):
+            n = int(check.split("=")[1])
+            ev_open, ev_fly = [], []
+            zwp, opened = {}, {}
+            for r in writes:
+                z = r["off"] // zs
+                if z not in opened:
+                    opened[z] = r["start"]
+                ev_fly += [(r["start"], 1, z), (r["done"], -1, z)]
+                end = r["off"] + r["len"]
+                if end == (z + 1) * zs:       # fills the zone: closes it
+                    ev_open += [(opened.pop(z), 1, z), (r["done"], -1, z)]
+            for z, t in opened.items():
+                ev_open.append((t, 1, z))
+            def peak(ev):
+                cur = best = 0
+                for _, d, _ in sorted(ev, key=lambda e: (e[0], e[1])):
+                    cur += d
+                    best = max(best, cur)
+                return best
+            fly_zones = {}
+            cur = best_fly = 0
+            for t, d, z in sorted(ev_fly, key=lambda e: (e[0], e[1])):
+                before = len(fly_zones)
+                fly_zones[z] = fly_zones.get(z, 0) + d
+                if fly_zones[z] == 0:
+                    del fly_zones[z]
+                best_fly = max(best_fly, len(fly_zones), before)
+            po = peak(ev_open)
+            report(po <= n and best_fly <= n,
+                   "at most %d zones open (%d) and %d with writes in flight (%d)" % (n, po, n, best_fly))
+        elif check == "readwp":
+            done = sorted(writes, key=lambda r: r["done"])
+            bad_reads = 0
+            for r in reads:
+                z = r["off"] // zs
+                top = None
+                for w in done:
+                    if w["done"] > r["start"]:
+                        break
+                    if w["off"] // zs != z:
+                        continue
+                    if w["off"] == z * zs:
+                        top = w["off"] + w["len"]
+                    elif top is not None:
+                        top = max(top, w["off"] + w["len"])
+                if top is None or r["off"] + r["len"] > top:
+                    bad_reads += 1
+            report(reads and not bad_reads,
+                   "%d reads, %d beyond the write pointer of their zone" % (len(reads), bad_reads))
+        elif check.startswith("job="):
+            k, lo, hi = (int(x) for x in check.split("=")[1].split(":"))
+            mine = [r for r in recs if r["job"] == k]
+            out = [r for r in mine if r["off"] < lo or r["off"] + r["len"] > hi]
+            report(mine and not out, "job %d: %d requests, %d outside [%d, %d)" %
+                   (k, len(mine), len(out), lo, hi))
+        else:
+            report(False, "unknown check " + check)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
