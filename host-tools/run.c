@@ -37,6 +37,7 @@ struct run_opts {
 	const char *kernel, *initrd;
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy;
+	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned timeout_s, boot_timeout_s;
 	const char *append;
 	char **jobs;
@@ -257,6 +258,23 @@ static int run_host_probe(struct run_state *s, char err[], size_t errlen)
 		argv[argc++] = "--force=ioengine=null";
 		argv[argc++] = size;
 		argv[argc++] = latency;
+	} else if (s->target.kind == IOGAP_TARGET_RBD) {
+		/* QEMU's rbd driver on the VM side; the probe's rbd engine here */
+		static char pool[160], image[300], conf[1100], id[160];
+
+		snprintf(pool, sizeof(pool), "--force=pool=%s", s->target.pool);
+		snprintf(image, sizeof(image), "--force=rbdname=%s", s->target.image);
+		argv[argc++] = "--force=ioengine=rbd";
+		argv[argc++] = pool;
+		argv[argc++] = image;
+		if (s->target.conf[0]) {
+			snprintf(conf, sizeof(conf), "--force=ceph_conf=%s", s->target.conf);
+			argv[argc++] = conf;
+		}
+		if (s->target.id[0]) {
+			snprintf(id, sizeof(id), "--force=clientname=%s", s->target.id);
+			argv[argc++] = id;
+		}
 	} else {
 		static char fname[PATH_MAX + 32];
 
@@ -430,6 +448,7 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		.kernel = s->kernel, .initrd = s->initrd, .filter_so = s->filter_so,
 		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
 		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
+		.inject_delay_ns = s->o.inject_delay_ns,
 		.mode = "agent", .target = &s->target, .append_extra = s->o.append,
 	};
 	struct iogap_vm vm;
@@ -551,6 +570,22 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	jw_obj(&w, "target");
 	jw_str(&w, "spec", s->o.target_spec);
 	jw_str(&w, "format", s->target.format);
+	if (s->target.kind == IOGAP_TARGET_RBD) {
+		char cache[512];
+		bool direct = !strcmp(s->o.cache, "none") || !strcmp(s->o.cache, "directsync");
+
+		jw_str(&w, "pool", s->target.pool);
+		jw_str(&w, "image", s->target.image);
+		jw_str(&w, "conf", s->target.conf[0] ? s->target.conf :
+		       getenv("CEPH_CONF") ? getenv("CEPH_CONF") : "");
+		jw_str(&w, "id", s->target.id);
+		iogap_rbd_cache_settings(&s->target, cache, sizeof(cache));
+		jw_str(&w, "rbd_cache_config", cache);
+		jw_str(&w, "rbd_cache_vm", direct ? "rbd_cache=false (QEMU, cache.direct)" :
+		       "rbd_cache=true (QEMU, no cache.direct)");
+		jw_str(&w, "rbd_cache_bare", "rbd_cache=false for jobs with direct=1 (as fio), "
+		       "else as rbd_cache_config");
+	}
 	jw_end(&w);
 	jw_obj(&w, "vm");
 	jw_str(&w, "accel", s->accel_used ? s->accel_used : "");
@@ -561,6 +596,8 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	jw_str(&w, "cache", s->o.cache);
 	jw_str(&w, "aio", s->o.aio);
 	jw_int(&w, "iothread", s->o.iothread);
+	if (s->o.inject_delay_ns)
+		jw_u64(&w, "inject_delay_ns", s->o.inject_delay_ns);
 	jw_str(&w, "kernel", s->kernel);
 	jw_str(&w, "initrd", s->initrd);
 	jw_str(&w, "filter", s->filter_so);
@@ -710,6 +747,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
 	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N]\n"
+	      "           | rbd:POOL/IMAGE[,conf=CEPH.CONF][,id=USER]\n"
 	      "  --dir DIR             run directory (default ./iogap-run-<time>)\n"
 	      "  --vm-only, --bare-only\n"
 	      "  --accel auto|kvm|tcg  (auto: KVM if a test boot works, else TCG)\n"
@@ -722,7 +760,9 @@ static void usage(FILE *f)
 	      "  --timeout SEC         the guest job's limit (default 600)\n"
 	      "  --boot-timeout SEC    the guest must answer within this (default 60)\n"
 	      "  --append ARGS         more guest kernel command line (e.g. null_blk.zoned=1)\n"
-	      "  --allow-destroy-data  write even to a target that holds data\n", f);
+	      "  --allow-destroy-data  write even to a target that holds data\n"
+	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
+	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
 
 int iogap_cmd_run(int argc, char **argv)
@@ -745,6 +785,7 @@ int iogap_cmd_run(int argc, char **argv)
 		{ "boot-timeout", required_argument, NULL, 'b' },
 		{ "append", required_argument, NULL, 'p' },
 		{ "allow-destroy-data", no_argument, NULL, 'D' },
+		{ "inject-delay-ns", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -780,6 +821,7 @@ int iogap_cmd_run(int argc, char **argv)
 		case 'b': s->o.boot_timeout_s = (unsigned)atoi(optarg); break;
 		case 'p': s->o.append = optarg; break;
 		case 'D': s->o.allow_destroy = true; break;
+		case 'J': s->o.inject_delay_ns = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); free(s); return 0;
 		default: usage(stderr); free(s); return 2;
 		}

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rados/librados.h>
+
 #include "job.h"
 #include "vm.h"
 
@@ -100,9 +102,83 @@ int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size
 		}
 		return 0;
 	}
-	snprintf(err, errlen, "--target %s: expected file:PATH, dev:PATH or null:SIZE[,latency-ns=N]",
-		 spec);
+	if (!strncmp(spec, "rbd:", 4)) {
+		char buf[2048], *opt, *slash;
+
+		t->kind = IOGAP_TARGET_RBD;
+		snprintf(t->format, sizeof(t->format), "raw");
+		snprintf(buf, sizeof(buf), "%s", spec + 4);
+		/* names go into QEMU's json: and the probe's options as they are */
+		if (strpbrk(buf, "\"\\ ")) {
+			snprintf(err, errlen, "--target %s: quotes, backslashes and spaces are not supported",
+				 spec);
+			return -1;
+		}
+		opt = strchr(buf, ',');
+		if (opt)
+			*opt++ = '\0';
+		slash = strchr(buf, '/');
+		if (!slash || slash == buf || !slash[1] || strchr(slash + 1, '/') ||
+		    (size_t)(slash - buf) >= sizeof(t->pool) || strlen(slash + 1) >= sizeof(t->image)) {
+			snprintf(err, errlen, "--target %s: expected rbd:POOL/IMAGE[,conf=PATH][,id=USER]",
+				 spec);
+			return -1;
+		}
+		*slash = '\0';
+		memcpy(t->pool, buf, strlen(buf) + 1);            /* lengths checked above */
+		memcpy(t->image, slash + 1, strlen(slash + 1) + 1);
+		while (opt && *opt) {
+			char *next = strchr(opt, ',');
+
+			if (next)
+				*next++ = '\0';
+			if (!strncmp(opt, "conf=", 5) && opt[5] && strlen(opt + 5) < sizeof(t->conf)) {
+				memcpy(t->conf, opt + 5, strlen(opt + 5) + 1);
+			} else if (!strncmp(opt, "id=", 3) && opt[3] && strlen(opt + 3) < sizeof(t->id)) {
+				memcpy(t->id, opt + 3, strlen(opt + 3) + 1);
+			} else {
+				snprintf(err, errlen, "--target %s: unknown or bad rbd option '%s' "
+					 "(conf=PATH, id=USER)", spec, opt);
+				return -1;
+			}
+			opt = next;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "--target %s: expected file:PATH, dev:PATH, null:SIZE[,latency-ns=N] "
+		 "or rbd:POOL/IMAGE[,conf=PATH][,id=USER]", spec);
 	return -1;
+}
+
+int iogap_rbd_cache_settings(const struct iogap_target *t, char *out, size_t len)
+{
+	static const char *keys[] = { "rbd_cache", "rbd_cache_policy", "rbd_cache_size",
+				      "rbd_cache_max_dirty", "rbd_cache_writethrough_until_flush" };
+	const char *conf = t->conf[0] ? t->conf : getenv("CEPH_CONF");
+	rados_t cluster;
+	size_t used = 0;
+	int r;
+
+	out[0] = '\0';
+	r = rados_create(&cluster, t->id[0] ? t->id : NULL);
+	if (r < 0) {
+		snprintf(out, len, "rados_create: %s", strerror(-r));
+		return -1;
+	}
+	r = rados_conf_read_file(cluster, conf && *conf ? conf : NULL);
+	if (r >= 0)
+		r = rados_conf_parse_env(cluster, NULL);
+	for (size_t i = 0; r >= 0 && i < sizeof(keys) / sizeof(keys[0]) && used < len; i++) {
+		char v[128];
+
+		if (rados_conf_get(cluster, keys[i], v, sizeof(v)) < 0)
+			snprintf(v, sizeof(v), "?");
+		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", i ? " " : "", keys[i], v);
+	}
+	if (r < 0)
+		snprintf(out, len, "reading the Ceph configuration: %s", strerror(-r));
+	rados_shutdown(cluster);
+	return r < 0 ? -1 : 0;
 }
 
 /* Append to a growing string; -1 when it would overflow. */
@@ -135,6 +211,16 @@ static int drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *
 		if (t->latency_ns && cat(proto, sizeof(proto), ",\"latency-ns\":%" PRIu64 "}",
 					 t->latency_ns))
 			return -1;
+	} else if (t->kind == IOGAP_TARGET_RBD) {
+		/* QEMU's rbd driver: librbd in QEMU, below the bottom filter; QEMU
+		 * sets rbd_cache=false for cache.direct, true otherwise */
+		if (cat(proto, sizeof(proto), "{\"driver\":\"rbd\",\"pool\":\"%s\",\"image\":\"%s\"",
+			t->pool, t->image) ||
+		    (t->conf[0] && cat(proto, sizeof(proto), ",\"conf\":\"%s\"", t->conf)) ||
+		    (t->id[0] && cat(proto, sizeof(proto), ",\"user\":\"%s\"", t->id)) ||
+		    cat(proto, sizeof(proto), ",\"cache\":{\"direct\":%s,\"no-flush\":%s}}",
+			direct ? "true" : "false", no_flush ? "true" : "false"))
+			return -1;
 	} else if (cat(proto, sizeof(proto),
 		       "{\"driver\":\"%s\",\"filename\":\"%s\",\"aio\":\"%s\","
 		       "\"cache\":{\"direct\":%s,\"no-flush\":%s}}",
@@ -145,9 +231,14 @@ static int drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *
 	if (cfg->filter_so) {
 		char bottom[10240] = "";
 
+		char delay[48] = "";
+
+		if (cfg->inject_delay_ns)
+			snprintf(delay, sizeof(delay), "\"delay-ns\":%" PRIu64 ",",
+				 cfg->inject_delay_ns);
 		if (cat(bottom, sizeof(bottom),
-			"{\"driver\":\"iogap\",\"layer\":\"bottom\",\"ring\":\"%s\",\"file\":%s}",
-			vm->bottom_ring, proto))
+			"{\"driver\":\"iogap\",\"layer\":\"bottom\",%s\"ring\":\"%s\",\"file\":%s}",
+			delay, vm->bottom_ring, proto))
 			return -1;
 		if (cat(fmt, sizeof(fmt), "{\"driver\":\"%s\",\"file\":%s}",
 			t->kind == IOGAP_TARGET_FILE ? t->format : "raw", bottom))

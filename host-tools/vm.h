@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum iogap_target_kind { IOGAP_TARGET_FILE, IOGAP_TARGET_DEV, IOGAP_TARGET_NULL };
+enum iogap_target_kind { IOGAP_TARGET_FILE, IOGAP_TARGET_DEV, IOGAP_TARGET_NULL, IOGAP_TARGET_RBD };
 
 struct iogap_target {
 	enum iogap_target_kind kind;
@@ -16,10 +16,19 @@ struct iogap_target {
 	char format[16];          /* raw or qcow2 (file targets) */
 	uint64_t size;            /* null: size in bytes */
 	uint64_t latency_ns;      /* null: latency-ns */
+	char pool[128], image[256]; /* rbd: the image */
+	char conf[1024];          /* rbd: ceph.conf ("" = CEPH_CONF or Ceph's default) */
+	char id[128];             /* rbd: client id ("" = admin) */
 };
 
-/* "file:PATH", "dev:PATH", "null:SIZE[,latency-ns=N]".  0 or -1 + err. */
+/* "file:PATH", "dev:PATH", "null:SIZE[,latency-ns=N]",
+ * "rbd:POOL/IMAGE[,conf=PATH][,id=USER]".  0 or -1 + err. */
 int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size_t errlen);
+
+/* rbd targets: the librbd cache settings the configuration gives (conf,
+ * CEPH_CONF, CEPH_ARGS; no connection), as "rbd_cache=true ...".  0 or -1
+ * with the reason in out. */
+int iogap_rbd_cache_settings(const struct iogap_target *t, char *out, size_t len);
 
 struct iogap_vm_config {
 	const char *qemu;         /* qemu-system-x86_64 */
@@ -31,6 +40,7 @@ struct iogap_vm_config {
 	const char *cache;        /* none, writeback, ... */
 	const char *aio;          /* native, io_uring, threads */
 	bool iothread;
+	uint64_t inject_delay_ns; /* test only: delay-ns= on the bottom filter node */
 	const char *mode;         /* guest init mode: "agent", "marker" */
 	const char *append_extra; /* more kernel command line */
 	const char *dir;          /* where sockets, rings, logs go */
