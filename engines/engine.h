@@ -69,12 +69,23 @@ struct iogap_engine_ops {
 	int (*getevents)(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
 			 struct iogap_io **done);
 	void (*cleanup)(struct iogap_engine_ctx *ctx);
+	/* Optional: synchronous flush for engines without a file (fsync,
+	 * fdatasync, end_fsync); 0 or -errno.  NULL: fsync(ctx->fd). */
+	int (*flush)(struct iogap_engine_ctx *ctx);
+	/* Optional, for NO_FILE engines whose target lives elsewhere (rbd):
+	 * open the job's target outside any worker and give its size; when
+	 * copy_fd >= 0 also copy its first and last edge_len bytes into
+	 * copy_fd at the same offsets (a sparse memfd of the target's size,
+	 * probed by the data-safety check).  0 or -errno, message in err. */
+	int (*target_info)(const struct iogap_job *job, uint64_t *size, int copy_fd,
+			   size_t edge_len, char *err, size_t errlen);
 };
 
 extern const struct iogap_engine_ops iogap_engine_psync;
 extern const struct iogap_engine_ops iogap_engine_libaio;
 extern const struct iogap_engine_ops iogap_engine_io_uring;
 extern const struct iogap_engine_ops iogap_engine_null;
+extern const struct iogap_engine_ops iogap_engine_rbd;
 
 /* Engine by fio name ("psync", "pvsync"... see engines.c); NULL if unknown. */
 const struct iogap_engine_ops *iogap_engine_find(const char *name);

@@ -20,6 +20,9 @@ static const struct {
 	{ "libaio", &iogap_engine_libaio },
 	{ "io_uring", &iogap_engine_io_uring },
 	{ "null", &iogap_engine_null },
+#ifdef IOGAP_HAVE_RBD
+	{ "rbd", &iogap_engine_rbd },
+#endif
 };
 
 const struct iogap_engine_ops *iogap_engine_find(const char *name)
@@ -32,7 +35,11 @@ const struct iogap_engine_ops *iogap_engine_find(const char *name)
 
 const char *iogap_engine_names(void)
 {
+#ifdef IOGAP_HAVE_RBD
+	return "psync (also pvsync, sync), libaio, io_uring, null, rbd";
+#else
 	return "psync (also pvsync, sync), libaio, io_uring, null";
+#endif
 }
 
 /* Discard synchronously, as fio's async engines do for trims: a block

@@ -25,6 +25,12 @@ enum iogap_rw_flags {             /* fio's td_ddir bits */
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
+enum iogap_zone_mode {            /* fio's zonemode (zbd.c) */
+	IOGAP_ZONE_MODE_NOT_SPECIFIED, /* none, or strided when zonesize is set */
+	IOGAP_ZONE_MODE_NONE,
+	IOGAP_ZONE_MODE_STRIDED,
+	IOGAP_ZONE_MODE_ZBD,
+};
 
 struct iogap_bssplit {
 	uint32_t bs;
@@ -107,10 +113,31 @@ struct iogap_job {
 	bool lat_percentiles;
 	bool slat_percentiles;
 
+	/* zoned workloads (zbd.c), fio's names and defaults (all 0) */
+	enum iogap_zone_mode zone_mode;
+	uint64_t zone_size, zone_capacity, zone_range, zone_skip;
+	unsigned zone_skip_nz;    /* zoneskip=Nz: N zones */
+	bool read_beyond_wp;
+	bool ignore_zone_limits;
+	unsigned max_open_zones, job_max_open_zones;
+	double zone_reset_threshold, zone_reset_frequency;
+
 	/* iogap additions */
 	bool trace;               /* write per-request trace records */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */
+
+	uint8_t buffer_pattern[512]; /* fio's buffer_pattern; len 0 = random data */
+	unsigned buffer_pattern_len;
+
+	/* ioengine=rbd: fio's rbd options, and iogap's ceph_conf (a ceph.conf
+	 * path; fio reads $CEPH_CONF or Ceph's default search path) */
+	char *rbd_clientname;
+	char *rbd_pool;
+	char *rbd_name;
+	char *rbd_clustername;
+	char *ceph_conf;
+	bool rbd_busy_poll;
 
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;

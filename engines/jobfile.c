@@ -18,6 +18,7 @@
 
 #include "engine.h"
 #include "job.h"
+#include "zbd.h"
 
 struct parse_ctx {
 	const char *file;
@@ -227,6 +228,18 @@ static int opt_ioengine(struct parse_ctx *c, struct iogap_job *j, const char *ke
 		return perr(c, "option '%s': engine '%s' is not supported (supported: %s)",
 			    key, val, iogap_engine_names());
 	return set_str(&j->ioengine, val);
+}
+
+/* fio's rbd engine options, and iogap's ceph_conf (a ceph.conf path) */
+static int opt_rbd_str(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char **dst = !strcmp(key, "clientname") ? &j->rbd_clientname :
+		     !strcmp(key, "pool") ? &j->rbd_pool :
+		     !strcmp(key, "rbdname") ? &j->rbd_name :
+		     !strcmp(key, "clustername") ? &j->rbd_clustername : &j->ceph_conf;
+
+	NEED_VALUE(c, key, val);
+	return set_str(dst, val);
 }
 
 static int opt_write_lat_log(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -664,6 +677,109 @@ static int opt_trace(struct parse_ctx *c, struct iogap_job *j, const char *key, 
 	return 0;
 }
 
+/* fio's buffer_pattern: 0x-hex bytes in the order written, or a quoted
+ * string.  (fio's decimal and %o forms are not supported.) */
+static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			      const char *val)
+{
+	size_t n = 0, len;
+
+	NEED_VALUE(c, key, val);
+	len = strlen(val);
+	if (len >= 2 && (val[0] == '"' || val[0] == '\'') && val[len - 1] == val[0]) {
+		if (len - 2 == 0 || len - 2 > sizeof(j->buffer_pattern))
+			return bad_value(c, key, val, "1 to 512 bytes");
+		memcpy(j->buffer_pattern, val + 1, len - 2);
+		j->buffer_pattern_len = (unsigned)(len - 2);
+		return 0;
+	}
+	if (len < 3 || val[0] != '0' || (val[1] != 'x' && val[1] != 'X') || (len - 2) % 2)
+		return bad_value(c, key, val, "0x followed by an even number of hex digits, "
+				 "or a quoted string");
+	for (const char *p = val + 2; *p; p += 2) {
+		unsigned b;
+
+		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]) ||
+		    sscanf(p, "%2x", &b) != 1)
+			return bad_value(c, key, val, "not a hex number");
+		if (n == sizeof(j->buffer_pattern))
+			return bad_value(c, key, val, "at most 512 bytes");
+		j->buffer_pattern[n++] = (uint8_t)b;
+	}
+	j->buffer_pattern_len = (unsigned)n;
+	return 0;
+}
+
+static int opt_busy_poll(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	if (parse_bool(val, &j->rbd_busy_poll))
+		return bad_value(c, key, val, "expected 0 or 1");
+	return 0;
+}
+
+/* ---- zoned workloads (zbd.c) ---- */
+
+static int opt_zonemode(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (!strcmp(val, "none"))
+		j->zone_mode = IOGAP_ZONE_MODE_NONE;
+	else if (!strcmp(val, "strided"))
+		j->zone_mode = IOGAP_ZONE_MODE_STRIDED;
+	else if (!strcmp(val, "zbd"))
+		j->zone_mode = IOGAP_ZONE_MODE_ZBD;
+	else
+		return bad_value(c, key, val, "expected none, strided or zbd");
+	return 0;
+}
+SIZE_OPT(opt_zonesize, zone_size)
+SIZE_OPT(opt_zonecapacity, zone_capacity)
+SIZE_OPT(opt_zonerange, zone_range)
+
+/* zoneskip=SIZE or Nz (N zones, as fio) */
+static int opt_zoneskip(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long n;
+	size_t len;
+
+	NEED_VALUE(c, key, val);
+	len = strlen(val);
+	if (len > 1 && (val[len - 1] == 'z' || val[len - 1] == 'Z')) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(len - 1), val);
+		if (parse_uint(buf, UINT32_MAX, &n))
+			return bad_value(c, key, val, "expected a size or a zone count such as 2z");
+		j->zone_skip_nz = (unsigned)n;
+		j->zone_skip = 0;
+		return 0;
+	}
+	j->zone_skip_nz = 0;
+	if (iogap_parse_size(val, &j->zone_skip))
+		return bad_value(c, key, val, "expected a size or a zone count such as 2z");
+	return 0;
+}
+UINT_OPT(opt_max_open_zones, max_open_zones, 4096, 0)   /* IOGAP_ZBD_MAX_OPEN_ZONES */
+UINT_OPT(opt_job_max_open_zones, job_max_open_zones, 4096, 0)
+BOOL_OPT(opt_read_beyond_wp, read_beyond_wp)
+BOOL_OPT(opt_ignore_zone_limits, ignore_zone_limits)
+
+static int opt_zone_reset(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char *end;
+	double v;
+
+	NEED_VALUE(c, key, val);
+	v = strtod(val, &end);
+	if (end == val || *end || !(v >= 0.0 && v <= 1.0))
+		return bad_value(c, key, val, "expected a number from 0 to 1");
+	if (!strcmp(key, "zone_reset_threshold"))
+		j->zone_reset_threshold = v;
+	else
+		j->zone_reset_frequency = v;
+	return 0;
+}
+
 /* Accepted for compatibility, and meaningful here: only values that match
  * what iogap does (validated), so nothing is silently ignored. */
 static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char *key,
@@ -679,8 +795,6 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 	if (!strcmp(key, "fallocate") && val && (!strcmp(val, "none") || !strcmp(val, "native") ||
 						 !strcmp(val, "posix") || !strcmp(val, "0") ||
 						 !strcmp(val, "1")))
-		return 0;
-	if (!strcmp(key, "zonemode") && val && !strcmp(val, "none"))
 		return 0;
 	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
 		    val ? val : "");
@@ -756,8 +870,25 @@ static const struct opt_def options[] = {
 	{ "unit_base", opt_only_default },
 	{ "continue_on_error", opt_only_default },
 	{ "fallocate", opt_only_default },
-	{ "zonemode", opt_only_default },
+	{ "zonemode", opt_zonemode },
+	{ "zonesize", opt_zonesize },
+	{ "zonecapacity", opt_zonecapacity },
+	{ "zonerange", opt_zonerange },
+	{ "zoneskip", opt_zoneskip },
+	{ "read_beyond_wp", opt_read_beyond_wp },
+	{ "max_open_zones", opt_max_open_zones },
+	{ "job_max_open_zones", opt_job_max_open_zones },
+	{ "ignore_zone_limits", opt_ignore_zone_limits },
+	{ "zone_reset_threshold", opt_zone_reset },
+	{ "zone_reset_frequency", opt_zone_reset },
 	{ "iogap_trace", opt_trace },
+	{ "clientname", opt_rbd_str },
+	{ "pool", opt_rbd_str },
+	{ "rbdname", opt_rbd_str },
+	{ "clustername", opt_rbd_str },
+	{ "ceph_conf", opt_rbd_str },
+	{ "busy_poll", opt_busy_poll },
+	{ "buffer_pattern", opt_buffer_pattern },
 };
 
 /* ---- job list building ------------------------------------------------ */
@@ -795,6 +926,11 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->description = xstrdup_or_null(src->description);
 	dst->source_file = xstrdup_or_null(src->source_file);
+	dst->rbd_clientname = xstrdup_or_null(src->rbd_clientname);
+	dst->rbd_pool = xstrdup_or_null(src->rbd_pool);
+	dst->rbd_name = xstrdup_or_null(src->rbd_name);
+	dst->rbd_clustername = xstrdup_or_null(src->rbd_clustername);
+	dst->ceph_conf = xstrdup_or_null(src->ceph_conf);
 	dst->kv = NULL;
 	dst->kv_nr = 0;
 	if (src->kv_nr) {
@@ -820,6 +956,11 @@ static void job_free(struct iogap_job *j)
 	free(j->write_lat_log);
 	free(j->description);
 	free(j->source_file);
+	free(j->rbd_clientname);
+	free(j->rbd_pool);
+	free(j->rbd_name);
+	free(j->rbd_clustername);
+	free(j->ceph_conf);
 	kv_free(j->kv, j->kv_nr);
 }
 
@@ -1215,6 +1356,23 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 
 	if (!j->ioengine)
 		j->ioengine = strdup("psync");
+	if (!strcmp(j->ioengine, "rbd")) {
+		if (!j->rbd_pool || !j->rbd_name)
+			return perr(&c, "job '%s': ioengine=rbd needs pool= and rbdname=", j->name);
+		if (!j->filename) {
+			/* fio calls it "rbd"; a name that says which image */
+			size_t n = strlen(j->rbd_pool) + strlen(j->rbd_name) + 6;
+
+			j->filename = malloc(n);
+			if (!j->filename)
+				return perr(&c, "out of memory");
+			snprintf(j->filename, n, "rbd:%s/%s", j->rbd_pool, j->rbd_name);
+		}
+	} else if (j->rbd_clientname || j->rbd_pool || j->rbd_name || j->rbd_clustername ||
+		   j->ceph_conf || j->rbd_busy_poll) {
+		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
+			    "busy_poll apply only to ioengine=rbd", j->name);
+	}
 	if (!j->filename) {
 		/* fio's default: jobname.jobnum.filenum in the current directory */
 		size_t n = strlen(j->name) + 8;
@@ -1260,5 +1418,11 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 	}
 	if (!j->randseed_set)
 		j->randseed = 0x89;   /* fio's FIO_RANDSEED with randrepeat=1 */
+	{
+		char zerr[512];
+
+		if (iogap_zbd_job_check(j, zerr, sizeof(zerr)))   /* zonemode (zbd.c) */
+			return perr(&c, "%s", zerr);
+	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +30,7 @@
 #include "runner.h"
 #include "safety.h"
 #include "trace_file.h"
+#include "zbd.h"
 
 #define TRACE_BATCH 4096
 #define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
@@ -64,6 +66,10 @@ struct worker {
 	/* engine */
 	const struct iogap_engine_ops *ops;
 	struct iogap_engine_ctx ectx;
+
+	/* zbd.c: zonemode=strided|zbd state (NULL for zonemode=none) */
+	struct iogap_zbd_set *zbd_set;
+	struct iogap_zbd_worker *zbd;
 	struct iogap_io *ios;
 	struct iogap_io **free_slots;
 	struct iogap_io **done;
@@ -317,6 +323,8 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	const struct iogap_job *j = w->job;
 	uint64_t clat = now - io->issue_ns, lat = now - io->start_ns;
 
+	if (w->zbd)   /* zbd.c: write pointers advance on success, re-synced on failure */
+		iogap_zbd_complete(w->zbd, io);
 	record_io(w, io, now, io->ddir, 0);
 	atomic_fetch_add_explicit(&w->prog_ios[io->ddir], 1, memory_order_relaxed);
 	if (io->result > 0)
@@ -466,16 +474,19 @@ static int do_sync(struct worker *w, unsigned *queued, bool data_only)
 	if (r < 0)
 		return r;
 	io.start_ns = io.issue_ns = iogap_now_ns();
-	r = data_only ? fdatasync(w->fd) : fsync(w->fd);
+	if (w->ops->flush)
+		r = w->ops->flush(&w->ectx);   /* 0 or -errno */
+	else
+		r = (data_only ? fdatasync(w->fd) : fsync(w->fd)) ? -errno : 0;
 	done = iogap_now_ns();
-	io.result = r ? -errno : 0;
+	io.result = r;
 	record_io(w, &io, done, IOGAP_OP_FLUSH, IOGAP_REC_SYNC_OP);
 	if (!w->in_ramp) {
 		iogap_io_stat_add(&w->stat.sync_stat, done - io.issue_ns);
 		w->stat.sync_plat[iogap_plat_val_to_idx(done - io.issue_ns)]++;
 		w->stat.total_sync++;
 	}
-	return r ? -errno : 0;
+	return r;
 }
 
 static bool budget_left(const struct worker *w)
@@ -546,10 +557,32 @@ static int run_loop(struct worker *w)
 			continue;
 		}
 		ddir = pick_ddir(w);
+		if (w->zbd)   /* zbd.c: a read mix writes first on empty zones */
+			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		rate_wait(w, ddir, &queued);
 		io->ddir = ddir;
 		io->len = pick_bs(w, ddir);
 		io->offset = pick_offset(w, ddir, &io->len);
+		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
+			int zr = iogap_zbd_prep(w->zbd, io, w->seq_pos);
+
+			if (zr == IOGAP_ZBD_DRAIN) {   /* complete our own I/O, choose again */
+				put_slot(w, io);
+				if ((r = drain(w, &queued)) < 0)
+					break;
+				continue;
+			}
+			if (zr != IOGAP_ZBD_ACCEPT) {
+				put_slot(w, io);
+				if (zr < 0 && !w->stat.error) {
+					w->stat.error = -zr;
+					w->stat.first_error = -zr;
+					snprintf(w->stat.verror, sizeof(w->stat.verror), "%s",
+						 iogap_zbd_error(w->zbd));
+				}
+				break;   /* IOGAP_ZBD_EOF: no zone can take more, as fio */
+			}
+		}
 		io->request_id = ((uint64_t)w->thread_number << 40) | ++w->req_seq;
 		io->in_ramp = w->in_ramp;
 		io->result = 0;
@@ -567,6 +600,8 @@ static int run_loop(struct worker *w)
 			break;
 		}
 		if (q == IOGAP_Q_BUSY) {
+			if (w->zbd)   /* zbd.c: undo the write pointer reservation */
+				iogap_zbd_cancel(w->zbd, io);
 			put_slot(w, io);
 			if ((r = commit(w, &queued)) < 0 || (r = reap(w, 1)) < 0)
 				break;
@@ -620,7 +655,18 @@ static int open_target(struct worker *w)
 	int flags = job_writes(j) ? O_RDWR : O_RDONLY;
 	uint64_t size;
 
-	if (w->ops->flags & IOGAP_ENGINE_NO_FILE) {
+	if (w->ops->flags & IOGAP_ENGINE_NO_FILE && w->ops->target_info) {
+		/* a target of the engine's own (an rbd image): its size */
+		int r;
+
+		w->fd = -1;
+		r = w->ops->target_info(j, &size, -1, 0, w->err, sizeof(w->err));
+		if (r < 0) {
+			if (!w->err[0])
+				snprintf(w->err, sizeof(w->err), "%s: %s", j->filename, strerror(-r));
+			return -1;
+		}
+	} else if (w->ops->flags & IOGAP_ENGINE_NO_FILE) {
 		w->fd = -1;
 		if (!j->size) {
 			snprintf(w->err, sizeof(w->err), "ioengine=%s needs a size", j->ioengine);
@@ -686,6 +732,10 @@ static int setup_worker(struct worker *w)
 	w->ops = iogap_engine_find(j->ioengine);
 	if (open_target(w))
 		return -1;
+	if (iogap_zbd_worker_new(w->zbd_set, j, w->region_start, w->region_len, j->iodepth,
+				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
+				 sizeof(w->err)))   /* zbd.c */
+		return -1;
 	if (j->rw & IOGAP_RW_RAND) {
 		if (j->random_distribution != IOGAP_RAND_UNIFORM &&
 		    iogap_skew_init(&w->skew, j->random_distribution, j->random_dist_param,
@@ -727,6 +777,9 @@ static int setup_worker(struct worker *w)
 		uint64_t v = iogap_rand_next(&w->rnd_bs);
 		memcpy((char *)w->bufmem + i * 8, &v, 8);
 	}
+	/* fio's buffer_pattern: each buffer starts with the pattern */
+	for (size_t i = 0; j->buffer_pattern_len && i < bufsz * j->iodepth; i++)
+		((uint8_t *)w->bufmem)[i] = j->buffer_pattern[(i % bufsz) % j->buffer_pattern_len];
 	for (unsigned i = 0; i < j->iodepth; i++) {
 		w->ios[i].slot = i;
 		w->ios[i].buf = (char *)w->bufmem + bufsz * i;
@@ -770,6 +823,8 @@ static void teardown_worker(struct worker *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	iogap_blockmap_free(&w->map);
+	iogap_zbd_worker_free(w->zbd);   /* zbd.c */
+	w->zbd = NULL;
 	free(w->ios);
 	free(w->free_slots);
 	free(w->done);
@@ -1055,6 +1110,31 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
+/* A target the engine reaches itself (rbd): its first and last MiBs,
+ * copied into a sparse memfd of its size, get the same checks as a file. */
+static int check_engine_target(const struct iogap_job *j, const struct iogap_engine_ops *ops,
+			       char *why, size_t whylen)
+{
+	int fd = memfd_create("iogap-target-edges", MFD_CLOEXEC);
+	uint64_t size;
+	char path[64];
+	int r;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "memfd_create: %s", strerror(errno));
+		return -1;
+	}
+	r = ops->target_info(j, &size, fd, 4u << 20, why, whylen);
+	if (r < 0) {
+		close(fd);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = iogap_target_check(path, why, whylen);
+	close(fd);
+	return r;
+}
+
 static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
 			 char *err, size_t errlen)
 {
@@ -1064,9 +1144,13 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 		char why[512];
 		int r;
 
-		if (ops->flags & IOGAP_ENGINE_NO_FILE || !job_writes(j) || opts->allow_destroy_data)
+		if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
+		    opts->allow_destroy_data)
 			continue;
-		r = iogap_target_check(j->filename, why, sizeof(why));
+		if (ops->target_info)
+			r = check_engine_target(j, ops, why, sizeof(why));
+		else
+			r = iogap_target_check(j->filename, why, sizeof(why));
 		if (r < 0) {
 			snprintf(err, errlen, "%s: %s", j->filename, why);
 			return -1;
@@ -1152,6 +1236,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	unsigned groupid = 0;
 	uint64_t run_id = opts->run_id;
 	struct iogap_trace_writer *trace = NULL;
+	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t run_start = iogap_now_ns();
 	int ret = -1;
@@ -1164,12 +1249,18 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		return -1;
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
+		const struct iogap_engine_ops *ops = iogap_engine_find(j->ioengine);
+		uint64_t size;
 
-		if (!(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE) &&
-		    layout_file(j, err, errlen))
+		if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen))
+			return -1;
+		/* a target of the engine's own must exist: say so before starting */
+		if (ops->target_info && ops->target_info(j, &size, -1, 0, err, errlen) < 0)
 			return -1;
 		nw += j->numjobs;
 	}
+	if (iogap_zbd_setup(jobs, &zset, err, errlen))   /* zbd.c: zone tables, checks */
+		return -1;
 	if (!run_id)
 		fill_random(&run_id, sizeof(run_id));
 	if (opts->trace_path) {
@@ -1198,6 +1289,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->groupid = groupid;
 			w->run_id = run_id;
 			w->trace = trace;
+			w->zbd_set = zset;
 			w->fd = -1;
 			w->stat.groupid = groupid;
 			w->stat.thread_number = w->thread_number;
@@ -1312,6 +1404,7 @@ out:
 		}
 	}
 	free(ws);
+	iogap_zbd_free(zset);   /* zbd.c */
 	return ret;
 }
 

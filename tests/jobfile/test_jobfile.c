@@ -144,7 +144,7 @@ static void test_rejections(void)
 		"unsupported distribution");
 	rejects("[j]\n=5\n", "missing option name", "empty key");
 	rejects("[j]\nbssplit=4k/80:8k/80\n", "more than 100", "bssplit over 100%");
-	rejects("[j]\nzonemode=zbd\n", "option 'zonemode=zbd' is not supported", "zonemode=zbd (later issue)");
+	rejects("[j]\nzonemode=zoned\n", "expected none, strided or zbd", "unknown zonemode");
 
 	{
 		struct iogap_job_list l;
