@@ -2,7 +2,7 @@
 /*
  * fio-compatible output from synthetic statistics: num2str, unit switching,
  * percentile layout, group and disk lines, the job line, and a
- * reproduction of the fio output in /work/shared/fixtures/fio-output
+ * reproduction of the fio output in ../shared/fixtures/fio-output (copied into tests/import/data)
  * (nvme-passthrough-baremetal.txt, as fio 3.33 lays it out) from the
  * numbers it shows.  JSON is checked with python3's parser when present.
  * TAP.

@@ -9,7 +9,7 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $SRC/tests/zbd/check_trace.py"
-FIXTURE=${IOGAP_ZBD_FIXTURE:-/work/shared/fixtures/jobs/zbd-streams.fio}
+FIXTURE=${IOGAP_ZBD_FIXTURE:-$SRC/tests/data/zbd-streams.fio}
 Z=$((8 << 20))
 echo "1..36"
 

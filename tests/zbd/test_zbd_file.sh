@@ -4,7 +4,7 @@
 # from the traces with check_trace.py, and the bad-input errors.
 . "$(dirname "$0")/../probe/lib.sh"
 CHECK="python3 $(dirname "$0")/check_trace.py"
-FIXTURE=${IOGAP_ZBD_FIXTURE:-/work/shared/fixtures/jobs/zbd-streams.fio}
+FIXTURE=${IOGAP_ZBD_FIXTURE:-$IOGAP_SRC/tests/data/zbd-streams.fio}
 echo "1..27"
 Z=$((1 << 20))               # 1 MiB zones
 img=$WORK/zoned.img
