@@ -67,6 +67,13 @@ void iogap_rstat_pcts(const struct iogap_rstat *s, const double *plist, unsigned
 		      uint64_t *vals)
 {
 	iogap_plat_percentiles(s->hist, plist, nr, vals);
+	/* a bucket's middle can lie past the extremes actually seen */
+	for (unsigned i = 0; i < nr && s->n; i++) {
+		if (s->max >= 0 && vals[i] > (uint64_t)s->max)
+			vals[i] = (uint64_t)s->max;
+		if (s->min > 0 && vals[i] < (uint64_t)s->min)
+			vals[i] = (uint64_t)s->min;
+	}
 }
 
 uint64_t iogap_chist_val(unsigned cidx)

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include "align.h"
 #include "control.h"
+#include "job.h"
 #include "json_writer.h"
 #include "run.h"
 #include "rundir.h"
@@ -70,11 +72,48 @@ struct run_state {
 	 * seen at both filter layers, outside ramp */
 	double stage_mean[IOGAP_PAIR_DIRS][5];
 	uint64_t stage_n[IOGAP_PAIR_DIRS];
+	char warnings[4][320];    /* also in the manifest */
+	size_t nr_warnings;
 	char env_names[64][128];
 	size_t nr_env;
 };
 
 static void stage_stats(struct run_state *s);
+
+__attribute__((format(printf, 2, 3)))
+static void warn(struct run_state *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *w = s->warnings[s->nr_warnings < 4 ? s->nr_warnings++ : 3];
+
+	va_start(ap, fmt);
+	vsnprintf(w, sizeof(s->warnings[0]), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "iogap: warning: %s\n", w);
+}
+
+/* QEMU 7.2's ZNS emulation loses completions above queue depth 1
+ * (DESIGN.md): say so before the run rather than after a hang. */
+static void check_zns_depth(struct run_state *s)
+{
+	for (int i = 0; i < s->o.nr_jobs; i++) {
+		struct iogap_job_list l = { 0 };
+		char err[512];
+
+		if (iogap_jobfile_parse(s->o.jobs[i], NULL, &l, err, sizeof(err)))
+			continue;   /* the probe reports job errors itself */
+		for (size_t k = 0; k < l.nr; k++) {
+			if (l.jobs[k].iodepth > 1) {
+				warn(s, "job '%s' uses iodepth=%u on a ZNS target: QEMU 7.2's ZNS emulation "
+				     "loses completions at queue depth > 1 (nvme timeouts, resets)",
+				     l.jobs[k].name, l.jobs[k].iodepth);
+				iogap_job_list_free(&l);
+				return;
+			}
+		}
+		iogap_job_list_free(&l);
+	}
+}
 
 static volatile int interrupted;   /* set by SIGINT/SIGTERM */
 
@@ -276,10 +315,17 @@ static int run_host_probe(struct run_state *s, char err[], size_t errlen)
 			argv[argc++] = id;
 		}
 	} else {
-		static char fname[PATH_MAX + 32];
+		static char fname[PATH_MAX + 32], zonesize[64];
 
 		snprintf(fname, sizeof(fname), "--force=filename=%s", s->target.path);
 		argv[argc++] = fname;
+		if (s->target.kind == IOGAP_TARGET_ZNS) {
+			/* the guest sees a zoned device: emulate the same zones here */
+			snprintf(zonesize, sizeof(zonesize), "--force=zonesize=%" PRIu64,
+				 s->target.zone_size);
+			argv[argc++] = "--force=zonemode=zbd";
+			argv[argc++] = zonesize;
+		}
 	}
 	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++)
 		argv[argc++] = s->o.jobs[i];
@@ -320,7 +366,7 @@ static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, con
 static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir,
 		      uint64_t job_deadline, char *err, size_t errlen)
 {
-	char line[512], runid[32], *argv[64], path[PATH_MAX + 32], names[60][16];
+	char line[512], runid[32], *argv[64], path[PATH_MAX + 32], names[60][16], guest_dev[64];
 	char *env[65];
 	int argc = 0, status;
 
@@ -365,7 +411,11 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	argv[argc++] = "--trace=probe.trace";
 	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
 	argv[argc++] = runid;
-	argv[argc++] = "--force=filename=/dev/vda";
+	snprintf(guest_dev, sizeof(guest_dev), "--force=filename=%s",
+		 iogap_target_guest_dev(&s->target));
+	argv[argc++] = guest_dev;
+	if (s->target.kind == IOGAP_TARGET_ZNS)
+		argv[argc++] = "--force=zonemode=zbd";   /* zone size: the device's */
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
 	for (int i = 0; i < s->o.nr_jobs && argc < 60; i++) {
@@ -468,7 +518,7 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 			s->accel_used = "tcg";
 			snprintf(s->accel_note, sizeof(s->accel_note),
 				 "KVM not usable (%.400s): using TCG; timings include emulation", why);
-			fprintf(stderr, "iogap: warning: %s\n", s->accel_note);
+			warn(s, "%s", s->accel_note);
 		}
 	} else {
 		s->accel_used = s->o.accel;
@@ -653,6 +703,12 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 		jw_u64(&w, "bottom_unclaimed", pc->bottom_unclaimed);
 		jw_end(&w);
 	}
+	jw_open(&w, "warnings", '[');
+	for (size_t i = 0; i < s->nr_warnings; i++) {
+		jw_member(&w, NULL);
+		jw_string(&w, s->warnings[i]);
+	}
+	jw_close(&w, ']');
 	jw_open(&w, "env", '{');
 	for (size_t i = 0; i < s->nr_env; i++) {
 		const char *v = getenv(s->env_names[i]);
@@ -746,7 +802,7 @@ static void setup_failed(struct run_state *s, int argc, char **argv, const char 
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
-	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N]\n"
+	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N] | zns:PATH[,zone-size=SIZE]\n"
 	      "           | rbd:POOL/IMAGE[,conf=CEPH.CONF][,id=USER]\n"
 	      "  --dir DIR             run directory (default ./iogap-run-<time>)\n"
 	      "  --vm-only, --bare-only\n"
@@ -898,6 +954,8 @@ int iogap_cmd_run(int argc, char **argv)
 		free(s);
 		return 1;
 	}
+	if (s->target.kind == IOGAP_TARGET_ZNS && !s->o.bare_only)
+		check_zns_depth(s);
 	{
 		int fd = open("/dev/urandom", O_RDONLY);
 

@@ -8,13 +8,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum iogap_target_kind { IOGAP_TARGET_FILE, IOGAP_TARGET_DEV, IOGAP_TARGET_NULL, IOGAP_TARGET_RBD };
+enum iogap_target_kind {
+	IOGAP_TARGET_FILE, IOGAP_TARGET_DEV, IOGAP_TARGET_NULL, IOGAP_TARGET_RBD,
+	IOGAP_TARGET_ZNS,         /* a file behind QEMU's emulated ZNS namespace */
+};
 
 struct iogap_target {
 	enum iogap_target_kind kind;
 	char path[4096];          /* file or device */
 	char format[16];          /* raw or qcow2 (file targets) */
 	uint64_t size;            /* null: size in bytes */
+	uint64_t zone_size;       /* zns: zone size in bytes */
 	uint64_t latency_ns;      /* null: latency-ns */
 	char pool[128], image[256]; /* rbd: the image */
 	char conf[1024];          /* rbd: ceph.conf ("" = CEPH_CONF or Ceph's default) */
@@ -22,7 +26,8 @@ struct iogap_target {
 };
 
 /* "file:PATH", "dev:PATH", "null:SIZE[,latency-ns=N]",
- * "rbd:POOL/IMAGE[,conf=PATH][,id=USER]".  0 or -1 + err. */
+ * "rbd:POOL/IMAGE[,conf=PATH][,id=USER]", "zns:PATH[,zone-size=SIZE]".
+ * 0 or -1 + err. */
 int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size_t errlen);
 
 /* rbd targets: the librbd cache settings the configuration gives (conf,
@@ -54,6 +59,10 @@ struct iogap_vm {
 	char top_ring[4096], bottom_ring[4096];
 	char cmdline_file[4096], stderr_file[4096];
 };
+
+/* The target's device node inside iogap's guest: /dev/vda, or /dev/nvme0n1
+ * for zns targets. */
+const char *iogap_target_guest_dev(const struct iogap_target *t);
 
 /* Start QEMU in the background; writes the command line to dir/qemu.cmdline. */
 int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen);
