@@ -74,6 +74,7 @@ struct iogap_job {
 	unsigned iodepth_batch_complete_max; /* 0 = iodepth */
 	unsigned iodepth_low;
 	unsigned numjobs;
+	unsigned loops;           /* run the job this many times (fio's loops) */
 
 	uint64_t runtime_ns;      /* 0 = until io_size done */
 	uint64_t ramp_time_ns;

@@ -485,6 +485,7 @@ UINT_OPT(opt_iodepth_batch_complete_min, iodepth_batch_complete_min, 65536, 0)
 UINT_OPT(opt_iodepth_batch_complete_max, iodepth_batch_complete_max, 65536, 0)
 UINT_OPT(opt_iodepth_low, iodepth_low, 65536, 0)
 UINT_OPT(opt_numjobs, numjobs, 4096, 1)
+UINT_OPT(opt_loops, loops, UINT32_MAX, 1)
 UINT_OPT(opt_fsync, fsync_blocks, UINT32_MAX, 0)
 UINT_OPT(opt_fdatasync, fdatasync_blocks, UINT32_MAX, 0)
 
@@ -834,6 +835,7 @@ static const struct opt_def options[] = {
 	{ "iodepth_batch_complete_max", opt_iodepth_batch_complete_max },
 	{ "iodepth_low", opt_iodepth_low },
 	{ "numjobs", opt_numjobs },
+	{ "loops", opt_loops },
 	{ "runtime", opt_runtime },
 	{ "timeout", opt_runtime },
 	{ "time_based", opt_time_based },
@@ -905,6 +907,7 @@ static void job_defaults(struct iogap_job *j)
 	j->iodepth_batch = 1;          /* fio: submit each I/O as soon as it is ready */
 	j->iodepth_batch_complete_min = 1;
 	j->numjobs = 1;
+	j->loops = 1;
 	j->invalidate = true;
 	j->allow_file_create = true;
 	j->randrepeat = true;

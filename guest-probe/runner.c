@@ -858,13 +858,25 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 			 strerror(errno));
 }
 
+static void restart_pass(struct worker *w)
+{
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		w->seq_pos[d] = w->region_start;
+	w->bytes_issued = 0;
+	w->seq_left = 0;
+	if (w->map.bits) {
+		memset(w->map.bits, 0, (w->map.nblocks + 63) / 64 * sizeof(uint64_t));
+		w->map.used = 0;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct iogap_job *j = w->job;
 	struct rusage ru_end;
 	uint64_t t_stop;
-	int r;
+	int r = 0;
 
 	w->tid = (pid_t)syscall(SYS_gettid);
 	w->stat.pid = w->tid;
@@ -885,7 +897,15 @@ static void *worker_main(void *arg)
 		end_ramp(w, w->t_start);
 	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
 
-	r = run_loop(w);
+	/* fio's loops: the same job again, from the start of the region */
+	for (unsigned loop = 0; loop < j->loops; loop++) {
+		if (loop)
+			restart_pass(w);
+		r = run_loop(w);
+		if (r < 0 || w->stat.error || stop_requested ||
+		    (w->t_end && iogap_now_ns() >= w->t_end))
+			break;
+	}
 	t_stop = iogap_now_ns();
 	if (r < 0 && !w->stat.error) {
 		w->stat.error = -r;

@@ -3,7 +3,7 @@
 # seeded repeatability, random map coverage, rw mix, bssplit, io_size,
 # numjobs/group_reporting, rate_iops, write_lat_log.
 . "$(dirname "$0")/lib.sh"
-echo "1..12"
+echo "1..13"
 P() { "$PROBE" --eta=never --output-format=json "$@"; }
 dump() { "$PROBE" --dump-trace "$1"; }
 py() { python3 - "$@"; }
@@ -68,6 +68,14 @@ r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
 sys.exit(0 if 0 < r["total_ios"] <= 401 else 1)
 PY
 ok $? "rate_iops=200 for 2 s never exceeds 400 I/Os (+1)"
+
+P --name=lp --ioengine=null --rw=randread --size=1m --loops=3 > "$WORK/loops.json"
+py "$WORK/loops.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+sys.exit(0 if r["total_ios"] == 3 * 256 else 1)
+PY
+ok $? "loops=3 over 1m of 4k: 768 reads"
 
 (cd "$WORK" && P --name=l --ioengine=psync --rw=randwrite --size=1m --filename="$WORK/lf" \
 	--write_lat_log=lg --log_offset=1 > /dev/null)
