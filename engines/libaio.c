@@ -111,17 +111,54 @@ static int libaio_commit(struct iogap_engine_ctx *ctx)
 	return (int)done;
 }
 
+/*
+ * The kernel's completion ring, mapped at the io_context address (the
+ * layout fio's userspace_reap also relies on).  Completions already there
+ * are taken without a system call: the device sees the same requests, the
+ * runner spends less CPU per I/O.
+ */
+struct aio_ring {
+	unsigned id, nr, head, tail;
+	unsigned magic, compat_features, incompat_features, header_length;
+	struct io_event events[];
+};
+#define AIO_RING_MAGIC 0xa10a10a1
+
+static unsigned user_reap(io_context_t actx, struct io_event *ev, unsigned max)
+{
+	struct aio_ring *ring = (struct aio_ring *)actx;
+	unsigned n = 0;
+
+	if (ring->magic != AIO_RING_MAGIC || ring->incompat_features)
+		return 0;
+	while (n < max) {
+		unsigned head = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+
+		if (head == __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE))
+			break;
+		ev[n++] = ring->events[head];
+		__atomic_store_n(&ring->head, (head + 1) % ring->nr, __ATOMIC_RELEASE);
+	}
+	return n;
+}
+
 static int libaio_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
 			    struct iogap_io **done)
 {
 	struct libaio_state *s = ctx->priv;
-	int r;
+	int r = (int)user_reap(s->ctx, s->events, max);
 
-	do {
-		r = io_getevents(s->ctx, (long)min, (long)max, s->events, NULL);
-	} while (r == -EINTR);
-	if (r < 0)
-		return r;
+	if ((unsigned)r < min) {
+		int k;
+
+		do {
+			k = io_getevents(s->ctx, (long)(min - (unsigned)r), (long)(max - (unsigned)r),
+					 s->events + r, NULL);
+		} while (k == -EINTR);
+		if (k < 0)
+			return r ? r : k;
+		r += k;
+	}
 	for (int i = 0; i < r; i++) {
 		struct iogap_io *io = s->events[i].data;
 		long res = (long)s->events[i].res;
