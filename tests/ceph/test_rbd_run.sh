@@ -6,7 +6,7 @@
 # settings; a missing image fails the run with a clear message.
 . "$(dirname "$0")/lib.sh"
 IOGAP=$IOGAP_BUILD/host-tools/iogap
-echo "1..7"
+echo "1..8"
 manifest() { python3 -c "import json,sys; m=json.load(open('$1/manifest.json')); sys.exit(0 if ($2) else 1)"; }
 mval() { python3 -c "import json; m=json.load(open('$1/manifest.json')); print($2)"; }
 
@@ -17,23 +17,9 @@ rbd create --size 256M rbd/run
 # written data: unwritten objects read back zeros without touching BlueStore
 rbd bench --io-type write --io-size 4M --io-threads 4 --io-pattern seq --io-total 256M rbd/run \
 	> /dev/null 2>&1
-cat > "$WORK/seed.fio" <<'JOB'
-[global]
-ioengine=libaio
-direct=1
-bs=4k
-iodepth=4
-size=32m
-runtime=2
-time_based=1
-
-[rr]
-rw=randread
-
-[rw]
-rw=randwrite
-stonewall
-JOB
+# the operators' seed profile, short: 6 phases of 1 s after a 1 s ramp
+sed 's/^ramp_time=30/ramp_time=1/' "$IOGAP_SRC/tests/data/seed-profile.fio" > "$WORK/seed.fio"
+export BLKSIZE=4k IODEPTH=4 NUMJOBS=1 RUNTIME=1 DEVICE=unused
 # the image holds no filesystem, only rbd bench's data: writes are allowed
 "$IOGAP" run --accel tcg --dir "$WORK/r" --target "rbd:rbd/run,conf=$CEPH_CONF" \
 	"$WORK/seed.fio" > "$WORK/r.out" 2>&1; rc=$?
@@ -48,6 +34,9 @@ grep -q 'ioengine=rbd' "$WORK/r/bare/probe.txt" &&
 	grep -q '"layer":"bottom",,.*"driver":"rbd",,"pool":"rbd",,"image":"run"' "$WORK/r/vm/qemu.cmdline" &&
 	manifest "$WORK/r" '"rbd_cache=" in m["target"]["rbd_cache_config"] and m["target"]["rbd_cache_vm"].startswith("rbd_cache=false")'
 ok $? "bare metal used the probe's rbd engine, QEMU's rbd driver sits below the bottom filter, cache settings recorded"
+"$IOGAP" report "$WORK/r" > "$WORK/report.txt" 2>&1 &&
+	[ "$(grep -c '^== ' "$WORK/report.txt")" -ge 5 ] && grep -Eq '^  B +[0-9]+ ' "$WORK/report.txt"
+ok $? "iogap report: every phase of the seed profile with the rbd backend stage ($(grep -c '^== ' "$WORK/report.txt") job/direction tables)"
 
 "$IOGAP" run --accel tcg --dir "$WORK/m" --target "rbd:rbd/missing,conf=$CEPH_CONF" \
 	"$WORK/seed.fio" > "$WORK/m.out" 2>&1; rc=$?
