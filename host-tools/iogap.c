@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	      "       iogap --version\n"
 	      "\n"
 	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
-	      "sparse image, bare metal and VM, and print the summary.\n", f);
+	      "sparse image, bare metal and VM, then `iogap report` of it.\n", f);
 }
 
 static int write_file(const char *path, const char *text)
@@ -98,7 +98,14 @@ static int cmd_demo(int argc, char **argv)
 		char *run_argv[] = { "run", "--dir", dir, "--accel", (char *)accel, "--target",
 				     target, job, NULL };
 
-		return iogap_cmd_run(8, run_argv);
+		char *report_argv[] = { "report", dir, NULL };
+		int rc = iogap_cmd_run(8, run_argv);
+
+		if (rc)
+			return rc;
+		printf("\n");
+		fflush(stdout);
+		return iogap_cmd_report(2, report_argv);
 	}
 }
 
