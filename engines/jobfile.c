@@ -18,6 +18,7 @@
 
 #include "engine.h"
 #include "job.h"
+#include "util.h"
 #include "zbd.h"
 
 struct parse_ctx {
@@ -1245,50 +1246,16 @@ out:
 int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
 			struct iogap_job_list *list, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
+	char *buf = iogap_read_file(path, 64u << 20, &len);
 	int ret;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot open job file: %s", path, strerror(errno));
-		return -1;
+	if (!buf) {
+		if (errno == EFBIG)
+			return iogap_seterr(err, errlen, "%s: job file larger than 64 MiB", path);
+		return iogap_seterr(err, errlen, "%s: cannot open job file: %s", path, strerror(errno));
 	}
-	for (;;) {
-		size_t got;
-
-		if (len + 4096 > cap) {
-			char *nb;
-
-			if (cap > (64u << 20)) {
-				fclose(f);
-				free(buf);
-				snprintf(err, errlen, "%s: job file larger than 64 MiB", path);
-				return -1;
-			}
-			cap = cap ? cap * 2 : 8192;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -1;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-		fclose(f);
-		free(buf);
-		return -1;
-	}
-	fclose(f);
-	ret = iogap_jobfile_parse_buf(path, buf ? buf : "", len, defaults, list, err, errlen);
+	ret = iogap_jobfile_parse_buf(path, buf, len, defaults, list, err, errlen);
 	free(buf);
 	return ret;
 }

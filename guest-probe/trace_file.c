@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "trace_file.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -41,19 +42,6 @@
 #define KNOWN_REC_FLAGS    (IOGAP_REC_TAGGED | IOGAP_REC_RAMP | IOGAP_REC_FUA | \
 			    IOGAP_REC_SYNC_OP | IOGAP_REC_MERGED)
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -111,20 +99,20 @@ static bool info_valid(const char *s, size_t n, char *why, size_t whylen)
 		while (k < n && key_char((unsigned char)s[k]))
 			k++;
 		if (k == i || k >= n || s[k] != '=') {
-			seterr(why, whylen, "info line %zu is not key=value", line);
+			iogap_seterr(why, whylen, "info line %zu is not key=value", line);
 			return false;
 		}
 		for (k++; k < n && s[k] != '\n'; k++) {
 			unsigned char c = (unsigned char)s[k];
 
 			if ((c < 0x20 && c != '\t') || c == 0x7f) {
-				seterr(why, whylen, "info line %zu has control byte 0x%02x",
+				iogap_seterr(why, whylen, "info line %zu has control byte 0x%02x",
 				       line, c);
 				return false;
 			}
 		}
 		if (k >= n) {
-			seterr(why, whylen, "info line %zu is not newline-terminated", line);
+			iogap_seterr(why, whylen, "info line %zu is not newline-terminated", line);
 			return false;
 		}
 		i = k + 1;
@@ -137,31 +125,31 @@ static bool info_valid(const char *s, size_t n, char *why, size_t whylen)
 static bool record_valid(const struct iogap_trace_record *r, char *why, size_t whylen)
 {
 	if (r->op > IOGAP_OP_OTHER) {
-		seterr(why, whylen, "op %u is not a known operation", r->op);
+		iogap_seterr(why, whylen, "op %u is not a known operation", r->op);
 		return false;
 	}
 	if (r->flags & ~KNOWN_REC_FLAGS) {
-		seterr(why, whylen, "unknown flags 0x%02x", r->flags);
+		iogap_seterr(why, whylen, "unknown flags 0x%02x", r->flags);
 		return false;
 	}
 	if (r->issue_ns < r->start_ns) {
-		seterr(why, whylen, "issue_ns %" PRIu64 " < start_ns %" PRIu64,
+		iogap_seterr(why, whylen, "issue_ns %" PRIu64 " < start_ns %" PRIu64,
 		       r->issue_ns, r->start_ns);
 		return false;
 	}
 	if (r->complete_ns < r->issue_ns) {
-		seterr(why, whylen, "complete_ns %" PRIu64 " < issue_ns %" PRIu64,
+		iogap_seterr(why, whylen, "complete_ns %" PRIu64 " < issue_ns %" PRIu64,
 		       r->complete_ns, r->issue_ns);
 		return false;
 	}
 	if (r->offset > UINT64_MAX - r->length) {
-		seterr(why, whylen, "offset %" PRIu64 " + length %" PRIu32 " overflows",
+		iogap_seterr(why, whylen, "offset %" PRIu64 " + length %" PRIu32 " overflows",
 		       r->offset, r->length);
 		return false;
 	}
 	/* A result is bytes done (never more than asked) or a -errno. */
 	if ((int64_t)r->result > (int64_t)r->length || r->result < -4095) {
-		seterr(why, whylen, "result %" PRId32 " impossible for length %" PRIu32,
+		iogap_seterr(why, whylen, "result %" PRId32 " impossible for length %" PRIu32,
 		       r->result, r->length);
 		return false;
 	}
@@ -226,13 +214,13 @@ static char *make_info(const char *info, char *err, size_t errlen, const char *p
 	char *s, why[96];
 
 	if (n + 1 > INFO_MAX) {
-		seterr(err, errlen, "%s: info text too long (%zu bytes, max %u)",
+		iogap_seterr(err, errlen, "%s: info text too long (%zu bytes, max %u)",
 		       path, n, INFO_MAX - 1);
 		return NULL;
 	}
 	s = malloc(n + 2);
 	if (!s) {
-		seterr(err, errlen, "%s: out of memory", path);
+		iogap_seterr(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
 	if (n)
@@ -241,7 +229,7 @@ static char *make_info(const char *info, char *err, size_t errlen, const char *p
 		s[n++] = '\n';
 	s[n] = 0;
 	if (!info_valid(s, n, why, sizeof(why))) {
-		seterr(err, errlen, "%s: %s", path, why);
+		iogap_seterr(err, errlen, "%s: %s", path, why);
 		free(s);
 		return NULL;
 	}
@@ -254,16 +242,16 @@ static bool proto_valid(const struct iogap_trace_header *p, const char *path,
 	const char *bad = check_producer_clock(p->producer, p->clock);
 
 	if (bad) {
-		seterr(err, errlen, "%s: %s (producer %u, clock %u)", path, bad,
+		iogap_seterr(err, errlen, "%s: %s (producer %u, clock %u)", path, bad,
 		       p->producer, p->clock);
 		return false;
 	}
 	if (p->flags & IOGAP_TRACE_F_RING) {
-		seterr(err, errlen, "%s: this writer writes plain traces, not rings", path);
+		iogap_seterr(err, errlen, "%s: this writer writes plain traces, not rings", path);
 		return false;
 	}
 	if (!layer_valid(p->layer)) {
-		seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII", path);
+		iogap_seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII", path);
 		return false;
 	}
 	return true;
@@ -311,7 +299,7 @@ struct iogap_trace_writer *iogap_trace_writer_open(const char *path,
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->buf = malloc(WBUF_RECORDS * sizeof(*w->buf))) ||
 	    !(w->path = strdup(path))) {
-		seterr(err, errlen, "%s: out of memory", path);
+		iogap_seterr(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
 	pthread_mutex_init(&w->lock, NULL);
@@ -332,13 +320,13 @@ struct iogap_trace_writer *iogap_trace_writer_open(const char *path,
 
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail_mutex;
 	}
 	rc = write_prologue(w, text);
 	if (rc) {
 		/* No unlink(): path may be a device or someone's file. */
-		seterr(err, errlen, "%s: writing header: %s", path, strerror(-rc));
+		iogap_seterr(err, errlen, "%s: writing header: %s", path, strerror(-rc));
 		close(w->fd);
 		goto fail_mutex;
 	}
@@ -416,7 +404,7 @@ int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
 	if (rc) {
 		/* Leave the header without COMPLETE: readers then see an
 		 * unfinished trace rather than one that looks whole. */
-		seterr(err, errlen, "%s: write failed after %" PRIu64 " records: %s"
+		iogap_seterr(err, errlen, "%s: write failed after %" PRIu64 " records: %s"
 		       " (trace left incomplete)", w->path, w->written, strerror(-rc));
 		goto out;
 	}
@@ -428,18 +416,18 @@ int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
 	 * where delayed-allocation ENOSPC and I/O errors finally show up). */
 	if (fdatasync(w->fd) < 0 && errno != EINVAL) {
 		rc = -errno;
-		seterr(err, errlen, "%s: syncing records: %s", w->path, strerror(errno));
+		iogap_seterr(err, errlen, "%s: syncing records: %s", w->path, strerror(errno));
 		goto out;
 	}
 	rc = pwrite_all(w->fd, &w->h, sizeof(w->h), 0);
 	if (!rc && fdatasync(w->fd) < 0 && errno != EINVAL)
 		rc = -errno;
 	if (rc)
-		seterr(err, errlen, "%s: writing final header: %s", w->path, strerror(-rc));
+		iogap_seterr(err, errlen, "%s: writing final header: %s", w->path, strerror(-rc));
 out:
 	if (close(w->fd) < 0 && !rc) {
 		rc = -errno;
-		seterr(err, errlen, "%s: close: %s", w->path, strerror(errno));
+		iogap_seterr(err, errlen, "%s: close: %s", w->path, strerror(errno));
 	}
 	pthread_mutex_unlock(&w->lock);
 	writer_free(w);
@@ -497,40 +485,40 @@ static bool check_identity(const struct iogap_trace_reader *r, const unsigned ch
 	uint16_t version;
 
 	if (got == 0) {
-		seterr(err, errlen, "%s: empty file, not an iogap trace", p);
+		iogap_seterr(err, errlen, "%s: empty file, not an iogap trace", p);
 		return false;
 	}
 	if (memcmp(raw, IOGAP_TRACE_MAGIC, got < IOGAP_TRACE_MAGIC_LEN ? got :
 		   IOGAP_TRACE_MAGIC_LEN)) {
-		seterr(err, errlen, "%s: not an iogap trace (no %s magic)", p,
+		iogap_seterr(err, errlen, "%s: not an iogap trace (no %s magic)", p,
 		       IOGAP_TRACE_MAGIC);
 		return false;
 	}
 	if (got >= 10) {
 		memcpy(&version, raw + 8, sizeof(version));
 		if (version > IOGAP_TRACE_VERSION) {
-			seterr(err, errlen, "%s: trace format version %u, this reader knows %u",
+			iogap_seterr(err, errlen, "%s: trace format version %u, this reader knows %u",
 			       p, version, IOGAP_TRACE_VERSION);
 			return false;
 		}
 		if (version != IOGAP_TRACE_VERSION) {
-			seterr(err, errlen, "%s: invalid trace format version %u", p, version);
+			iogap_seterr(err, errlen, "%s: invalid trace format version %u", p, version);
 			return false;
 		}
 	}
 	if (got < sizeof(struct iogap_trace_header)) {
-		seterr(err, errlen, "%s: truncated: file is %zu bytes, shorter than the "
+		iogap_seterr(err, errlen, "%s: truncated: file is %zu bytes, shorter than the "
 		       "%zu-byte header", p, got, sizeof(struct iogap_trace_header));
 		return false;
 	}
 	if (r->h.header_size != sizeof(struct iogap_trace_header)) {
-		seterr(err, errlen, "%s: header_size %u, version %u has %zu", p,
+		iogap_seterr(err, errlen, "%s: header_size %u, version %u has %zu", p,
 		       r->h.header_size, IOGAP_TRACE_VERSION,
 		       sizeof(struct iogap_trace_header));
 		return false;
 	}
 	if (r->h.record_size != sizeof(struct iogap_trace_record)) {
-		seterr(err, errlen, "%s: record_size %u, version %u has %zu", p,
+		iogap_seterr(err, errlen, "%s: record_size %u, version %u has %zu", p,
 		       r->h.record_size, IOGAP_TRACE_VERSION,
 		       sizeof(struct iogap_trace_record));
 		return false;
@@ -558,54 +546,54 @@ static bool check_fields(struct iogap_trace_reader *r, char *err, size_t errlen)
 	int rc;
 
 	if (bad) {
-		seterr(err, errlen, "%s: %s (producer %u, clock %u)", r->path, bad,
+		iogap_seterr(err, errlen, "%s: %s (producer %u, clock %u)", r->path, bad,
 		       h->producer, h->clock);
 		return false;
 	}
 	if (h->flags & ~KNOWN_TRACE_FLAGS) {
-		seterr(err, errlen, "%s: unknown header flags 0x%04x", r->path,
+		iogap_seterr(err, errlen, "%s: unknown header flags 0x%04x", r->path,
 		       h->flags & ~KNOWN_TRACE_FLAGS);
 		return false;
 	}
 	if (!layer_valid(h->layer)) {
-		seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII",
+		iogap_seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII",
 		       r->path);
 		return false;
 	}
 	if (!all_zero(h->reserved, sizeof(h->reserved))) {
-		seterr(err, errlen, "%s: reserved header bytes are not zero", r->path);
+		iogap_seterr(err, errlen, "%s: reserved header bytes are not zero", r->path);
 		return false;
 	}
 	if (h->info_size >= INFO_MAX) {
-		seterr(err, errlen, "%s: info_size %u is implausible (max %u)", r->path,
+		iogap_seterr(err, errlen, "%s: info_size %u is implausible (max %u)", r->path,
 		       h->info_size, INFO_MAX - 1);
 		return false;
 	}
 	want_off = align_up(h->header_size + (uint64_t)h->info_size, IOGAP_TRACE_ALIGN);
 	if (h->records_offset != want_off) {
-		seterr(err, errlen, "%s: records_offset %" PRIu64 " inconsistent with "
+		iogap_seterr(err, errlen, "%s: records_offset %" PRIu64 " inconsistent with "
 		       "info_size %u (expected %" PRIu64 ")", r->path, h->records_offset,
 		       h->info_size, want_off);
 		return false;
 	}
 	if (r->file_size < want_off) {
-		seterr(err, errlen, "%s: truncated: file is %" PRIu64 " bytes, header and "
+		iogap_seterr(err, errlen, "%s: truncated: file is %" PRIu64 " bytes, header and "
 		       "info text need %" PRIu64, r->path, r->file_size, want_off);
 		return false;
 	}
 	r->info = malloc(h->info_size + 1);
 	if (!r->info) {
-		seterr(err, errlen, "%s: out of memory", r->path);
+		iogap_seterr(err, errlen, "%s: out of memory", r->path);
 		return false;
 	}
 	rc = pread_all(r->fd, r->info, h->info_size, h->header_size);
 	if (rc) {
-		seterr(err, errlen, "%s: reading info: %s", r->path, strerror(-rc));
+		iogap_seterr(err, errlen, "%s: reading info: %s", r->path, strerror(-rc));
 		return false;
 	}
 	r->info[h->info_size] = 0;
 	if (!info_valid(r->info, h->info_size, why, sizeof(why))) {
-		seterr(err, errlen, "%s: %s", r->path, why);
+		iogap_seterr(err, errlen, "%s: %s", r->path, why);
 		return false;
 	}
 	return true;
@@ -621,7 +609,7 @@ static bool setup_plain(struct iogap_trace_reader *r, char *err, size_t errlen)
 	r->slots_off = r->h.records_offset;
 	if (r->h.flags & IOGAP_TRACE_F_COMPLETE) {
 		if (have != r->h.record_count || r->stray) {
-			seterr(err, errlen, "%s: %s: header says %" PRIu64 " records, file "
+			iogap_seterr(err, errlen, "%s: %s: header says %" PRIu64 " records, file "
 			       "holds %" PRIu64 " (+%" PRIu64 " stray bytes)", r->path,
 			       have < r->h.record_count ? "truncated" : "trailing data",
 			       r->h.record_count, have, r->stray);
@@ -647,26 +635,26 @@ static bool setup_ring(struct iogap_trace_reader *r, char *err, size_t errlen)
 	int rc;
 
 	if (cap == 0) {
-		seterr(err, errlen, "%s: ring with capacity 0", r->path);
+		iogap_seterr(err, errlen, "%s: ring with capacity 0", r->path);
 		return false;
 	}
 	if (avail < cs || cap > (avail - cs) / rs || avail != cs + cap * rs) {
 		uint64_t have = avail < cs ? 0 : (avail - cs) / rs;
 		uint64_t stray = avail < cs ? avail : (avail - cs) % rs;
 
-		seterr(err, errlen, "%s: %s: ring header says %" PRIu64 " slots, file "
+		iogap_seterr(err, errlen, "%s: %s: ring header says %" PRIu64 " slots, file "
 		       "holds %" PRIu64 " (+%" PRIu64 " stray bytes)", r->path,
 		       have < cap ? "truncated" : "trailing data", cap, have, stray);
 		return false;
 	}
 	rc = pread_all(r->fd, &r->ctl, sizeof(r->ctl), r->h.records_offset);
 	if (rc) {
-		seterr(err, errlen, "%s: reading ring control: %s", r->path, strerror(-rc));
+		iogap_seterr(err, errlen, "%s: reading ring control: %s", r->path, strerror(-rc));
 		return false;
 	}
 	if (r->ctl.read_seq > r->ctl.write_seq ||
 	    r->ctl.write_seq - r->ctl.read_seq > cap) {
-		seterr(err, errlen, "%s: ring control inconsistent: write_seq %" PRIu64
+		iogap_seterr(err, errlen, "%s: ring control inconsistent: write_seq %" PRIu64
 		       ", read_seq %" PRIu64 ", capacity %" PRIu64, r->path,
 		       r->ctl.write_seq, r->ctl.read_seq, cap);
 		return false;
@@ -686,24 +674,24 @@ struct iogap_trace_reader *iogap_trace_reader_open(const char *path, char *err, 
 	int rc;
 
 	if (!r || !(r->path = strdup(path))) {
-		seterr(err, errlen, "%s: out of memory", path);
+		iogap_seterr(err, errlen, "%s: out of memory", path);
 		free(r);
 		return NULL;
 	}
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", path);
+		iogap_seterr(err, errlen, "%s: not a regular file", path);
 		goto fail;
 	}
 	r->file_size = (uint64_t)st.st_size;
 	got = r->file_size < sizeof(raw) ? (size_t)r->file_size : sizeof(raw);
 	rc = pread_all(r->fd, raw, got, 0);
 	if (rc) {
-		seterr(err, errlen, "%s: reading header: %s", path, strerror(-rc));
+		iogap_seterr(err, errlen, "%s: reading header: %s", path, strerror(-rc));
 		goto fail;
 	}
 	memcpy(&r->h, raw, got);
@@ -715,7 +703,7 @@ struct iogap_trace_reader *iogap_trace_reader_open(const char *path, char *err, 
 		goto fail;
 	r->buf = malloc(RBUF_RECORDS * sizeof(*r->buf));
 	if (!r->buf) {
-		seterr(err, errlen, "%s: out of memory", path);
+		iogap_seterr(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
 	return r;
@@ -750,7 +738,7 @@ static int refill(struct iogap_trace_reader *r, char *err, size_t errlen)
 	rc = pread_all(r->fd, r->buf, (size_t)n * sizeof(*r->buf),
 		       r->slots_off + slot * sizeof(*r->buf));
 	if (rc) {
-		seterr(err, errlen, "%s: reading record %" PRIu64 ": %s", r->path, r->seq,
+		iogap_seterr(err, errlen, "%s: reading record %" PRIu64 ": %s", r->path, r->seq,
 		       rc == -ENODATA ? "file shrank while reading" : strerror(-rc));
 		return -1;
 	}
@@ -765,7 +753,7 @@ int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_rec
 	char why[128];
 
 	if (r->failed) {
-		seterr(err, errlen, "%s", r->lasterr);
+		iogap_seterr(err, errlen, "%s", r->lasterr);
 		return -1;
 	}
 	if (r->seq >= r->end)
@@ -776,7 +764,7 @@ int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_rec
 	}
 	*rec = r->buf[r->seq - r->buf_seq];
 	if (!record_valid(rec, why, sizeof(why))) {
-		seterr(r->lasterr, sizeof(r->lasterr), "%s: record %" PRIu64 ": %s", r->path,
+		iogap_seterr(r->lasterr, sizeof(r->lasterr), "%s: record %" PRIu64 ": %s", r->path,
 		       r->seq, why);
 		goto fail;
 	}
@@ -784,7 +772,7 @@ int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_rec
 	return 1;
 fail:
 	r->failed = true;
-	seterr(err, errlen, "%s", r->lasterr);
+	iogap_seterr(err, errlen, "%s", r->lasterr);
 	return -1;
 }
 
@@ -943,7 +931,7 @@ int iogap_trace_dump(FILE *out, const char *path, char *err, size_t errlen)
 		fprintf(out, "end: %" PRIu64 " records\n", n);
 	iogap_trace_reader_close(r);
 	if (ferror(out)) {
-		seterr(err, errlen, "%s: writing dump: %s", path, strerror(errno));
+		iogap_seterr(err, errlen, "%s: writing dump: %s", path, strerror(errno));
 		return -1;
 	}
 	return rc < 0 ? -1 : 0;

@@ -38,22 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "align.h"
 
 #define NONE UINT32_MAX
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ */
 /* Clock map                                                           */
@@ -782,20 +770,20 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 	int rc = -1;
 
 	if (!out || !map) {
-		seterr(err, errlen, "pairing: no map or output");
+		iogap_seterr(err, errlen, "pairing: no map or output");
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
 	if ((nguest && !guest) || (ntop && !top) || (nbottom && !bottom)) {
-		seterr(err, errlen, "pairing: records missing");
+		iogap_seterr(err, errlen, "pairing: records missing");
 		return -1;
 	}
 	if (nguest >= MAXREC || ntop >= MAXREC || nbottom >= MAXREC) {
-		seterr(err, errlen, "pairing: more than %u records in one trace", MAXREC - 1);
+		iogap_seterr(err, errlen, "pairing: more than %u records in one trace", MAXREC - 1);
 		return -1;
 	}
 	if (!isfinite(map->drift_ppb) || fabs(map->drift_ppb) >= 1e8) {
-		seterr(err, errlen, "pairing: implausible clock drift %g ppb", map->drift_ppb);
+		iogap_seterr(err, errlen, "pairing: implausible clock drift %g ppb", map->drift_ppb);
 		return -1;
 	}
 	out->map = *map;
@@ -1087,7 +1075,7 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 	rc = 0;
 	goto done;
 nomem:
-	seterr(err, errlen, "pairing: %s", strerror(ENOMEM));
+	iogap_seterr(err, errlen, "pairing: %s", strerror(ENOMEM));
 done:
 	free(pairs);
 	free(gt);

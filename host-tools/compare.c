@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "compare.h"
+#include "util.h"
 #include "json_parse.h"
 #include "json_writer.h"
 #include "trace_file.h"
@@ -231,39 +232,10 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 65536 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 65536);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = b;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got);
-	fclose(f);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
-}
-
 static int parse_json_file(const char *path, struct jp_value *v, char *err, size_t errlen)
 {
 	size_t len;
-	char *t = slurp(path, &len), perr[256];
+	char *t = iogap_read_file(path, 0, &len), perr[256];
 
 	if (!t) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -641,7 +613,7 @@ static void run_key(struct crun *run, const char *rundir, const char *first_json
 		char *t;
 
 		snprintf(path, sizeof(path), "%s/job%d.fio", rundir, i);
-		if (!rundir[0] || !(t = slurp(path, &len)))
+		if (!rundir[0] || !(t = iogap_read_file(path, 0, &len)))
 			break;
 		h = fnv(h, t, len);
 		free(t);

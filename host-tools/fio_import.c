@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util.h"
 #include "fio_import.h"
 
 static const char *const ddir_names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
@@ -26,19 +27,6 @@ const char *fioi_format_name(enum fioi_format f)
 	case FIOI_TEXT3: return "fio-text-3";
 	}
 	return "?";
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
 }
 
 static void copy(char *dst, size_t n, const char *src, size_t len)
@@ -356,13 +344,13 @@ static int parse_json(const char *name, const char *text, size_t len, size_t lin
 	if (jp_parse(text, len, true, &r->doc, NULL, jerr, sizeof(jerr))) {
 		/* "line L, column C: what" relative to the JSON start */
 		if (sscanf(jerr, "line %u, column %u:", &line, &col) == 2)
-			return fail(err, errlen, "%s:%zu:%u: invalid fio JSON: %s", name,
+			return iogap_seterr(err, errlen, "%s:%zu:%u: invalid fio JSON: %s", name,
 				    line0 + line - 1, col, strchr(jerr, ':') + 2);
-		return fail(err, errlen, "%s: invalid fio JSON: %s", name, jerr);
+		return iogap_seterr(err, errlen, "%s: invalid fio JSON: %s", name, jerr);
 	}
 	jobs = jp_get(&r->doc, "jobs");
 	if (!jobs || jobs->type != JP_ARRAY)
-		return fail(err, errlen, "%s:%zu: JSON without a \"jobs\" array: not fio output",
+		return iogap_seterr(err, errlen, "%s:%zu: JSON without a \"jobs\" array: not fio output",
 			    name, line0);
 	snprintf(r->version, sizeof(r->version), "%s",
 		 jp_str(jp_get(&r->doc, "fio version")) ? jp_str(jp_get(&r->doc, "fio version")) : "");
@@ -370,14 +358,14 @@ static int parse_json(const char *name, const char *text, size_t len, size_t lin
 	opts_from_json(jp_get(&r->doc, "global options"), &r->global_opts, &r->global_nr);
 	r->jobs = calloc(jobs->n ? jobs->n : 1, sizeof(*r->jobs));
 	if (!r->jobs)
-		return fail(err, errlen, "%s: out of memory", name);
+		return iogap_seterr(err, errlen, "%s: out of memory", name);
 	for (size_t i = 0; i < jobs->n; i++) {
 		const struct jp_value *o = &jobs->items[i], *d;
 		struct fioi_job *j = &r->jobs[r->nr];
 		const char *s;
 
 		if (o->type != JP_OBJECT)
-			return fail(err, errlen, "%s: jobs[%zu] is not an object", name, i);
+			return iogap_seterr(err, errlen, "%s: jobs[%zu] is not an object", name, i);
 		r->nr++;
 		s = jp_str(jp_get(o, "jobname"));
 		snprintf(j->name, sizeof(j->name), "%s", s ? s : "");
@@ -1205,13 +1193,13 @@ static int parse_text(const char *name, const char *text, size_t len, struct fio
 		if (!n)
 			continue;
 		if (memchr(s, '\0', n)) {
-			ret = fail(err, errlen, "%s:%d: binary data (NUL byte): not fio output",
+			ret = iogap_seterr(err, errlen, "%s:%d: binary data (NUL byte): not fio output",
 				   name, lineno);
 			goto out;
 		}
 		t = strndup(s, n);
 		if (!t) {
-			ret = fail(err, errlen, "%s: out of memory", name);
+			ret = iogap_seterr(err, errlen, "%s: out of memory", name);
 			goto out;
 		}
 		/* a "Jobs: …" progress line may share the line with carriage
@@ -1231,7 +1219,7 @@ static int parse_text(const char *name, const char *text, size_t len, struct fio
 
 			if (!m) {
 				free(t);
-				ret = fail(err, errlen, "%s: out of memory", name);
+				ret = iogap_seterr(err, errlen, "%s: out of memory", name);
 				goto out;
 			}
 			m[a] = ' ';
@@ -1259,7 +1247,7 @@ static int parse_text(const char *name, const char *text, size_t len, struct fio
 				kinds = b;
 			if (!a || !b) {
 				free(t);
-				ret = fail(err, errlen, "%s: out of memory", name);
+				ret = iogap_seterr(err, errlen, "%s: out of memory", name);
 				goto out;
 			}
 		}
@@ -1288,7 +1276,7 @@ static int parse_text(const char *name, const char *text, size_t len, struct fio
 		}
 	}
 	if (!r->nr) {
-		ret = fail(err, errlen, "%s: no fio results found (expected \"<job>: "
+		ret = iogap_seterr(err, errlen, "%s: no fio results found (expected \"<job>: "
 			   "(groupid=N, jobs=N): err=…\" lines)%s", name,
 			   c.hdr_nr ? ": only the job header lines (truncated?)" : "");
 		goto out;
@@ -1311,7 +1299,7 @@ static int parse_text(const char *name, const char *text, size_t len, struct fio
 			}
 		}
 		if (!any && !j->error) {
-			ret = fail(err, errlen, "%s:%d: job \"%s\" has no read/write/trim results "
+			ret = iogap_seterr(err, errlen, "%s:%d: job \"%s\" has no read/write/trim results "
 				   "(truncated?)", name, j->line, j->name);
 			goto out;
 		}
@@ -1396,7 +1384,7 @@ int fioi_parse_file(const char *path, struct fioi_result *r, char *err, size_t e
 
 	memset(r, 0, sizeof(*r));
 	if (!f)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	do {
 		if (len + 65536 > cap) {
 			char *b = realloc(buf, cap = cap * 2 + 65536);
@@ -1404,7 +1392,7 @@ int fioi_parse_file(const char *path, struct fioi_result *r, char *err, size_t e
 			if (!b) {
 				free(buf);
 				fclose(f);
-				return fail(err, errlen, "%s: out of memory", path);
+				return iogap_seterr(err, errlen, "%s: out of memory", path);
 			}
 			buf = b;
 		}
@@ -1414,7 +1402,7 @@ int fioi_parse_file(const char *path, struct fioi_result *r, char *err, size_t e
 	if (ferror(f)) {
 		free(buf);
 		fclose(f);
-		return fail(err, errlen, "%s: read error", path);
+		return iogap_seterr(err, errlen, "%s: read error", path);
 	}
 	fclose(f);
 	ret = fioi_parse_buf(path, buf ? buf : "", len, r, err, errlen);

@@ -13,6 +13,7 @@
 
 #include "fio_import.h"
 #include "output.h"
+#include "util.h"
 
 static const char *const ddir_names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
 static const char *const lat_keys[3] = { "slat_ns", "clat_ns", "lat_ns" };
@@ -382,34 +383,6 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-static int read_all(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 0, n;
-	char *buf = NULL;
-
-	*len = 0;
-	if (!f)
-		return -1;
-	do {
-		if (*len + 65536 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 65536);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return -1;
-			}
-			buf = b;
-		}
-		n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-	} while (n > 0);
-	fclose(f);
-	*out = buf;
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage: iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE [[--label L] FILE]...\n"
@@ -465,7 +438,7 @@ static int import_one(const char *dir, const char *file, const char *label, cons
 
 	/* manifest: kept and updated when the directory has one */
 	snprintf(mpath, sizeof(mpath), "%s/manifest.json", dir);
-	if (!read_all(mpath, &text, &len)) {
+	if ((text = iogap_read_file(mpath, 0, &len))) {
 		if (jp_parse(text, len, false, &man, NULL, err, sizeof(err))) {
 			fprintf(stderr, "iogap import: %s: %s\n", mpath, err);
 			goto out;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fio_import.h"
+#include "util.h"
 
 enum level { L_INFO, L_WARNING, L_ERROR };
 static const char *const level_name[] = { "INFO", "WARNING", "ERROR" };
@@ -371,35 +372,6 @@ static void compare_sides(struct lint *L, const struct side *a, const struct sid
 
 /* ---- inputs ------------------------------------------------------------- */
 
-static int slurp(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 0, n;
-	char *buf = NULL;
-
-	*len = 0;
-	if (!f)
-		return -1;
-	do {
-		if (*len + 65537 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 65537);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return -1;
-			}
-			buf = b;
-		}
-		n = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[*len] = '\0';
-	*out = buf;
-	return 0;
-}
-
 static void add_kv(struct iogap_job_kv **kv, size_t *nr, const char *k, const char *v)
 {
 	struct iogap_job_kv *n = realloc(*kv, (*nr + 1) * sizeof(*n));
@@ -536,7 +508,7 @@ static int load_file(struct side *s, const char *path, char *err, size_t errlen)
 	int ret;
 
 	snprintf(s->what, sizeof(s->what), "%s", path);
-	if (slurp(path, &text, &len)) {
+	if (!(text = iogap_read_file(path, 0, &len))) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -565,7 +537,7 @@ static uint64_t manifest_ram(const char *dir, const char *label, bool *imported)
 
 	*imported = false;
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	if (slurp(path, &text, &len))
+	if (!(text = iogap_read_file(path, 0, &len)))
 		return 0;
 	if (!jp_parse(text, len, false, &m, NULL, err, sizeof(err))) {
 		char key[128];

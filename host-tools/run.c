@@ -27,6 +27,7 @@
 #include "run.h"
 #include "rundir.h"
 #include "trace_file.h"
+#include "util.h"
 #include "vm.h"
 
 #define SYNC_ROUNDS 200
@@ -147,41 +148,10 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (!got)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	size_t len;
-	char *data = read_file(from, &len);
+	char *data = iogap_read_file(from, 0, &len);
 	FILE *f;
 	int r = -1;
 
@@ -421,7 +391,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	for (int i = 0; i < s->o.nr_jobs && argc < 60; i++) {
 		char *name = names[i];
 		size_t len;
-		char *text = read_file(s->o.jobs[i], &len);
+		char *text = iogap_read_file(s->o.jobs[i], 0, &len);
 
 		if (!text) {
 			snprintf(err, errlen, "%s: %s", s->o.jobs[i], strerror(errno));
@@ -928,7 +898,7 @@ int iogap_cmd_run(int argc, char **argv)
 	for (int i = 0; i < s->o.nr_jobs; i++) {
 		char dst[PATH_MAX + 32];
 		size_t len;
-		char *text = read_file(s->o.jobs[i], &len);
+		char *text = iogap_read_file(s->o.jobs[i], 0, &len);
 
 		if (!text) {
 			fprintf(stderr, "iogap run: %s: %s\n", s->o.jobs[i], strerror(errno));

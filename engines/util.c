@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+char *iogap_read_file(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 65536 > cap) {
+			char *b;
+
+			if (max && cap > max) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			b = realloc(buf, cap = cap * 2 + 65536);
+			if (!b) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = b;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got);
+	if (ferror(f) || (max && n > max)) {
+		int e = ferror(f) ? EIO : EFBIG;
+
+		free(buf);
+		fclose(f);
+		errno = e;
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}

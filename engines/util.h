@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers every component uses: whole-file reads, error messages. */
+#ifndef IOGAP_UTIL_H
+#define IOGAP_UTIL_H
+
+#include <stddef.h>
+
+/* The whole file, NUL-terminated (also when it holds NULs: *len says how
+ * much), at most max bytes (0: no limit).  NULL with errno set (EFBIG when
+ * over max). */
+char *iogap_read_file(const char *path, size_t max, size_t *len);
+
+/* vsnprintf into err (if err and errlen); returns -1 for `return iogap_seterr(...)`. */
+int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
