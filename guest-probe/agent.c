@@ -34,15 +34,10 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "chan.h"
 
 #define AGENT_DIR "/tmp/iogap"
 #define MAX_PAYLOAD (1u << 30)
-
-struct chan {
-	int fd;
-	char buf[65536];
-	size_t len, pos;
-};
 
 static uint64_t mono_ns(void)
 {
@@ -52,79 +47,8 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int chan_fill(struct chan *c)
-{
-	ssize_t n;
-
-	if (c->pos < c->len)
-		return 0;
-	do {
-		n = read(c->fd, c->buf, sizeof(c->buf));
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return -1;
-	c->pos = 0;
-	c->len = (size_t)n;
-	return 0;
-}
-
-static int chan_line(struct chan *c, char *line, size_t max)
-{
-	size_t n = 0;
-
-	for (;;) {
-		if (chan_fill(c))
-			return -1;
-		while (c->pos < c->len) {
-			char ch = c->buf[c->pos++];
-
-			if (ch == '\n') {
-				line[n] = '\0';
-				return 0;
-			}
-			if (n + 1 < max)
-				line[n++] = ch;
-		}
-	}
-}
-
-static int chan_read(struct chan *c, void *dst, size_t len)
-{
-	char *p = dst;
-
-	while (len) {
-		size_t n;
-
-		if (chan_fill(c))
-			return -1;
-		n = c->len - c->pos < len ? c->len - c->pos : len;
-		memcpy(p, c->buf + c->pos, n);
-		c->pos += n;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 __attribute__((format(printf, 2, 3)))
-static int reply(struct chan *c, const char *fmt, ...)
+static int reply(struct iogap_chan *c, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -136,7 +60,7 @@ static int reply(struct chan *c, const char *fmt, ...)
 	if (n < 0 || n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	return write_all(c->fd, line, (size_t)n);
+	return iogap_write_all(c->fd, line, (size_t)n);
 }
 
 /* Names are plain file names inside AGENT_DIR: no paths from the host. */
@@ -145,7 +69,7 @@ static int safe_name(const char *name)
 	return name[0] && name[0] != '.' && !strchr(name, '/') && strlen(name) < 200;
 }
 
-static char *read_payload(struct chan *c, const char *lenstr, size_t *len)
+static char *read_payload(struct iogap_chan *c, const char *lenstr, size_t *len)
 {
 	char *end, *buf;
 	unsigned long long v = strtoull(lenstr, &end, 10);
@@ -155,7 +79,7 @@ static char *read_payload(struct chan *c, const char *lenstr, size_t *len)
 	buf = malloc(v + 1);
 	if (!buf)
 		return NULL;
-	if (chan_read(c, buf, v)) {
+	if (iogap_chan_read(c, buf, v)) {
 		free(buf);
 		return NULL;
 	}
@@ -164,7 +88,7 @@ static char *read_payload(struct chan *c, const char *lenstr, size_t *len)
 	return buf;
 }
 
-static int do_put(struct chan *c, char *args)
+static int do_put(struct iogap_chan *c, char *args)
 {
 	char *sp = strchr(args, ' '), path[PATH_MAX];
 	size_t len;
@@ -183,14 +107,14 @@ static int do_put(struct chan *c, char *args)
 	}
 	snprintf(path, sizeof(path), AGENT_DIR "/%s", args);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	r = fd >= 0 ? write_all(fd, data, len) : -1;
+	r = fd >= 0 ? iogap_write_all(fd, data, len) : -1;
 	if (fd >= 0 && close(fd))
 		r = -1;
 	free(data);
 	return r ? reply(c, "ERR %s: %s", path, strerror(errno)) : reply(c, "OK");
 }
 
-static int do_get(struct chan *c, const char *name)
+static int do_get(struct iogap_chan *c, const char *name)
 {
 	char path[PATH_MAX], hdr[64];
 	struct stat st;
@@ -207,7 +131,7 @@ static int do_get(struct chan *c, const char *name)
 		return reply(c, "ERR %s: %s", name, strerror(errno));
 	}
 	n = snprintf(hdr, sizeof(hdr), "DATA %lld\n", (long long)st.st_size);
-	if (write_all(c->fd, hdr, (size_t)n)) {
+	if (iogap_write_all(c->fd, hdr, (size_t)n)) {
 		close(fd);
 		return -1;
 	}
@@ -219,7 +143,7 @@ static int do_get(struct chan *c, const char *name)
 			memset(buf, 0, sizeof(buf));
 			r = left < (off_t)sizeof(buf) ? (ssize_t)left : (ssize_t)sizeof(buf);
 		}
-		if (write_all(c->fd, buf, (size_t)r)) {
+		if (iogap_write_all(c->fd, buf, (size_t)r)) {
 			close(fd);
 			return -1;
 		}
@@ -256,7 +180,7 @@ static int run_child(char **argv, const char *out_name)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static int do_run(struct chan *c, const char *lenstr, bool shell)
+static int do_run(struct iogap_chan *c, const char *lenstr, bool shell)
 {
 	size_t len, argc = 0;
 	char *data = read_payload(c, lenstr, &len), **argv;
@@ -287,7 +211,7 @@ static int do_run(struct chan *c, const char *lenstr, bool shell)
 	return reply(c, "DONE %d", status);
 }
 
-static int do_env(struct chan *c, const char *lenstr)
+static int do_env(struct iogap_chan *c, const char *lenstr)
 {
 	size_t len;
 	char *data = read_payload(c, lenstr, &len);
@@ -309,7 +233,7 @@ static int do_env(struct chan *c, const char *lenstr)
 	return reply(c, "OK");
 }
 
-static int do_sync(struct chan *c, const char *count)
+static int do_sync(struct iogap_chan *c, const char *count)
 {
 	long rounds = strtol(count, NULL, 10);
 	char line[64];
@@ -323,11 +247,11 @@ static int do_sync(struct chan *c, const char *count)
 		char out[32];
 		int n;
 
-		if (chan_line(c, line, sizeof(line)))
+		if (iogap_chan_line(c, line, sizeof(line)))
 			return -1;
 		t = mono_ns();
 		n = snprintf(out, sizeof(out), "%" PRIu64 "\n", t);
-		if (write_all(c->fd, out, (size_t)n))
+		if (iogap_write_all(c->fd, out, (size_t)n))
 			return -1;
 	}
 	return 0;
@@ -347,7 +271,7 @@ static void boot_id(char *out, size_t len)
 
 int iogap_agent_main(const char *port, const char *version)
 {
-	struct chan c = { .fd = -1 };
+	static struct iogap_chan c = { .fd = -1 };
 	char line[4096];
 
 	mkdir(AGENT_DIR, 0755);
@@ -356,7 +280,7 @@ int iogap_agent_main(const char *port, const char *version)
 		fprintf(stderr, "iogap-probe: agent: %s: %s\n", port, strerror(errno));
 		return 1;
 	}
-	while (chan_line(&c, line, sizeof(line)) == 0) {
+	while (iogap_chan_line(&c, line, sizeof(line)) == 0) {
 		char *arg = strchr(line, ' ');
 		int r;
 

@@ -39,6 +39,8 @@ static int fail(struct iogap_ctl *c, const char *fmt, ...)
 	return -1;
 }
 
+static int ctl_wait(struct iogap_chan *ch);
+
 int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadline_ns)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -46,19 +48,20 @@ int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadl
 
 	memset(c, 0, sizeof(*c));
 	c->cancel = cancel;
-	c->fd = -1;
+	c->ch.fd = -1;
+	c->ch.before_read = ctl_wait;
 	c->deadline_ns = deadline_ns;
 	if (strlen(sock_path) >= sizeof(sa.sun_path))
 		return fail(c, "%s: socket path too long", sock_path);
 	strcpy(sa.sun_path, sock_path);
 	for (;;) {
-		c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (c->fd < 0)
+		c->ch.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c->ch.fd < 0)
 			return fail(c, "socket: %s", strerror(errno));
-		if (!connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		if (!connect(c->ch.fd, (struct sockaddr *)&sa, sizeof(sa)))
 			return 0;
-		close(c->fd);
-		c->fd = -1;
+		close(c->ch.fd);
+		c->ch.fd = -1;
 		if (now_ns() > deadline_ns || (c->cancel && *c->cancel))
 			return fail(c, "%s: cannot connect: %s", sock_path, strerror(errno));
 		usleep(20000);
@@ -67,23 +70,25 @@ int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadl
 
 void iogap_ctl_close(struct iogap_ctl *c)
 {
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
+	if (c->ch.fd >= 0)
+		close(c->ch.fd);
+	c->ch.fd = -1;
 }
 
-static int wait_readable(struct iogap_ctl *c)
+/* Before each read: give up at the deadline or on cancellation, waking
+ * now and then to notice the latter. */
+static int ctl_wait(struct iogap_chan *ch)
 {
+	struct iogap_ctl *c = (struct iogap_ctl *)ch;
+
 	for (;;) {
-		uint64_t now = now_ns();
-		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		struct pollfd p = { .fd = ch->fd, .events = POLLIN };
 		int r;
 
 		if (c->cancel && *c->cancel)
 			return fail(c, "interrupted");
-		if (now >= c->deadline_ns)
+		if (now_ns() >= c->deadline_ns)
 			return fail(c, "the guest did not answer in time");
-		/* wake up now and then to notice cancellation */
 		r = poll(&p, 1, 200);
 		if (r > 0)
 			return 0;
@@ -92,58 +97,30 @@ static int wait_readable(struct iogap_ctl *c)
 	}
 }
 
+/* A failed channel read: the hook said why, or say it here. */
+static int chan_failed(struct iogap_ctl *c)
+{
+	if (c->err[0])
+		return -1;
+	if (errno == 0)
+		return fail(c, "the guest closed the control channel");
+	return fail(c, "control channel: %s", strerror(errno));
+}
+
 static int fill(struct iogap_ctl *c)
 {
-	ssize_t n;
-
-	if (c->pos < c->len)
-		return 0;
-	if (wait_readable(c))
-		return -1;
-	n = read(c->fd, c->buf, sizeof(c->buf));
-	if (n == 0)
-		return fail(c, "the guest closed the control channel");
-	if (n < 0)
-		return fail(c, "control channel: %s", strerror(errno));
-	c->pos = 0;
-	c->len = (size_t)n;
-	return 0;
+	return iogap_chan_fill(&c->ch) ? chan_failed(c) : 0;
 }
 
 static int read_line(struct iogap_ctl *c, char *line, size_t max)
 {
-	size_t n = 0;
-
-	for (;;) {
-		if (fill(c))
-			return -1;
-		while (c->pos < c->len) {
-			char ch = c->buf[c->pos++];
-
-			if (ch == '\n') {
-				line[n] = '\0';
-				return 0;
-			}
-			if (n + 1 < max)
-				line[n++] = ch;
-		}
-	}
+	return iogap_chan_line(&c->ch, line, max) ? chan_failed(c) : 0;
 }
 
 static int send_all(struct iogap_ctl *c, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail(c, "control channel: send: %s", strerror(errno));
-		p += n;
-		len -= (size_t)n;
-	}
+	if (iogap_write_all(c->ch.fd, buf, len))
+		return fail(c, "control channel: send: %s", strerror(errno));
 	return 0;
 }
 
@@ -205,12 +182,12 @@ int iogap_ctl_get(struct iogap_ctl *c, const char *name, const char *dest_path)
 			fclose(f);
 			return -1;
 		}
-		n = c->len - c->pos < len ? c->len - c->pos : (size_t)len;
-		if (fwrite(c->buf + c->pos, 1, n, f) != n) {
+		n = c->ch.len - c->ch.pos < len ? c->ch.len - c->ch.pos : (size_t)len;
+		if (fwrite(c->ch.buf + c->ch.pos, 1, n, f) != n) {
 			fclose(f);
 			return fail(c, "%s: write: %s", dest_path, strerror(errno));
 		}
-		c->pos += n;
+		c->ch.pos += n;
 		len -= n;
 	}
 	if (fclose(f))

@@ -7,11 +7,10 @@
 #include <stdint.h>
 
 #include "align.h"
+#include "chan.h"
 
 struct iogap_ctl {
-	int fd;
-	char buf[65536];
-	size_t len, pos;
+	struct iogap_chan ch;     /* first: the read hook finds the ctl from it */
 	uint64_t deadline_ns;     /* absolute: every wait gives up after it */
 	volatile int *cancel;     /* set (e.g. by SIGINT) to give up now */
 	char err[512];
