@@ -25,6 +25,7 @@
 #include "job.h"
 #include "json_writer.h"
 #include "run.h"
+#include "ringmap.h"
 #include "rundir.h"
 #include "trace_file.h"
 #include "util.h"
@@ -41,6 +42,7 @@ struct run_opts {
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy;
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
+	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
 	const char *append;
 	char **jobs;
@@ -73,6 +75,8 @@ struct run_state {
 	 * seen at both filter layers, outside ramp */
 	double stage_mean[IOGAP_PAIR_DIRS][5];
 	uint64_t stage_n[IOGAP_PAIR_DIRS];
+	struct iogap_ring_drain *drain[2];           /* top, bottom */
+	uint64_t ring_records[2], ring_dropped[2];
 	char warnings[4][320];    /* also in the manifest */
 	size_t nr_warnings;
 	char env_names[64][128];
@@ -460,6 +464,50 @@ static uint64_t expected_job_ns(struct run_state *s)
 	return (uint64_t)s->o.timeout_s * 1000000000ULL;
 }
 
+/* The filter rings live in tmpfs while QEMU runs; a drain thread per ring
+ * moves its records to vm/top.trace and vm/bottom.trace so no ring fills. */
+static int start_drains(struct run_state *s, const struct iogap_vm *vm, const char *vmdir,
+			char *err, size_t errlen)
+{
+	const char *rings[2] = { vm->top_ring, vm->bottom_ring };
+	static const char *names[2] = { "top", "bottom" };
+
+	for (int i = 0; i < 2; i++) {
+		char out[PATH_MAX + 32];
+
+		snprintf(out, sizeof(out), "%s/%s.trace", vmdir, names[i]);
+		s->drain[i] = iogap_ring_drain_start(rings[i], out, err, errlen);
+		if (!s->drain[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* 0 when both rings were complete and moved; with err NULL (a failed run),
+ * takes whatever is there and only records it. */
+static int finish_drains(struct run_state *s, const struct iogap_vm *vm, char *err, size_t errlen)
+{
+	const char *rings[2] = { vm->top_ring, vm->bottom_ring };
+	int rc = 0;
+
+	for (int i = 0; i < 2; i++) {
+		char e[512];
+
+		if (!s->drain[i])
+			continue;
+		if (iogap_ring_drain_finish(s->drain[i], now_ns() + (err ? 10000000000ULL : 1000000000ULL),
+					    &s->ring_records[i], &s->ring_dropped[i], e, sizeof(e)) &&
+		    err && !rc)
+			rc = iogap_seterr(err, errlen, "filter ring: %s", e);
+		s->drain[i] = NULL;
+		unlink(rings[i]);
+		if (s->ring_dropped[i])
+			warn(s, "the %s filter ring dropped %" PRIu64 " records (the drain fell behind): "
+			     "those requests are unpaired", i ? "bottom" : "top", s->ring_dropped[i]);
+	}
+	return rc;
+}
+
 static int run_vm(struct run_state *s, char *err, size_t errlen)
 {
 	char vmdir[PATH_MAX + 8];
@@ -468,7 +516,7 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		.kernel = s->kernel, .initrd = s->initrd, .filter_so = s->filter_so,
 		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
 		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
-		.inject_delay_ns = s->o.inject_delay_ns,
+		.inject_delay_ns = s->o.inject_delay_ns, .ring_size = s->o.ring_size,
 		.mode = "agent", .target = &s->target, .append_extra = s->o.append,
 	};
 	struct iogap_vm vm;
@@ -496,6 +544,10 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 	cfg.accel = s->accel_used;
 	if (iogap_vm_start(&cfg, &vm, err, errlen))
 		return -1;
+	if (start_drains(s, &vm, vmdir, err, errlen)) {
+		iogap_vm_kill(&vm);
+		return -1;
+	}
 	boot_deadline = now_ns() + (uint64_t)s->o.boot_timeout_s * 1000000000ULL;
 	if (iogap_ctl_connect(&c, vm.ctl_sock, boot_deadline)) {
 		snprintf(err, errlen, "QEMU did not start: %s", c.err);
@@ -508,11 +560,14 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		goto fail;
 	if (iogap_vm_wait(&vm, now_ns() + 30000000000ULL) < 0) {
 		snprintf(err, errlen, "the guest did not power off within 30 s");
+		finish_drains(s, &vm, NULL, 0);
 		return -1;
 	}
-	return 0;
+	/* QEMU has closed the rings: take what is left */
+	return finish_drains(s, &vm, err, errlen);
 fail:
 	iogap_vm_kill(&vm);
+	finish_drains(s, &vm, NULL, 0);
 	{
 		char tail[800], tail2[800];
 
@@ -622,6 +677,10 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	jw_str(&w, "initrd", s->initrd);
 	jw_str(&w, "filter", s->filter_so);
 	jw_str(&w, "guest_agent", s->guest_hello);
+	jw_u64(&w, "top_records", s->ring_records[0]);
+	jw_u64(&w, "top_dropped", s->ring_dropped[0]);
+	jw_u64(&w, "bottom_records", s->ring_records[1]);
+	jw_u64(&w, "bottom_dropped", s->ring_dropped[1]);
 	jw_end(&w);
 	jw_obj(&w, "phases");
 	phase_json(&w, &s->bare);
@@ -787,6 +846,8 @@ static void usage(FILE *f)
 	      "  --boot-timeout SEC    the guest must answer within this (default 60)\n"
 	      "  --append ARGS         more guest kernel command line (e.g. null_blk.zoned=1)\n"
 	      "  --allow-destroy-data  write even to a target that holds data\n"
+	      "  --ring-size N         records per filter ring in memory (default 262144); the\n"
+	      "                        rings are drained into the run directory while QEMU runs\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -812,6 +873,7 @@ int iogap_cmd_run(int argc, char **argv)
 		{ "append", required_argument, NULL, 'p' },
 		{ "allow-destroy-data", no_argument, NULL, 'D' },
 		{ "inject-delay-ns", required_argument, NULL, 'J' },
+		{ "ring-size", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -848,6 +910,7 @@ int iogap_cmd_run(int argc, char **argv)
 		case 'p': s->o.append = optarg; break;
 		case 'D': s->o.allow_destroy = true; break;
 		case 'J': s->o.inject_delay_ns = strtoull(optarg, NULL, 0); break;
+		case 'R': s->o.ring_size = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); free(s); return 0;
 		default: usage(stderr); free(s); return 2;
 		}

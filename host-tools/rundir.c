@@ -131,10 +131,10 @@ static int load_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t e
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	if (iogap_records_load(path, &rd->guest, err, errlen))
 		return -1;
-	snprintf(path, sizeof(path), "%s/vm/top.ring", dir);
+	snprintf(path, sizeof(path), "%s/vm/top.trace", dir);
 	if (iogap_records_load(path, &rd->top, err, errlen))
 		return -1;
-	snprintf(path, sizeof(path), "%s/vm/bottom.ring", dir);
+	snprintf(path, sizeof(path), "%s/vm/bottom.trace", dir);
 	if (iogap_records_load(path, &rd->bottom, err, errlen))
 		return -1;
 	snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);

@@ -269,22 +269,23 @@ static int drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *
 		return -1;
 	}
 	if (cfg->filter_so) {
-		char bottom[10240] = "";
-
-		char delay[48] = "";
+		char bottom[10240] = "", delay[48] = "", size[48] = "";
 
 		if (cfg->inject_delay_ns)
 			snprintf(delay, sizeof(delay), "\"delay-ns\":%" PRIu64 ",",
 				 cfg->inject_delay_ns);
+		if (cfg->ring_size)
+			snprintf(size, sizeof(size), "\"ring-size\":%u,", cfg->ring_size);
 		if (cat(bottom, sizeof(bottom),
-			"{\"driver\":\"iogap\",\"layer\":\"bottom\",%s\"ring\":\"%s\",\"file\":%s}",
-			delay, vm->bottom_ring, proto))
+			"{\"driver\":\"iogap\",\"layer\":\"bottom\",%s%s\"ring\":\"%s\",\"file\":%s}",
+			delay, size, vm->bottom_ring, proto))
 			return -1;
 		if (cat(fmt, sizeof(fmt), "{\"driver\":\"%s\",\"file\":%s}",
 			t->kind == IOGAP_TARGET_FILE ? t->format : "raw", bottom))
 			return -1;
-		return cat(out, len, "{\"driver\":\"iogap\",\"layer\":\"top\",\"ring\":\"%s\",\"file\":%s}",
-			   vm->top_ring, fmt);
+		return cat(out, len,
+			   "{\"driver\":\"iogap\",\"layer\":\"top\",%s\"ring\":\"%s\",\"file\":%s}",
+			   size, vm->top_ring, fmt);
 	}
 	return cat(out, len, "{\"driver\":\"%s\",\"file\":%s}",
 		   t->kind == IOGAP_TARGET_FILE ? t->format : "raw", proto);
@@ -315,8 +316,19 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 	memset(vm, 0, sizeof(*vm));
 	snprintf(vm->ctl_sock, sizeof(vm->ctl_sock), "%s/ctl.sock", cfg->dir);
 	snprintf(vm->console, sizeof(vm->console), "%s/console.log", cfg->dir);
-	snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/top.ring", cfg->dir);
-	snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/bottom.ring", cfg->dir);
+	{
+		/* rings in memory (tmpfs), not on a disk the run may be measuring:
+		 * `iogap run` drains them into the run directory as they fill */
+		const char *rdir = getenv("IOGAP_RING_DIR");
+
+		if (!rdir)
+			rdir = access("/dev/shm", W_OK) ? cfg->dir : "/dev/shm";
+		snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/iogap-%d-top.ring", rdir, (int)getpid());
+		snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/iogap-%d-bottom.ring", rdir,
+			 (int)getpid());
+		unlink(vm->top_ring);
+		unlink(vm->bottom_ring);
+	}
 	snprintf(vm->cmdline_file, sizeof(vm->cmdline_file), "%s/qemu.cmdline", cfg->dir);
 	snprintf(vm->stderr_file, sizeof(vm->stderr_file), "%s/qemu.stderr", cfg->dir);
 	unlink(vm->ctl_sock);

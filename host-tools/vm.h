@@ -46,6 +46,7 @@ struct iogap_vm_config {
 	const char *aio;          /* native, io_uring, threads */
 	bool iothread;
 	uint64_t inject_delay_ns; /* test only: delay-ns= on the bottom filter node */
+	unsigned ring_size;       /* records per filter ring; 0: the filter's default */
 	const char *mode;         /* guest init mode: "agent", "marker" */
 	const char *append_extra; /* more kernel command line */
 	const char *dir;          /* where sockets, rings, logs go */

@@ -34,6 +34,7 @@
 
 #include "iogap/trace.h"
 #include "ring.h"
+#include "tagscan.h"
 #include "qemu-syms.h"
 
 #ifndef IOGAP_QEMU_STAMP
@@ -127,75 +128,32 @@ static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
 	iogap_ring_put(s->ring, &rec);
 }
 
-/*
- * Write tags: struct iogap_write_tag at the start of every IOGAP_TAG_STRIDE
- * bytes of each request the guest issued.  The guest block layer may merge
- * adjacent requests into one, so the payload is scanned at every 512-byte
- * sector start (a merged request's parts start on sectors) and one record
- * is written per tag found: each guest request then pairs exactly.  Only
- * an 8-byte magic compare per sector unless a tag is there; no allocation.
- */
-#define IOGAP_SECTOR 512u
+/* Write tags: one record per guest request found in the payload (tagscan.h). */
+struct iogap_write_ctx {
+	BDRVIogapState *s;
+	int64_t offset;
+	uint64_t t0, t1;
+	int ret;
+	uint8_t flags;
+};
 
-/* Copy len bytes at payload position pos (relative to qiov_offset). */
-static bool iogap_qiov_peek(QEMUIOVector *qiov, size_t qiov_offset, size_t pos, void *dst,
-			    size_t len)
+static inline void iogap_write_part(void *ctx, uint64_t start, uint64_t len, uint8_t flags,
+				    uint64_t tag)
 {
-	size_t skip = qiov_offset + pos, got = 0;
+	struct iogap_write_ctx *w = ctx;
 
-	for (int i = 0; i < qiov->niov && got < len; i++) {
-		size_t l = qiov->iov[i].iov_len, c;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		c = l - skip < len - got ? l - skip : len - got;
-		memcpy((uint8_t *)dst + got, (const uint8_t *)qiov->iov[i].iov_base + skip, c);
-		got += c;
-		skip = 0;
-	}
-	return got == len;
+	iogap_record(w->s, IOGAP_OP_WRITE, w->offset + (int64_t)start, (int64_t)len, w->t0,
+		     w->t1, w->ret, w->flags | flags, tag);
 }
 
 static void iogap_record_write(BDRVIogapState *s, QEMUIOVector *qiov, size_t qiov_offset,
 			       int64_t offset, int64_t bytes, uint64_t t0, uint64_t t1, int ret,
 			       uint8_t flags)
 {
-	uint64_t seg_tag = 0, seg_start = 0;
-	bool tagged = false;
+	struct iogap_write_ctx w = { s, offset, t0, t1, ret, flags };
 
-	for (size_t pos = 0; qiov && pos + sizeof(struct iogap_write_tag) <= (size_t)bytes;
-	     pos += IOGAP_SECTOR) {
-		struct iogap_write_tag t;
-		uint64_t magic, req_start;
-
-		if (!iogap_qiov_peek(qiov, qiov_offset, pos, &magic, sizeof(magic)))
-			break;
-		if (magic != IOGAP_TAG_MAGIC ||
-		    !iogap_qiov_peek(qiov, qiov_offset, pos, &t, sizeof(t)) ||
-		    !iogap_tag_valid(&t) || (s->run_id && t.run_id != s->run_id) ||
-		    (tagged && t.request_id == seg_tag))
-			continue;
-		/* another request: it began t.block strides before this tag
-		 * (not before the current part); close the current part there */
-		req_start = (uint64_t)t.block * IOGAP_TAG_STRIDE <= pos ?
-			    pos - (uint64_t)t.block * IOGAP_TAG_STRIDE : 0;
-		if (req_start < seg_start)
-			req_start = seg_start;
-		if (req_start > seg_start)
-			iogap_record(s, IOGAP_OP_WRITE, offset + (int64_t)seg_start,
-				     (int64_t)(req_start - seg_start), t0, t1, ret,
-				     flags | (tagged ? IOGAP_REC_TAGGED : 0) | IOGAP_REC_MERGED,
-				     seg_tag);
-		seg_start = req_start;
-		seg_tag = t.request_id;
-		tagged = true;
-	}
-	if (seg_start)
-		flags |= IOGAP_REC_MERGED;
-	iogap_record(s, IOGAP_OP_WRITE, offset + (int64_t)seg_start, bytes - (int64_t)seg_start,
-		     t0, t1, ret, flags | (tagged ? IOGAP_REC_TAGGED : 0), seg_tag);
+	iogap_tagscan(qiov ? qiov->iov : NULL, qiov ? qiov->niov : 0, qiov_offset,
+		      bytes > 0 ? (uint64_t)bytes : 0, s->run_id, iogap_write_part, &w);
 }
 
 static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
@@ -483,8 +441,8 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 	if (layer != s->layer)
 		snprintf(s->layer, sizeof(s->layer), "%s", layer);
 	ring_size = qemu_opt_get_number(opts, "ring-size", IOGAP_DEFAULT_RING_SIZE);
-	if (ring_size < 2 || ring_size > (1u << 30)) {
-		error_setg(errp, "iogap: ring-size must be in 2..%u records", 1u << 30);
+	if (ring_size < 2) {
+		error_setg(errp, "iogap: ring-size must be at least 2 records");
 		ret = -EINVAL;
 		goto out;
 	}
@@ -519,6 +477,19 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		 "child_driver=%s\n",
 		 QEMU_VERSION, (int)getpid(), bs->node_name, s->layer,
 		 bs->file->bs->drv->format_name);
+	{
+		/* the ring file stays <= 1 GiB (IOGAP_RING_MAX_FILE) */
+		uint32_t info_size = (uint32_t)strlen(info);
+		uint64_t max = iogap_ring_max_capacity(info_size);
+
+		if (ring_size > max) {
+			error_setg(errp, "iogap: ring-size %" PRIu64 " is too large: at most %" PRIu64
+				   " records (%zu bytes each), so that the ring file stays within "
+				   "1 GiB", ring_size, max, sizeof(struct iogap_trace_record));
+			ret = -EINVAL;
+			goto out;
+		}
+	}
 	if (posix_memalign((void **)&s->ring, 64, sizeof(*s->ring))) {
 		s->ring = NULL;
 		ret = -ENOMEM;

@@ -62,25 +62,41 @@ int iogap_ring_create(struct iogap_ring *r, const char *path, uint64_t capacity,
 	uint32_t info_size = info ? (uint32_t)strlen(info) : 0;
 	uint64_t ctl_off = iogap_ring_ctl_offset(info_size);
 	uint64_t cap = iogap_ring_capacity(capacity);
-	uint64_t size = ctl_off + sizeof(struct iogap_ring_control) +
-			cap * sizeof(struct iogap_trace_record);
+	uint64_t size = iogap_ring_file_size(info_size, cap);
 	struct iogap_trace_header *h;
 	char *base;
 	int fd, e;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+	if (size > IOGAP_RING_MAX_FILE) {
+		snprintf(err, errlen, "ring %s: %llu records need %llu bytes, over the %llu-byte "
+			 "limit (at most %llu records)", path, (unsigned long long)cap,
+			 (unsigned long long)size, (unsigned long long)IOGAP_RING_MAX_FILE,
+			 (unsigned long long)iogap_ring_max_capacity(info_size));
+		return -EFBIG;
+	}
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		e = errno;
 		snprintf(err, errlen, "cannot create ring file %s: %s", path, strerror(e));
 		return -e;
 	}
-	if (ftruncate(fd, (off_t)size) < 0) {
-		e = errno;
-		snprintf(err, errlen, "cannot size ring file %s to %llu bytes: %s", path,
-			 (unsigned long long)size, strerror(e));
+	/*
+	 * Allocate every block now.  ftruncate alone makes a sparse file: on a full
+	 * tmpfs or disk the first store into an unbacked page of the mapping (the
+	 * memset below, or a record on the I/O path) kills QEMU with SIGBUS.
+	 */
+	e = posix_fallocate(fd, 0, (off_t)size);
+	if (e) {
+		if (e == ENOSPC || e == EDQUOT)
+			snprintf(err, errlen, "ring %s: no room for %llu bytes (%s)", path,
+				 (unsigned long long)size, strerror(e));
+		else
+			snprintf(err, errlen, "cannot allocate %llu bytes for ring file %s: %s",
+				 (unsigned long long)size, path, strerror(e));
 		close(fd);
+		unlink(path);
 		return -e;
 	}
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
@@ -88,6 +104,7 @@ int iogap_ring_create(struct iogap_ring *r, const char *path, uint64_t capacity,
 		e = errno;
 		snprintf(err, errlen, "cannot map ring file %s: %s", path, strerror(e));
 		close(fd);
+		unlink(path);
 		return -e;
 	}
 	r->commit = calloc(cap, sizeof(uint64_t));
@@ -95,9 +112,10 @@ int iogap_ring_create(struct iogap_ring *r, const char *path, uint64_t capacity,
 		snprintf(err, errlen, "out of memory for a %llu-record ring", (unsigned long long)cap);
 		munmap(base, size);
 		close(fd);
+		unlink(path);
 		return -ENOMEM;
 	}
-	/* touch every page now (tmpfs allocates on write): no page faults on the I/O path */
+	/* blocks are allocated; touch every page now: no page faults on the I/O path */
 	memset(base, 0, size);
 
 	h = (struct iogap_trace_header *)base;

@@ -52,7 +52,10 @@ struct iogap_ring {
 /*
  * Create (truncate) the ring file at path, capacity rounded up to a power of two
  * (minimum 2).  info: "key=value\n" lines, may be NULL.  Returns 0 or -errno with
- * a message in err.
+ * a message in err.  The file's blocks are allocated up front (posix_fallocate):
+ * a full filesystem fails here with -ENOSPC ("no room"), never with a SIGBUS
+ * on a later store into the mapping.  A file over IOGAP_RING_MAX_FILE: -EFBIG.
+ * On failure the file is removed.
  */
 int iogap_ring_create(struct iogap_ring *r, const char *path, uint64_t capacity,
 		      const char *layer, uint64_t run_id, const char *info,
@@ -69,6 +72,25 @@ static inline uint64_t iogap_ring_ctl_offset(uint32_t info_size)
 {
 	uint64_t o = sizeof(struct iogap_trace_header) + info_size;
 	return (o + IOGAP_TRACE_ALIGN - 1) & ~(uint64_t)(IOGAP_TRACE_ALIGN - 1);
+}
+
+/* The ring file never grows past this (iogap_ring_create refuses with -EFBIG). */
+#define IOGAP_RING_MAX_FILE (1ull << 30)
+
+/* Size of the ring file for an info text size and a (power of two) capacity. */
+static inline uint64_t iogap_ring_file_size(uint32_t info_size, uint64_t cap)
+{
+	return iogap_ring_ctl_offset(info_size) + sizeof(struct iogap_ring_control) +
+	       cap * sizeof(struct iogap_trace_record);
+}
+
+/* Largest capacity whose file fits IOGAP_RING_MAX_FILE. */
+static inline uint64_t iogap_ring_max_capacity(uint32_t info_size)
+{
+	uint64_t c = 2;
+	while (iogap_ring_file_size(info_size, c << 1) <= IOGAP_RING_MAX_FILE)
+		c <<= 1;
+	return c;
 }
 
 /* Append one record; returns 1 if stored, 0 if dropped.  Never blocks. */

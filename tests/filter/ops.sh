@@ -3,7 +3,7 @@
 # through the filter at both positions over a file.
 . "$(dirname "$0")/lib.sh"
 require_filter
-plan 24
+plan 28
 
 # mktag FILE RUN_ID REQUEST_ID: 8 KiB; stride 0 garbage, stride 1 a valid tag
 mktag() {
@@ -60,6 +60,7 @@ for pos in top bottom; do
 	    -c 'write -q -f -P 2 262144 4096' \
 	    -c "write -q -s $work/tag-a 327680 8192" -c "write -q -s $work/tag-b 344064 8192" \
 	    -c "write -q -s $work/merged 393216 12288" \
+	    -c 'writev -q -P 5 458752 512 512 1024 7 505 4096 2048 512 512 512 2048 3072 1024' \
 	    -c 'truncate 20M' -c length "json:$node" >"$work/out" 2>&1
 	ok $? "$pos: qemu-io flush/discard/write-zeroes/truncate through the filter" "$work/out"
 	grep -q '^20 MiB' "$work/out"
@@ -85,5 +86,11 @@ for pos in top bottom; do
 	ok $? "$pos: merged write: first request's part recorded with its tag" "$work/d"
 	awk '$1 == "write" && $2 == 397312 && $3 == 8192 && $8 == 502 && $9 == 17 { f = 1 } END { exit !f }' "$work/d"
 	ok $? "$pos: merged write: second request's part recorded with its tag" "$work/d"
+	# writev: 13 buffers (odd sizes, 16 KiB in all) form one request
+	awk '$1 == "write" && $2 == 458752 { n++; if ($3 == 16384 && $8 == 0 && $9 == 0) f = 1 }
+	     END { exit !(f && n == 1) }' "$work/d"
+	ok $? "$pos: writev of 13 small buffers: one untagged record, 16 KiB" "$work/d"
+	qemu-io -f raw -c 'read -q -P 5 458752 16384' "$img" >"$work/rb" 2>&1 && ! grep -qi fail "$work/rb"
+	ok $? "$pos: writev data landed" "$work/rb"
 done
 done_testing

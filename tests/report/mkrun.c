@@ -8,7 +8,7 @@
  *
  * --vm N: a VM side of N requests from tests/align/synth.h (known clock
  *   offset and drift, known stage latencies, write tags): vm/probe.trace,
- *   vm/top.ring, vm/bottom.ring (plain traces), vm/sync-*.txt,
+ *   vm/top.trace, vm/bottom.trace, vm/sync-*.txt,
  *   vm/probe.json; stage truth printed as "truth STAGE MEAN_NS".
  * --bare-seconds T: a bare-metal side, QD1 closed loop for T seconds, each
  *   request 20 us + exponential(M) ns, times F (--scale): bare/probe.trace
@@ -209,9 +209,9 @@ int main(int argc, char **argv)
 			return 1;
 		if (write_trace("vm/probe.trace", IOGAP_PRODUCER_PROBE_GUEST, IOGAP_CLOCK_GUEST_MONOTONIC,
 				"guest", info, s.g, s.ng) ||
-		    write_trace("vm/top.ring", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC, "top",
+		    write_trace("vm/top.trace", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC, "top",
 				"producer=mkrun\n", s.t, s.nt) ||
-		    write_trace("vm/bottom.ring", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC,
+		    write_trace("vm/bottom.trace", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC,
 				"bottom", "producer=mkrun\n", s.b, s.nb) ||
 		    write_fio_json("vm/probe.json", s.g, s.ng, "mixed"))
 			return 1;

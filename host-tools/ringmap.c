@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringmap.h"
+#include "trace_file.h"
+#include "util.h"
+
+int iogap_ring_map_open(const char *path, bool writable, struct iogap_ring_map *m,
+			char *err, size_t errlen)
+{
+	struct stat st;
+	uint64_t need;
+	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+
+	memset(m, 0, sizeof(*m));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(e));
+	}
+	if ((uint64_t)st.st_size < sizeof(*m->h)) {
+		close(fd);
+		return iogap_seterr(err, errlen, "%s: shorter than a trace header", path);
+	}
+	m->size = (size_t)st.st_size;
+	m->base = mmap(NULL, m->size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+	close(fd);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		return iogap_seterr(err, errlen, "%s: mmap: %s", path, strerror(errno));
+	}
+	m->h = (const void *)m->base;
+	if (memcmp(m->h->magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN))
+		goto bad_magic;
+	if (m->h->version != IOGAP_TRACE_VERSION || m->h->header_size != sizeof(*m->h) ||
+	    m->h->record_size != sizeof(struct iogap_trace_record)) {
+		iogap_seterr(err, errlen, "%s: unsupported version, header size or record size", path);
+		goto fail;
+	}
+	if (!(m->h->flags & IOGAP_TRACE_F_RING)) {
+		iogap_seterr(err, errlen, "%s: not a ring (F_RING not set)", path);
+		goto fail;
+	}
+	m->cap = m->h->record_count;
+	if (m->cap < 2 || (m->cap & (m->cap - 1))) {
+		iogap_seterr(err, errlen, "%s: ring capacity is not a power of two >= 2", path);
+		goto fail;
+	}
+	if (m->h->records_offset < sizeof(*m->h) + m->h->info_size ||
+	    m->h->records_offset % IOGAP_TRACE_ALIGN) {
+		iogap_seterr(err, errlen, "%s: records_offset inconsistent with info_size/alignment", path);
+		goto fail;
+	}
+	need = m->h->records_offset + sizeof(*m->ctl) + m->cap * sizeof(struct iogap_trace_record);
+	if ((uint64_t)st.st_size < need) {
+		iogap_seterr(err, errlen, "%s: truncated: file shorter than the ring the header claims",
+			     path);
+		goto fail;
+	}
+	m->ctl = (void *)(m->base + m->h->records_offset);
+	m->slots = (const void *)(m->base + m->h->records_offset + sizeof(*m->ctl));
+	return 0;
+bad_magic:
+	iogap_seterr(err, errlen, "%s: bad magic (not an iogap trace)", path);
+fail:
+	iogap_ring_map_close(m);
+	return -1;
+}
+
+void iogap_ring_map_close(struct iogap_ring_map *m)
+{
+	if (m->base)
+		munmap(m->base, m->size);
+	memset(m, 0, sizeof(*m));
+}
+
+int64_t iogap_ring_map_pending(const struct iogap_ring_map *m, uint64_t *first)
+{
+	uint64_t w = __atomic_load_n(&m->ctl->write_seq, __ATOMIC_ACQUIRE);
+	uint64_t r = __atomic_load_n(&m->ctl->read_seq, __ATOMIC_ACQUIRE);
+
+	if (w < r || w - r > m->cap)
+		return -1;
+	*first = r;
+	return (int64_t)(w - r);
+}
+
+void iogap_ring_map_consume(struct iogap_ring_map *m, uint64_t upto)
+{
+	__atomic_store_n(&m->ctl->read_seq, upto, __ATOMIC_RELEASE);
+}
+
+/* ---- the drain -------------------------------------------------------- */
+
+struct iogap_ring_drain {
+	pthread_t thread;
+	char ring[4096], out[4096];
+	struct iogap_ring_map m;
+	struct iogap_trace_writer *w;
+	_Atomic uint64_t stop_at;   /* 0: run; else: give up waiting at this time */
+	uint64_t records;
+	char err[512];
+	int failed;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Move what is published; returns the number moved or -1. */
+static int64_t drain_once(struct iogap_ring_drain *d)
+{
+	uint64_t first;
+	int64_t n = iogap_ring_map_pending(&d->m, &first);
+
+	if (n < 0) {
+		iogap_seterr(d->err, sizeof(d->err), "%s: write_seq/read_seq inconsistent", d->ring);
+		return -1;
+	}
+	for (uint64_t s = first; s < first + (uint64_t)n;) {
+		/* contiguous slots up to the wrap, in one append */
+		uint64_t idx = s & (d->m.cap - 1), run = d->m.cap - idx;
+
+		if (run > first + (uint64_t)n - s)
+			run = first + (uint64_t)n - s;
+		if (iogap_trace_writer_append(d->w, &d->m.slots[idx], run)) {
+			iogap_seterr(d->err, sizeof(d->err), "%s: cannot write records", d->out);
+			return -1;
+		}
+		s += run;
+	}
+	iogap_ring_map_consume(&d->m, first + (uint64_t)n);
+	d->records += (uint64_t)n;
+	return n;
+}
+
+static void *drain_main(void *arg)
+{
+	struct iogap_ring_drain *d = arg;
+	struct iogap_trace_header proto;
+	char *info;
+
+	/* QEMU creates the ring when it opens the drive */
+	while (iogap_ring_map_open(d->ring, true, &d->m, d->err, sizeof(d->err))) {
+		uint64_t stop = atomic_load(&d->stop_at);
+
+		if (stop && mono_ns() >= stop) {
+			d->failed = 1;
+			return NULL;
+		}
+		usleep(5000);
+	}
+	d->err[0] = '\0';
+	proto = *d->m.h;
+	info = strndup((const char *)d->m.base + d->m.h->header_size, d->m.h->info_size);
+	if (!info) {
+		d->failed = 1;
+		return NULL;
+	}
+	proto.flags = 0;
+	d->w = iogap_trace_writer_open(d->out, &proto, info, d->err, sizeof(d->err));
+	free(info);
+	if (!d->w) {
+		d->failed = 1;
+		return NULL;
+	}
+	for (;;) {
+		/* the flag first: nothing is published after it is set */
+		bool complete = iogap_ring_map_complete(&d->m);
+		uint64_t stop = atomic_load(&d->stop_at);
+		int64_t n = drain_once(d);
+
+		if (n < 0) {
+			d->failed = 1;
+			return NULL;
+		}
+		if (complete || (stop && mono_ns() >= stop))
+			return NULL;
+		if (n == 0)
+			usleep(2000);   /* idle: a few ms of records fit any ring */
+	}
+}
+
+struct iogap_ring_drain *iogap_ring_drain_start(const char *ring, const char *out,
+						char *err, size_t errlen)
+{
+	struct iogap_ring_drain *d = calloc(1, sizeof(*d));
+	int r;
+
+	if (!d) {
+		iogap_seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(d->ring, sizeof(d->ring), "%s", ring);
+	snprintf(d->out, sizeof(d->out), "%s", out);
+	r = pthread_create(&d->thread, NULL, drain_main, d);
+	if (r) {
+		iogap_seterr(err, errlen, "pthread_create: %s", strerror(r));
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+int iogap_ring_drain_finish(struct iogap_ring_drain *d, uint64_t deadline_ns,
+			    uint64_t *records, uint64_t *dropped, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	atomic_store(&d->stop_at, deadline_ns ? deadline_ns : 1);
+	pthread_join(d->thread, NULL);
+	*records = d->records;
+	*dropped = d->m.ctl ? __atomic_load_n(&d->m.ctl->dropped, __ATOMIC_RELAXED) : 0;
+	if (d->failed) {
+		rc = iogap_seterr(err, errlen, "%s", d->err[0] ? d->err : "the ring never appeared");
+	} else if (!iogap_ring_map_complete(&d->m)) {
+		rc = iogap_seterr(err, errlen, "%s: QEMU did not close the ring (it stopped early)",
+				  d->ring);
+	}
+	if (d->w) {
+		char cerr[256];
+
+		if (iogap_trace_writer_close(d->w, d->m.h->end_ns ? d->m.h->end_ns : mono_ns(),
+					     *dropped, cerr, sizeof(cerr)) && !rc)
+			rc = iogap_seterr(err, errlen, "%s: %s", d->out, cerr);
+	}
+	iogap_ring_map_close(&d->m);
+	free(d);
+	return rc;
+}

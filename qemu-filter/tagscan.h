@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Write-tag scan of a write payload given as an iovec (no QEMU dependency:
+ * the filter calls it with a QEMUIOVector's iov/niov, tests/filter/tagscan.c
+ * with its own vectors).
+ *
+ * Tags: struct iogap_write_tag at the start of every IOGAP_TAG_STRIDE bytes of
+ * each request the guest issued.  The guest block layer may merge adjacent
+ * requests into one, so the payload is scanned at every 512-byte sector start
+ * (a merged request's parts start on sectors) and one part is emitted per tag
+ * found: each guest request then pairs exactly.
+ *
+ * Cost: a forward-only cursor (element index, offset in element) follows the
+ * sector position, so a scan is linear in sectors + elements, whatever the
+ * shape of the vector (a 1 MiB write in 4 KiB elements: 2048 steps, not
+ * 2048 x 256).  Only an 8-byte magic compare per sector unless a tag is there;
+ * a magic or tag that straddles elements is gathered across them.  No
+ * allocation.
+ */
+#ifndef IOGAP_QEMU_FILTER_TAGSCAN_H
+#define IOGAP_QEMU_FILTER_TAGSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+#include "iogap/trace.h"
+
+#define IOGAP_SECTOR 512u
+
+struct iogap_iov_cursor {
+	const struct iovec *iov;
+	int niov;
+	int i;            /* current element (niov: past the end) */
+	size_t off;       /* offset inside element i; always < its length */
+};
+
+/* Move forward n bytes; skips empty elements, so off < iov[i].iov_len or i == niov. */
+static inline void iogap_iov_cursor_skip(struct iogap_iov_cursor *c, size_t n)
+{
+	while (c->i < c->niov) {
+		size_t left = c->iov[c->i].iov_len - c->off;
+
+		if (n < left) {
+			c->off += n;
+			return;
+		}
+		n -= left;
+		c->i++;
+		c->off = 0;
+	}
+}
+
+static inline void iogap_iov_cursor_init(struct iogap_iov_cursor *c, const struct iovec *iov,
+					 int niov, size_t offset)
+{
+	c->iov = iov;
+	c->niov = niov;
+	c->i = 0;
+	c->off = 0;
+	iogap_iov_cursor_skip(c, offset);
+}
+
+/* Copy len bytes at the cursor (gathering across elements) without moving it. */
+static inline bool iogap_iov_cursor_peek(const struct iogap_iov_cursor *c, void *dst, size_t len)
+{
+	size_t off = c->off, got = 0;
+	int i = c->i;
+
+	if (__builtin_expect(i < c->niov && c->iov[i].iov_len - off >= len, 1)) {
+		memcpy(dst, (const uint8_t *)c->iov[i].iov_base + off, len);
+		return true;
+	}
+	for (; i < c->niov && got < len; i++, off = 0) {
+		size_t l = c->iov[i].iov_len - off, n = l < len - got ? l : len - got;
+
+		memcpy((uint8_t *)dst + got, (const uint8_t *)c->iov[i].iov_base + off, n);
+		got += n;
+	}
+	return got == len;
+}
+
+/*
+ * emit(ctx, part_start, part_len, flags, tag) once per part of the payload
+ * [0, bytes) of iov (starting iov_offset bytes in): flags are IOGAP_REC_TAGGED
+ * (tag read from a valid write tag) and IOGAP_REC_MERGED (the payload held
+ * several requests).  run_id != 0: tags of another run are ignored.
+ */
+typedef void (*iogap_tagscan_emit)(void *ctx, uint64_t start, uint64_t len, uint8_t flags,
+				   uint64_t tag);
+
+static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_offset,
+				 uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
+				 void *ctx)
+{
+	struct iogap_iov_cursor c;
+	uint64_t seg_tag = 0, seg_start = 0;
+	bool tagged = false;
+
+	iogap_iov_cursor_init(&c, iov, iov ? niov : 0, iov_offset);
+	for (uint64_t pos = 0; iov && pos + sizeof(struct iogap_write_tag) <= bytes;
+	     pos += IOGAP_SECTOR, iogap_iov_cursor_skip(&c, IOGAP_SECTOR)) {
+		struct iogap_write_tag t;
+		uint64_t magic, req_start;
+
+		if (!iogap_iov_cursor_peek(&c, &magic, sizeof(magic)))
+			break;
+		if (magic != IOGAP_TAG_MAGIC || !iogap_iov_cursor_peek(&c, &t, sizeof(t)) ||
+		    !iogap_tag_valid(&t) || (run_id && t.run_id != run_id) ||
+		    (tagged && t.request_id == seg_tag))
+			continue;
+		/* another request: it began t.block strides before this tag
+		 * (not before the current part); close the current part there */
+		req_start = (uint64_t)t.block * IOGAP_TAG_STRIDE <= pos ?
+			    pos - (uint64_t)t.block * IOGAP_TAG_STRIDE : 0;
+		if (req_start < seg_start)
+			req_start = seg_start;
+		if (req_start > seg_start)
+			emit(ctx, seg_start, req_start - seg_start,
+			     (tagged ? IOGAP_REC_TAGGED : 0) | IOGAP_REC_MERGED, seg_tag);
+		seg_start = req_start;
+		seg_tag = t.request_id;
+		tagged = true;
+	}
+	emit(ctx, seg_start, bytes - seg_start,
+	     (seg_start ? IOGAP_REC_MERGED : 0) | (tagged ? IOGAP_REC_TAGGED : 0), seg_tag);
+}
+
+#endif
