@@ -8,8 +8,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "util.h"
 #include "engine.h"
 #include "iogap/trace.h"
 #include "job.h"
@@ -39,15 +39,6 @@ static int null_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 	return 0;
 }
 
-static void sleep_until_ns(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
-			       .tv_nsec = (long)(t % 1000000000ULL) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
-}
-
 static int null_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
 	struct null_state *s = ctx->priv;
@@ -55,7 +46,7 @@ static int null_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 	io->result = io->len;
 	if (ctx->depth == 1) {
 		if (ctx->job->null_latency_ns)
-			sleep_until_ns(ctx->now_ns() + ctx->job->null_latency_ns);
+			iogap_sleep_until_ns(ctx->now_ns() + ctx->job->null_latency_ns);
 		return IOGAP_Q_COMPLETED;
 	}
 	if (s->nr_queued + s->nr_inflight == ctx->depth)
@@ -95,7 +86,7 @@ static int null_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned m
 		if (min > n)
 			min = n;
 		if (s->queued[min - 1]->issue_ns + lat > now) {
-			sleep_until_ns(s->queued[min - 1]->issue_ns + lat);
+			iogap_sleep_until_ns(s->queued[min - 1]->issue_ns + lat);
 			now = ctx->now_ns();
 		}
 		while (due < n && s->queued[due]->issue_ns + lat <= now)

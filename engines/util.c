@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -61,4 +62,21 @@ int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
+}
+
+uint64_t iogap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void iogap_sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
+			       .tv_nsec = (long)(t % 1000000000ULL) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }

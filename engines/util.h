@@ -4,6 +4,7 @@
 #define IOGAP_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The whole file, NUL-terminated (also when it holds NULs: *len says how
  * much), at most max bytes (0: no limit).  NULL with errno set (EFBIG when
@@ -13,5 +14,10 @@ char *iogap_read_file(const char *path, size_t max, size_t *len);
 /* vsnprintf into err (if err and errlen); returns -1 for `return iogap_seterr(...)`. */
 int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* CLOCK_MONOTONIC in ns: the clock every trace uses on the host. */
+uint64_t iogap_now_ns(void);
+/* Sleep until CLOCK_MONOTONIC reaches t (ns), resuming after signals. */
+void iogap_sleep_until_ns(uint64_t t);
 
 #endif

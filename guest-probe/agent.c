@@ -33,19 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "agent.h"
 #include "chan.h"
 
 #define AGENT_DIR "/tmp/iogap"
 #define MAX_PAYLOAD (1u << 30)
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 __attribute__((format(printf, 2, 3)))
 static int reply(struct iogap_chan *c, const char *fmt, ...)
@@ -249,7 +242,7 @@ static int do_sync(struct iogap_chan *c, const char *count)
 
 		if (iogap_chan_line(c, line, sizeof(line)))
 			return -1;
-		t = mono_ns();
+		t = iogap_now_ns();
 		n = snprintf(out, sizeof(out), "%" PRIu64 "\n", t);
 		if (iogap_write_all(c->fd, out, (size_t)n))
 			return -1;

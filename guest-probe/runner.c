@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "engine.h"
 #include "rand.h"
 #include "runner.h"
@@ -34,14 +35,6 @@
 
 #define TRACE_BATCH 4096
 #define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
-
-uint64_t iogap_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static volatile sig_atomic_t stop_requested;
 
@@ -108,6 +101,7 @@ struct worker {
 	/* progress, read by the main thread */
 	_Atomic uint64_t prog_bytes[IOGAP_DDIR_NR];
 	_Atomic uint64_t prog_ios[IOGAP_DDIR_NR];
+	uint64_t done_bytes[IOGAP_DDIR_NR], done_ios[IOGAP_DDIR_NR];
 	_Atomic int finished;
 
 	char err[256];
@@ -118,15 +112,6 @@ struct worker {
 static bool job_writes(const struct iogap_job *j)
 {
 	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) != 0;
-}
-
-static void sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
-			       .tv_nsec = (long)(t % 1000000000ULL) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
 }
 
 static uint64_t file_or_dev_size(int fd)
@@ -326,10 +311,14 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	if (w->zbd)   /* zbd.c: write pointers advance on success, re-synced on failure */
 		iogap_zbd_complete(w->zbd, io);
 	record_io(w, io, now, io->ddir, 0);
-	atomic_fetch_add_explicit(&w->prog_ios[io->ddir], 1, memory_order_relaxed);
-	if (io->result > 0)
-		atomic_fetch_add_explicit(&w->prog_bytes[io->ddir], (uint64_t)io->result,
-					  memory_order_relaxed);
+	/* only this thread writes them: plain adds, published for the
+	 * progress line without a locked instruction */
+	atomic_store_explicit(&w->prog_ios[io->ddir], ++w->done_ios[io->ddir], memory_order_relaxed);
+	if (io->result > 0) {
+		w->done_bytes[io->ddir] += (uint64_t)io->result;
+		atomic_store_explicit(&w->prog_bytes[io->ddir], w->done_bytes[io->ddir],
+				      memory_order_relaxed);
+	}
 	if (io->result < 0) {
 		st->total_err_count++;
 		if (!st->error) {
@@ -406,16 +395,19 @@ static unsigned in_flight(const struct worker *w)
 	return w->ectx.depth - w->nr_free;
 }
 
-static int reap(struct worker *w, unsigned min)
+/* Reap at least min completions of the queued-and-submitted requests
+ * (queued ones not yet committed are never waited for). */
+static int reap(struct worker *w, unsigned min, unsigned queued)
 {
 	unsigned max = w->job->iodepth_batch_complete_max;
+	unsigned submitted = in_flight(w) - queued;
 	uint64_t now;
 	int n;
 
-	if (!w->ops->getevents || in_flight(w) == 0)
+	if (!w->ops->getevents || submitted == 0)
 		return 0;
-	if (min > in_flight(w))
-		min = in_flight(w);
+	if (min > submitted)
+		min = submitted;
 	n = w->ops->getevents(&w->ectx, min, max, w->done);
 	if (n < 0)
 		return n;
@@ -458,7 +450,7 @@ static int drain(struct worker *w, unsigned *queued)
 
 		if (r < 0)
 			return r;
-		r = reap(w, 1);
+		r = reap(w, 1, *queued);
 		if (r < 0)
 			return r;
 	}
@@ -503,7 +495,7 @@ static void rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 	due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / rate;
 	if (iogap_now_ns() < due) {
 		commit(w, queued);
-		sleep_until(due);
+		iogap_sleep_until_ns(due);
 	}
 }
 
@@ -549,7 +541,7 @@ static int run_loop(struct worker *w)
 				break;
 			do {
 				if ((r = reap(w, j->iodepth_batch_complete_min ?
-						 j->iodepth_batch_complete_min : 1)) < 0)
+						 j->iodepth_batch_complete_min : 1, queued)) <= 0)
 					break;
 			} while (in_flight(w) > j->iodepth_low && j->iodepth_low < j->iodepth);
 			if (r < 0)
@@ -589,8 +581,10 @@ static int run_loop(struct worker *w)
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		io->start_ns = iogap_now_ns();
-		if (sync_engine)
-			io->issue_ns = io->start_ns;   /* fio: issue_time just before queue */
+		/* fio: issue_time just before queue for sync engines and for the
+		 * trims async engines run synchronously (async_ioengine_sync_trim) */
+		if (sync_engine || ddir == IOGAP_OP_TRIM)
+			io->issue_ns = io->start_ns;
 		q = w->ops->queue(&w->ectx, io);
 		if (q < 0) {
 			io->result = q;
@@ -603,7 +597,7 @@ static int run_loop(struct worker *w)
 			if (w->zbd)   /* zbd.c: undo the write pointer reservation */
 				iogap_zbd_cancel(w->zbd, io);
 			put_slot(w, io);
-			if ((r = commit(w, &queued)) < 0 || (r = reap(w, 1)) < 0)
+			if ((r = commit(w, &queued)) < 0 || (r = reap(w, 1, queued)) < 0)
 				break;
 			continue;
 		}
@@ -616,7 +610,7 @@ static int run_loop(struct worker *w)
 		if (q == IOGAP_Q_COMPLETED) {
 			uint64_t done = iogap_now_ns();
 
-			if (!sync_engine)
+			if (!sync_engine && ddir != IOGAP_OP_TRIM)
 				io->issue_ns = done;
 			if (!io->in_ramp) {
 				w->stat.io_u_map[0]++;
@@ -881,7 +875,7 @@ static void *worker_main(void *arg)
 	w->tid = (pid_t)syscall(SYS_gettid);
 	w->stat.pid = w->tid;
 	if (j->startdelay_ns)
-		sleep_until(iogap_now_ns() + j->startdelay_ns);
+		iogap_sleep_until_ns(iogap_now_ns() + j->startdelay_ns);
 	set_affinity(w, w->clone);
 	if (w->err[0] || setup_worker(w)) {
 		w->stat.error = EINVAL;

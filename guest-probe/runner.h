@@ -10,6 +10,7 @@
 #include "iogap/trace.h"
 #include "job.h"
 #include "output.h"
+#include "util.h"
 
 struct iogap_run_opts {
 	const char *trace_path;     /* NULL: no trace */
@@ -30,6 +31,5 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		   struct iogap_run_report *report, char *err, size_t errlen);
 void iogap_run_report_free(struct iogap_run_report *report);
 
-uint64_t iogap_now_ns(void);
 
 #endif

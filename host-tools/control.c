@@ -18,15 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "control.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 __attribute__((format(printf, 2, 3)))
 static int fail(struct iogap_ctl *c, const char *fmt, ...)
@@ -62,7 +55,7 @@ int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadl
 			return 0;
 		close(c->ch.fd);
 		c->ch.fd = -1;
-		if (now_ns() > deadline_ns || (c->cancel && *c->cancel))
+		if (iogap_now_ns() > deadline_ns || (c->cancel && *c->cancel))
 			return fail(c, "%s: cannot connect: %s", sock_path, strerror(errno));
 		usleep(20000);
 	}
@@ -87,7 +80,7 @@ static int ctl_wait(struct iogap_chan *ch)
 
 		if (c->cancel && *c->cancel)
 			return fail(c, "interrupted");
-		if (now_ns() >= c->deadline_ns)
+		if (iogap_now_ns() >= c->deadline_ns)
 			return fail(c, "the guest did not answer in time");
 		r = poll(&p, 1, 200);
 		if (r > 0)
@@ -274,10 +267,10 @@ int iogap_ctl_sync(struct iogap_ctl *c, struct iogap_sync_sample *s, size_t roun
 	for (size_t i = 0; i < rounds; i++) {
 		unsigned long long g;
 
-		s[i].t_send = now_ns();
+		s[i].t_send = iogap_now_ns();
 		if (send_all(c, "P\n", 2) || read_line(c, line, sizeof(line)))
 			return -1;
-		s[i].t_recv = now_ns();
+		s[i].t_recv = iogap_now_ns();
 		if (sscanf(line, "%llu", &g) != 1)
 			return fail(c, "SYNC: bad answer '%s'", line);
 		s[i].guest_ns = g;

@@ -115,14 +115,6 @@ struct iogap_ring_drain {
 	int failed;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Move what is published; returns the number moved or -1. */
 static int64_t drain_once(struct iogap_ring_drain *d)
 {
@@ -160,7 +152,7 @@ static void *drain_main(void *arg)
 	while (iogap_ring_map_open(d->ring, true, &d->m, d->err, sizeof(d->err))) {
 		uint64_t stop = atomic_load(&d->stop_at);
 
-		if (stop && mono_ns() >= stop) {
+		if (stop && iogap_now_ns() >= stop) {
 			d->failed = 1;
 			return NULL;
 		}
@@ -190,7 +182,7 @@ static void *drain_main(void *arg)
 			d->failed = 1;
 			return NULL;
 		}
-		if (complete || (stop && mono_ns() >= stop))
+		if (complete || (stop && iogap_now_ns() >= stop))
 			return NULL;
 		if (n == 0)
 			usleep(2000);   /* idle: a few ms of records fit any ring */
@@ -236,7 +228,7 @@ int iogap_ring_drain_finish(struct iogap_ring_drain *d, uint64_t deadline_ns,
 	if (d->w) {
 		char cerr[256];
 
-		if (iogap_trace_writer_close(d->w, d->m.h->end_ns ? d->m.h->end_ns : mono_ns(),
+		if (iogap_trace_writer_close(d->w, d->m.h->end_ns ? d->m.h->end_ns : iogap_now_ns(),
 					     *dropped, cerr, sizeof(cerr)) && !rc)
 			rc = iogap_seterr(err, errlen, "%s: %s", d->out, cerr);
 	}

@@ -128,14 +128,6 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static int mkdir_p(const char *path)
 {
 	char tmp[PATH_MAX];
@@ -425,7 +417,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	s->vm.probe_status = status;
-	c->deadline_ns = now_ns() + 120000000000ULL;
+	c->deadline_ns = iogap_now_ns() + 120000000000ULL;
 	s->n_after = SYNC_ROUNDS;
 	if (iogap_ctl_sync(c, s->sync_after, SYNC_ROUNDS)) {
 		snprintf(err, errlen, "clock sync after the job: %s", c->err);
@@ -495,7 +487,7 @@ static int finish_drains(struct run_state *s, const struct iogap_vm *vm, char *e
 
 		if (!s->drain[i])
 			continue;
-		if (iogap_ring_drain_finish(s->drain[i], now_ns() + (err ? 10000000000ULL : 1000000000ULL),
+		if (iogap_ring_drain_finish(s->drain[i], iogap_now_ns() + (err ? 10000000000ULL : 1000000000ULL),
 					    &s->ring_records[i], &s->ring_dropped[i], e, sizeof(e)) &&
 		    err && !rc)
 			rc = iogap_seterr(err, errlen, "filter ring: %s", e);
@@ -548,17 +540,17 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		iogap_vm_kill(&vm);
 		return -1;
 	}
-	boot_deadline = now_ns() + (uint64_t)s->o.boot_timeout_s * 1000000000ULL;
+	boot_deadline = iogap_now_ns() + (uint64_t)s->o.boot_timeout_s * 1000000000ULL;
 	if (iogap_ctl_connect(&c, vm.ctl_sock, boot_deadline)) {
 		snprintf(err, errlen, "QEMU did not start: %s", c.err);
 		goto fail;
 	}
-	r = vm_session(s, &c, vmdir, now_ns() + expected_job_ns(s), err, errlen);
+	r = vm_session(s, &c, vmdir, iogap_now_ns() + expected_job_ns(s), err, errlen);
 	iogap_ctl_close(&c);
 	unlink(vm.ctl_sock);
 	if (r)
 		goto fail;
-	if (iogap_vm_wait(&vm, now_ns() + 30000000000ULL) < 0) {
+	if (iogap_vm_wait(&vm, iogap_now_ns() + 30000000000ULL) < 0) {
 		snprintf(err, errlen, "the guest did not power off within 30 s");
 		finish_drains(s, &vm, NULL, 0);
 		return -1;
@@ -993,7 +985,7 @@ int iogap_cmd_run(int argc, char **argv)
 		int fd = open("/dev/urandom", O_RDONLY);
 
 		if (fd < 0 || read(fd, &s->run_id, sizeof(s->run_id)) != sizeof(s->run_id))
-			s->run_id = now_ns();
+			s->run_id = iogap_now_ns();
 		if (fd >= 0)
 			close(fd);
 		s->run_id |= 1;

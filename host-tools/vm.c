@@ -21,16 +21,9 @@
 
 #include <rados/librados.h>
 
+#include "util.h"
 #include "job.h"
 #include "vm.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size_t errlen)
 {
@@ -436,7 +429,7 @@ int iogap_vm_wait(struct iogap_vm *vm, uint64_t deadline_ns)
 			vm->pid = 0;
 			return -1;
 		}
-		if (now_ns() > deadline_ns) {
+		if (iogap_now_ns() > deadline_ns) {
 			iogap_vm_kill(vm);
 			return -1;
 		}
@@ -497,8 +490,8 @@ bool iogap_kvm_usable(const struct iogap_vm_config *base, char *why, size_t whyl
 		return false;
 	}
 	/* a working KVM boots the marker guest in well under a second */
-	deadline = now_ns() + 8000000000ULL;
-	while (now_ns() < deadline) {
+	deadline = iogap_now_ns() + 8000000000ULL;
+	while (iogap_now_ns() < deadline) {
 		if (file_contains(vm.console, "IOGAP-GUEST-READY")) {
 			ok = true;
 			break;
