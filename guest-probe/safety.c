@@ -466,8 +466,18 @@ int iogap_target_check(const char *path, char *why, size_t whylen)
 		say(why, whylen, "%s is a directory, not a file or block device", path);
 		return -1;
 	}
+	if (S_ISCHR(st.st_mode)) {
+		/* /dev/null and /dev/zero hold nothing; any other character
+		 * device (/dev/mem, /dev/sg*, NVMe generic nodes) cannot be
+		 * checked for data, so it is refused like one that holds some */
+		if (major(st.st_rdev) == 1 && (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5))
+			return 0;
+		say(why, whylen, "a character device (%u:%u), whose contents cannot be checked",
+		    major(st.st_rdev), minor(st.st_rdev));
+		return 1;
+	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
-		return 0;       /* character devices, fifos: nothing to probe */
+		return 0;       /* fifos, sockets: nothing to probe */
 
 	devs = calloc(1, sizeof(*devs));
 	if (!devs) {

@@ -732,6 +732,11 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 		for (size_t k = a; k < no && o[k].offset <= g->offset; k++) {
 			const struct iogap_trace_record *t = &top[o[k].idx];
 
+			uint32_t owner = top_owner[o[k].idx];
+
+			/* a record another request owns exactly is not a merge */
+			if (owner != NONE && !pairs[owner].merged)
+				continue;
 			if (t->offset + t->length >= end && t->length > g->length &&
 			    t->start_ns >= s && t->start_ns <= c) {
 				found++;

@@ -119,7 +119,8 @@ static void test_blank(void)
 	sh("head -c 4194304 /dev/urandom > '%s'", tmp("random"));
 	expect("random-data file", tmp("random"), 0, NULL);
 	expect("a directory", dir, -1, "is a directory");
-	expect("a character device", "/dev/null", 0, NULL);
+	expect("/dev/null (holds nothing)", "/dev/null", 0, NULL);
+	expect("another character device (/dev/full)", "/dev/full", 1, "character device (1:7)");
 	ok(iogap_target_check(tmp("zero"), NULL, 0) == 0 &&
 	   iogap_target_check(dir, why, 1) == -1 && why[0] == 0,
 	   "NULL or 1-byte why is fine");
