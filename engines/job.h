@@ -124,7 +124,6 @@ struct iogap_job {
 	double zone_reset_threshold, zone_reset_frequency;
 
 	/* iogap additions */
-	bool trace;               /* write per-request trace records */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */
 

@@ -672,13 +672,6 @@ static int opt_percentile_list(struct parse_ctx *c, struct iogap_job *j, const c
 	return 0;
 }
 
-static int opt_trace(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
-{
-	if (parse_bool(val, &j->trace))
-		return bad_value(c, key, val, "expected 0 or 1");
-	return 0;
-}
-
 /* fio's buffer_pattern: 0x-hex bytes in the order written, or a quoted
  * string.  (fio's decimal and %o forms are not supported.) */
 static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const char *key,
@@ -884,7 +877,6 @@ static const struct opt_def options[] = {
 	{ "ignore_zone_limits", opt_ignore_zone_limits },
 	{ "zone_reset_threshold", opt_zone_reset },
 	{ "zone_reset_frequency", opt_zone_reset },
-	{ "iogap_trace", opt_trace },
 	{ "clientname", opt_rbd_str },
 	{ "pool", opt_rbd_str },
 	{ "rbdname", opt_rbd_str },

@@ -127,7 +127,7 @@ static int msg(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static bool job_writes(const struct iogap_job *j)
+static bool job_has_writes(const struct iogap_job *j)
 {
 	return (j->rw & IOGAP_RW_WRITE) != 0;
 }
@@ -526,7 +526,7 @@ static struct zdev *find_dev(struct iogap_zbd_set *s, const struct stat *st)
 static bool any_writer(const struct iogap_job_list *jobs, const char *path)
 {
 	for (size_t i = 0; i < jobs->nr; i++)
-		if (jobs->jobs[i].zone_mode == IOGAP_ZONE_MODE_ZBD && job_writes(&jobs->jobs[i]) &&
+		if (jobs->jobs[i].zone_mode == IOGAP_ZONE_MODE_ZBD && job_has_writes(&jobs->jobs[i]) &&
 		    !strcmp(jobs->jobs[i].filename, path))
 			return true;
 	return false;
@@ -623,7 +623,7 @@ static int check_region(struct zjob *zj, struct iogap_job *j, char *err, size_t 
 		if (j->rw & (1u << k) && j->bs_max[k] > d->zone_size)
 			return msg(err, errlen, "job '%s': block size %u is larger than the zone size %" PRIu64,
 				   j->name, j->bs_max[k], d->zone_size);
-	if (seq && job_writes(j)) {
+	if (seq && job_has_writes(j)) {
 		const struct zinfo *z = &d->z[zone_idx(d, zj->start)];
 
 		if (z->start != zj->start)

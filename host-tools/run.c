@@ -925,8 +925,10 @@ int iogap_cmd_run(int argc, char **argv)
 		free(s);
 		return 2;
 	}
-	if (s->o.smp < 1 || s->o.memory_mb < 128 || s->o.timeout_s < 1 || s->o.boot_timeout_s < 1) {
-		fprintf(stderr, "iogap run: --smp >= 1, --memory >= 128, timeouts >= 1\n");
+	if (s->o.smp < 1 || s->o.memory_mb < 128 || s->o.timeout_s < 1 || s->o.boot_timeout_s < 1 ||
+	    s->o.ring_size > (1u << 24)) {
+		fprintf(stderr, "iogap run: --smp >= 1, --memory >= 128, timeouts >= 1, "
+			"--ring-size <= 16777216 (the filter's limit)\n");
 		free(s);
 		return 2;
 	}
