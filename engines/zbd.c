@@ -667,7 +667,7 @@ static void warn_device(const struct iogap_job *j, const char *path)
 	m = dev_model(st.st_rdev);
 	if (m == ZM_NONE)
 		return;
-	if (m == ZM_HOST_MANAGED && j->zone_mode != IOGAP_ZONE_MODE_ZBD && job_writes(j))
+	if (m == ZM_HOST_MANAGED && j->zone_mode != IOGAP_ZONE_MODE_ZBD && job_has_writes(j))
 		fprintf(stderr, "iogap-probe: warning: %s is a host-managed zoned device and job '%s' "
 			"writes with zonemode=%s: writes off a zone's write pointer will fail "
 			"(use zonemode=zbd)\n", path, j->name,
@@ -762,7 +762,7 @@ int iogap_zbd_setup(struct iogap_job_list *jobs, struct iogap_zbd_set **out,
 		close(fd);
 		if (!d)
 			goto fail;
-		if (d->model == ZM_HOST_MANAGED && job_writes(j) && !j->direct) {
+		if (d->model == ZM_HOST_MANAGED && job_has_writes(j) && !j->direct) {
 			msg(err, errlen, "job '%s': writes to the host-managed zoned device %s need direct=1 "
 			    "(buffered writeback would reorder them)", j->name, j->filename);
 			goto fail;
