@@ -642,6 +642,12 @@ static void print_row(FILE *f, const char *label, const struct iogap_rstat *s, d
 		fprintf(f, "  %-12s %9s\n", label, "0");
 		return;
 	}
+	if (s->min == 0 && s->max == 0 && (strstr(label, "submit") || strstr(label, "slat"))) {
+		/* fio's sync engines stamp issue = start: there is no submit time */
+		fprintf(f, "  %-12s %9" PRIu64 "   n/a: a sync engine (psync) has no submit time, as in fio\n",
+			label, s->n);
+		return;
+	}
 	iogap_rstat_pcts(s, pct_list, NPCT, p);
 	fmt_us(b[0], 32, (double)s->min);
 	fmt_us(b[1], 32, mean_of(s));

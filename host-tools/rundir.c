@@ -131,12 +131,18 @@ static int load_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t e
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	if (iogap_records_load(path, &rd->guest, err, errlen))
 		return -1;
-	snprintf(path, sizeof(path), "%s/vm/top.trace", dir);
-	if (iogap_records_load(path, &rd->top, err, errlen))
-		return -1;
-	snprintf(path, sizeof(path), "%s/vm/bottom.trace", dir);
-	if (iogap_records_load(path, &rd->bottom, err, errlen))
-		return -1;
+	/* filter records: drained traces, or the rings themselves (run
+	 * directories written before the rings were drained) */
+	for (int i = 0; i < 2; i++) {
+		const char *layer = i ? "bottom" : "top";
+		struct iogap_records *rec = i ? &rd->bottom : &rd->top;
+
+		snprintf(path, sizeof(path), "%s/vm/%s.trace", dir, layer);
+		if (access(path, F_OK))
+			snprintf(path, sizeof(path), "%s/vm/%s.ring", dir, layer);
+		if (iogap_records_load(path, rec, err, errlen))
+			return -1;
+	}
 	snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
 	if (iogap_sync_load(path, &rd->sync_before, &rd->n_before, err, errlen))
 		return -1;
