@@ -55,13 +55,18 @@ void jw_open(struct jw *w, const char *key, char c)
 	fputc('\n', w->f);
 	if (w->depth < JW_DEPTH - 1)
 		w->depth++;
+	else
+		w->overflow++;
 	w->has_member[w->depth] = false;
 }
 
 void jw_close(struct jw *w, char c)
 {
 	fputc('\n', w->f);
-	w->depth--;
+	if (w->overflow)
+		w->overflow--;
+	else if (w->depth > 0)
+		w->depth--;
 	jw_indent(w, w->depth);
 	fputc(c, w->f);
 }

@@ -11,11 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JW_DEPTH 16
+/* nesting tracked exactly up to this (the JSON parser allows 64); deeper
+ * levels share the last slot: still no out-of-bounds access */
+#define JW_DEPTH 80
 
 struct jw {
 	FILE *f;
-	int depth;
+	int depth;                /* open containers, <= JW_DEPTH - 1 */
+	int overflow;             /* levels opened beyond that */
 	bool has_member[JW_DEPTH];
 };
 
