@@ -57,6 +57,8 @@ struct iogap_job {
 	uint64_t size;            /* 0 = whole file/device */
 	uint64_t offset;
 	uint64_t io_size;         /* 0 = size */
+	double size_pct, offset_pct; /* size=N%, offset=N%: of the file or device,
+				      * resolved by the runner (0 = not given) */
 	uint32_t bs[IOGAP_DDIR_NR];
 	uint32_t bs_min[IOGAP_DDIR_NR], bs_max[IOGAP_DDIR_NR];   /* bsrange */
 	struct iogap_bssplit bssplit[IOGAP_DDIR_NR][IOGAP_MAX_BSSPLIT];

@@ -260,16 +260,49 @@ static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const c
 	return 0; \
 }
 SIZE_OPT(opt_size_value, size)
+SIZE_OPT(opt_offset_value, offset)
+
+/* "N%" (0 < N <= 100, fractions allowed), as fio's size= and offset= take */
+static int parse_percent(const char *val, double *out)
+{
+	char *end;
+	double v = strtod(val, &end);
+
+	if (end == val || strcmp(end, "%") || !(v > 0.0) || v > 100.0)
+		return -1;
+	*out = v;
+	return 0;
+}
 
 static int opt_size(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	NEED_VALUE(c, key, val);
+	if (strchr(val, '%')) {
+		if (parse_percent(val, &j->size_pct))
+			return bad_value(c, key, val, "a percentage must be in (0%, 100%]");
+		j->size = 0;
+		return 0;
+	}
+	j->size_pct = 0;
 	if (opt_size_value(c, j, key, val))
 		return -1;
 	if (j->size == 0)
 		return bad_value(c, key, val, "size must be greater than 0");
 	return 0;
 }
-SIZE_OPT(opt_offset, offset)
+
+static int opt_offset(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strchr(val, '%')) {
+		if (parse_percent(val, &j->offset_pct))
+			return bad_value(c, key, val, "a percentage must be in (0%, 100%]");
+		j->offset = 0;
+		return 0;
+	}
+	j->offset_pct = 0;
+	return opt_offset_value(c, j, key, val);
+}
 SIZE_OPT(opt_io_size, io_size)
 
 static int parse_bs_value(const char *s, uint32_t *out)

@@ -1020,6 +1020,39 @@ static void invalidate_cache(const struct iogap_job *j)
 	close(fd);
 }
 
+/* size=N% and offset=N% are of the existing file or device, rounded down
+ * to the smallest block size as fio does. */
+static int resolve_percentages(struct iogap_job *j, char *err, size_t errlen)
+{
+	uint64_t total, align = UINT32_MAX;
+	int fd;
+
+	if (!j->size_pct && !j->offset_pct)
+		return 0;
+	if (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE)
+		return iogap_seterr(err, errlen, "job '%s': size/offset in %% need a file or device, "
+				    "not ioengine=%s", j->name, j->ioengine);
+	fd = open(j->filename, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return iogap_seterr(err, errlen, "job '%s': size/offset in %% need an existing file: "
+				    "%s: %s", j->name, j->filename, strerror(errno));
+	total = file_or_dev_size(fd);
+	close(fd);
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->bs_min[d] < align)
+			align = j->bs_min[d];
+	if (j->offset_pct)
+		j->offset = (uint64_t)((double)total * j->offset_pct / 100.0) / align * align;
+	if (j->size_pct)
+		j->size = (uint64_t)((double)total * j->size_pct / 100.0) / align * align;
+	if (j->size_pct && j->offset + j->size > total)
+		j->size = (total - j->offset) / align * align;
+	if ((j->size_pct && j->size == 0) || j->offset >= total)
+		return iogap_seterr(err, errlen, "job '%s': %s is too small for size=%g%% offset=%g%%",
+				    j->name, j->filename, j->size_pct, j->offset_pct);
+	return 0;
+}
+
 /* ---- progress line ---------------------------------------------------- */
 
 static void print_progress(struct worker *ws, size_t nr, uint64_t t0, uint64_t expected_ns,
@@ -1257,7 +1290,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
-		if (iogap_job_finalize(&jobs->jobs[i], err, errlen))
+		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
+		    resolve_percentages(&jobs->jobs[i], err, errlen))
 			return -1;
 	if (check_targets(jobs, opts, err, errlen))
 		return -1;

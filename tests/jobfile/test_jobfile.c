@@ -139,7 +139,9 @@ static void test_rejections(void)
 	rejects("[j]\nsize=0\n", "option 'size': bad value '0' (size must be greater than 0)", "size 0");
 	rejects("[j\n", "bad section header", "bad section header");
 	rejects("[j]\nioengine=spdk\n", "engine 'spdk' is not supported", "unknown engine");
-	rejects("[j]\nsize=50%\n", "percentage values", "percentage size");
+	rejects("[j]\nsize=150%\n", "option 'size': bad value '150%' (a percentage must be in (0%, 100%])",
+		"percentage above 100");
+	rejects("[j]\noffset=0%\n", "option 'offset': bad value '0%'", "offset of 0%");
 	rejects("[j]\nrandom_distribution=gauss\n", "distribution 'gauss' is not supported",
 		"unsupported distribution");
 	rejects("[j]\n=5\n", "missing option name", "empty key");
@@ -189,7 +191,7 @@ static void test_cmdline(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 19 + 3);
+	tap_plan(12 + 11 + 12 + 20 + 3);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

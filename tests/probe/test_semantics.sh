@@ -3,7 +3,7 @@
 # seeded repeatability, random map coverage, rw mix, bssplit, io_size,
 # numjobs/group_reporting, rate_iops, write_lat_log.
 . "$(dirname "$0")/lib.sh"
-echo "1..16"
+echo "1..17"
 P() { "$PROBE" --eta=never --output-format=json "$@"; }
 dump() { "$PROBE" --dump-trace "$1"; }
 py() { python3 - "$@"; }
@@ -100,6 +100,13 @@ ok = (a["read"]["slat_ns"]["N"] == 1024 and a["read"]["slat_ns"]["mean"] > 0 and
 sys.exit(0 if ok else 1)
 PY
 ok $? "JSON: libaio has slat for every read, psync none; trims on libaio are timed as clat"
+
+dd if=/dev/zero of="$WORK/pct.img" bs=1M count=8 status=none
+P --name=pct --ioengine=psync --rw=read --size=50% --offset=25% --filename="$WORK/pct.img" \
+	--trace="$WORK/pct.trace" > "$WORK/pct.json" &&
+	[ "$(offs "$WORK/pct.trace" | sort -n | head -1)" = 2097152 ] &&
+	[ "$(offs "$WORK/pct.trace" | sort -n | tail -1)" = $((6 * 1048576 - 4096)) ]
+ok $? "size=50% offset=25% of an 8 MiB file: reads [2 MiB, 6 MiB)"
 
 (cd "$WORK" && P --name=l --ioengine=psync --rw=randwrite --size=1m --filename="$WORK/lf" \
 	--write_lat_log=lg --log_offset=1 > /dev/null)
