@@ -5,8 +5,9 @@
 require_filter
 plan 28
 
-# mktag FILE RUN_ID REQUEST_ID: 8 KiB; stride 0 garbage, stride 1 a valid tag
-mktag() {
+# mkpayload FILE SIZE RUN_ID POS:REQ:BLOCK[:bad]...: random bytes with an
+# iogap_write_tag at each POS (":bad" = a wrong check, i.e. garbage)
+mkpayload() {
 	python3 - "$@" <<'PY'
 import os, struct, sys
 M = (1 << 64) - 1
@@ -17,34 +18,21 @@ def check(magic, run, req, block):
     h ^= h >> 32
     return h & 0xffffffff
 magic = 0x5441544741474f49
-path, run, req = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-buf = bytearray(os.urandom(8192))
-struct.pack_into("<QQQII", buf, 0, magic, run, req, 0, (check(magic, run, req, 0) + 1) & 0xffffffff)
-struct.pack_into("<QQQII", buf, 4096, magic, run, req, 1, check(magic, run, req, 1))
+path, size, run = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+buf = bytearray(os.urandom(size))
+for stamp in sys.argv[4:]:
+    f = stamp.split(":")
+    pos, req, blk = int(f[0]), int(f[1]), int(f[2])
+    c = check(magic, run, req, blk) + (1 if f[3:] == ["bad"] else 0)
+    struct.pack_into("<QQQII", buf, pos, magic, run, req, blk, c & 0xffffffff)
 open(path, "wb").write(buf)
 PY
 }
-
-# mkmerged FILE RUN_ID: what a guest merge of two requests looks like: 12 KiB,
-# request 501 (4 KiB, tag at 0) followed by request 502 (8 KiB, tags at 4 and 8 KiB)
-mkmerged() {
-	python3 - "$@" <<'PY'
-import os, struct, sys
-M = (1 << 64) - 1
-def check(magic, run, req, block):
-    h = magic ^ ((run * 0x9e3779b97f4a7c15) & M) ^ ((req * 0xc2b2ae3d27d4eb4f) & M) ^ block
-    h ^= h >> 29
-    h = (h * 0xbf58476d1ce4e5b9) & M
-    h ^= h >> 32
-    return h & 0xffffffff
-magic = 0x5441544741474f49
-path, run = sys.argv[1], int(sys.argv[2])
-buf = bytearray(os.urandom(12288))
-for pos, req, blk in ((0, 501, 0), (4096, 502, 0), (8192, 502, 1)):
-    struct.pack_into("<QQQII", buf, pos, magic, run, req, blk, check(magic, run, req, blk))
-open(path, "wb").write(buf)
-PY
-}
+# 8 KiB: stride 0 garbage, stride 1 a valid tag
+mktag() { mkpayload "$1" 8192 "$2" "0:$3:0:bad" "4096:$3:1"; }
+# what a guest merge of two requests looks like: 12 KiB, request 501
+# (4 KiB, tag at 0) followed by request 502 (8 KiB, tags at 4 and 8 KiB)
+mkmerged() { mkpayload "$1" 12288 "$2" 0:501:0 4096:502:0 8192:502:1; }
 
 img=$work/disk.img
 mktag "$work/tag-a" 7 4242
