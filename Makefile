@@ -2,7 +2,7 @@
 # Debian 12 machine (they install missing packages first).
 BUILD      ?= build
 BUILD_SAN  ?= build-san
-MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true
+MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true -Dtests=enabled
 
 .PHONY: all deps build build-san check demo clean
 
