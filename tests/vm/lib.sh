@@ -8,9 +8,13 @@ diag() { sed 's/^/# /' "$@"; }
 BUILD=${IOGAP_BUILD:?IOGAP_BUILD not set}
 SRC=${IOGAP_SRC:?IOGAP_SRC not set}
 BOOT=$SRC/images/boot-smoke
-command -v "${QEMU:-qemu-system-x86_64}" > /dev/null || skip_all "qemu-system-x86_64 not installed"
+# bail REASON: the test cannot run; that fails it (QEMU is a dependency, the
+# guest image is built before the vm tests run)
+bail() { echo "Bail out! $1"; exit 1; }
+command -v "${QEMU:-qemu-system-x86_64}" > /dev/null ||
+	bail "qemu-system-x86_64 not installed (Debian package qemu-system-x86)"
 [ -f "$BUILD/images/vmlinux" ] && [ -f "$BUILD/images/initramfs.cpio" ] ||
-	skip_all "guest image not built ($BUILD/images/vmlinux)"
+	bail "guest image not built ($BUILD/images/vmlinux)"
 # disk images need O_DIRECT (cache=none): work under the build dir, not /tmp
 WORK=$(mktemp -d "$BUILD/test-vm-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

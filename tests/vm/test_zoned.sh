@@ -116,7 +116,7 @@ checks() { # checks LOG LABEL QEMU-HAS-QD-WARNING(0/1)
 	ok $? "$l: QEMU ZNS at iodepth > 1 warning $([ "$3" = 1 ] && echo given || echo 'not given (not QEMU ZNS)')"
 }
 
-[ -f "$FIXTURE" ] || skip_all "fixture $FIXTURE missing"
+[ -f "$FIXTURE" ] || bail "fixture $FIXTURE missing"
 
 # zoned null_blk: 1 GiB, 8 MiB zones, at most 8 open; libaio at depth 8
 guest_script /dev/nullb0 libaio 8 > "$WORK/nullb.sh"
