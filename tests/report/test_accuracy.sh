@@ -20,7 +20,7 @@
 
 BASE=100000         # ns: both sleeps in every run, so their overshoot cancels
 STEP=2000000        # ns: S, large against TCG's noise (crossings move by tens of us)
-ROUNDS=${IOGAP_ACCURACY_ROUNDS:-3}
+ROUNDS=3            # interleaved: base, backend step, filter step; medians over rounds
 
 cat >"$WORK/job.fio" <<JOB
 [global]
