@@ -1,19 +1,26 @@
 #!/bin/bash
-# Accuracy of the attribution, end to end under TCG (suite vm): null-co's
-# latency-ns=L at the backend and the bottom filter's delay-ns=D (iogap run
-# --inject-delay-ns) between top and bottom are known delays.  Each must show
-# up in its own stage: B for L, Q.fmt for D; D must not move B; B must follow
-# L; the stages must sum to the total.  Prints every number.
-#
-# QEMU's coroutine sleep (null-co's and the filter's) wakes late under TCG on
-# this kind of host: measured 36-46 us at the median and 40-90 us on average
-# (a long tail: p99 ~ 320-380 us; more on a loaded host), more than the
-# 5 us / 5% the issue asks for, and it is real time spent in that stage.  So
-# the test asserts what holds exactly — every request's B >= L and Q.fmt >= D,
-# the overshoot bounded (median 200 us, mean 300 us: a D of 400 us in the
-# wrong stage fails), no Q.fmt without D, B medians following L differences
-# within 5% (or 40 us) — instead of B == L (docs/reports.md, "Accuracy").
+# Attribution accuracy, end to end under TCG (suite vm), judged by
+# differences.  Two known delays sit at two layers: null-co's latency-ns (the
+# backend: stage B) and the bottom filter's delay-ns (iogap run
+# --inject-delay-ns: between top and bottom, stage Q.fmt).  Three
+# configurations — a base (both 100 us), the backend delay stepped by S, the
+# filter delay stepped by S — run in interleaved rounds (TCG guests drift with
+# idle time).  For each step, per direction, the median of the per-round
+# differences of each stage's p50 must show the step in its own stage
+# (within 5% of S) and not in the others (host-clock stages Q.fmt/B/Q.ret:
+# within 10% of S; the guest-clock crossings G->Q/Q->G: within 10% of S plus
+# the two runs' clock error bars, since each run's clock offset is only known
+# within ± its error bar e).  QEMU's coroutine sleeps wake late under TCG
+# (30-60 us at the median with --iothread): the base sleeps too, so that
+# overshoot cancels in every difference; absolute values are checked only as
+# lower bounds (every request's B >= its latency-ns, Q.fmt >= its delay-ns).
+# The stages summing to the total is an arithmetic self-check (they
+# telescope), not accuracy.  Prints every number.  docs/reports.md, "Accuracy".
 . "$(dirname "$0")/lib.sh"
+
+BASE=100000         # ns: both sleeps in every run, so their overshoot cancels
+STEP=2000000        # ns: S, large against TCG's noise (crossings move by tens of us)
+ROUNDS=3            # interleaved: base, backend step, filter step; medians over rounds
 
 cat >"$WORK/job.fio" <<JOB
 [global]
@@ -22,7 +29,7 @@ direct=1
 bs=4k
 iodepth=1
 size=32m
-runtime=2
+runtime=3
 time_based=1
 
 [rr]
@@ -33,68 +40,86 @@ rw=randwrite
 stonewall
 JOB
 
-runs="100000:0 400000:0 1600000:0 100000:400000"
-for r in $runs; do
-	L=${r%:*} D=${r#*:}
-	extra=()
-	[ "$D" != 0 ] && extra=(--inject-delay-ns "$D")
-	"$IOGAP" run --vm-only --accel tcg --iothread --dir "$WORK/$L-$D" \
-		--target "null:1G,latency-ns=$L" "${extra[@]}" "$WORK/job.fio" >"$WORK/$L-$D.log" 2>&1
-	ok $? "TCG run: null-co latency-ns=$L, injected top->bottom delay $D ns" "$WORK/$L-$D.log"
-	"$IOGAP" report "$WORK/$L-$D" --json "$WORK/$L-$D.json" >"$WORK/$L-$D.txt" 2>&1
-	ok $? "report of it" "$WORK/$L-$D.txt"
+# config NAME -> "L D"
+config() {
+	case $1 in
+	base) echo "$BASE $BASE" ;;
+	backend) echo "$((BASE + STEP)) $BASE" ;;
+	filter) echo "$BASE $((BASE + STEP))" ;;
+	esac
+}
+runs=()
+for r in $(seq "$ROUNDS"); do
+	for c in base backend filter; do
+		read -r L D <<<"$(config $c)"
+		d=$WORK/$c.$r
+		"$IOGAP" run --vm-only --accel tcg --iothread --dir "$d" \
+			--target "null:1G,latency-ns=$L" --inject-delay-ns "$D" "$WORK/job.fio" >"$d.log" 2>&1 &&
+			"$IOGAP" report "$d" --json "$d.json" >"$d.txt" 2>&1
+		ok $? "round $r, $c: TCG run (null-co latency-ns=$L, filter delay-ns=$D) and its report" "$d.log"
+		runs+=("$c.$r:$L:$D")
+	done
 done
 
-python3 - "$WORK" $runs >"$WORK/acc" 2>&1 <<'PY'
-import json, sys
-work, runs = sys.argv[1], sys.argv[2:]
-OVER_MAX = 200e3      # ns: bound on QEMU's sleep overshoot under TCG (median; measured 36-46 us)
-MEAN_MAX = 300e3      # ns: the same for the mean (long tail: p99 ~ 320-380 us)
-res, bad = {}, []
-print("# run (L/D us)  dir      n    G->Q   Q.fmt       B   Q.ret    Q->G   total | B-L mean p50 | Q.fmt-D mean p50 | clock+- | sum err")
-for r in runs:
-    L, D = map(int, r.split(":"))
-    d = json.load(open(f"{work}/{L}-{D}.json"))
+python3 - "$WORK" "$STEP" "${runs[@]}" >"$WORK/acc" 2>&1 <<'PY'
+import json, statistics, sys
+work, step, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+STAGES = ("G->Q", "Q.fmt", "B", "Q.ret", "Q->G")
+CROSSINGS = ("G->Q", "Q->G")
+OWN = {"backend": "B", "filter": "Q.fmt"}
+IN_TOL = 0.05 * step     # the step must appear in its stage within 5%
+OUT_TOL = 0.10 * step    # and move no other stage by more than 10% (+ clock error bars)
+bad, p50, err, lower, selfcheck = [], {}, {}, [], []
+print("# run         dir      n  p50 us: " + " ".join(f"{s:>7}" for s in STAGES) + "   clock+-us  min B-L  min Qfmt-D")
+for run in runs:
+    name, L, D = run.split(":"); L, D = int(L), int(D)
+    cfg, rnd = name.split(".")
+    d = json.load(open(f"{work}/{name}.json"))
     if d["null_latency_ns"] != L or d["inject_delay_ns"] != D:
-        bad.append(f"{r}: report says L={d['null_latency_ns']} D={d['inject_delay_ns']}")
-    for job in d["jobs"]:
-        for dr in ("read", "write"):
-            if dr not in job or "stages" not in job[dr]:
-                continue
-            x = job[dr]; st = x["stages"]
-            m = {k: st[k]["mean_ns"] for k in ("G->Q", "Q.fmt", "B", "Q.ret", "Q->G", "total")}
-            p = {k: st[k]["p50_ns"] for k in ("Q.fmt", "B")}
-            res[(L, D, dr)] = (m, p)
-            print(f"# {L/1e3:5.0f}/{D/1e3:<5.0f} {dr:5} {st['B']['n']:5} " +
-                  " ".join(f"{m[k]/1e3:7.1f}" for k in ("G->Q", "Q.fmt", "B", "Q.ret", "Q->G", "total")) +
-                  f" | {(m['B']-L)/1e3:5.1f} {(p['B']-L)/1e3:5.1f} | {(m['Q.fmt']-D)/1e3:7.1f} {(p['Q.fmt']-D)/1e3:7.1f}"
-                  f" | {st['G->Q']['error_ns']/1e3:5.1f} | {x['stage_sum_error_pct']:+.4f}%")
-            tag = f"L={L} D={D} {dr}"
-            if st["B"]["min_ns"] < L: bad.append(f"{tag}: a request's B {st['B']['min_ns']} < L")
-            if not (0 <= p["B"] - L <= OVER_MAX): bad.append(f"{tag}: B p50 - L = {p['B']-L:.0f} ns")
-            if not (0 <= m["B"] - L <= MEAN_MAX): bad.append(f"{tag}: B mean - L = {m['B']-L:.0f} ns")
-            if D:
-                if st["Q.fmt"]["min_ns"] < D: bad.append(f"{tag}: a request's Q.fmt < D")
-                if not (0 <= p["Q.fmt"] - D <= OVER_MAX): bad.append(f"{tag}: Q.fmt p50 - D = {p['Q.fmt']-D:.0f}")
-                if not (0 <= m["Q.fmt"] - D <= MEAN_MAX): bad.append(f"{tag}: Q.fmt mean - D = {m['Q.fmt']-D:.0f}")
-            elif p["Q.fmt"] > 5000:
-                bad.append(f"{tag}: Q.fmt p50 {p['Q.fmt']:.0f} ns without an injected delay")
-            if abs(x["stage_sum_error_pct"]) > 1: bad.append(f"{tag}: stages do not sum to the total")
-for dr in ("read", "write"):
-    # B follows L (medians: the overshoot's tail cancels)
-    for a, b in ((100000, 400000), (100000, 1600000), (400000, 1600000)):
-        dB = res[(b, 0, dr)][1]["B"] - res[(a, 0, dr)][1]["B"]
-        tol = max(0.05 * (b - a), 40e3)
-        print(f"# {dr}: B p50 (L={b/1e3:.0f}us) - B p50 (L={a/1e3:.0f}us) = {dB/1e3:.1f} us for an L difference of {(b-a)/1e3:.0f} us (tolerance {tol/1e3:.0f})")
-        if abs(dB - (b - a)) > tol:
-            bad.append(f"{dr}: B difference {dB:.0f} for L difference {b-a}")
-    # D lands in Q.fmt, B stays L + overshoot
-    (m0, p0), (m1, p1) = res[(100000, 0, dr)], res[(100000, 400000, dr)]
-    print(f"# {dr}: D=400us added: Q.fmt p50 {p0['Q.fmt']/1e3:.1f} -> {p1['Q.fmt']/1e3:.1f} us, B p50 {p0['B']/1e3:.1f} -> {p1['B']/1e3:.1f} us")
+        bad.append(f"{name}: report says L={d['null_latency_ns']} D={d['inject_delay_ns']}")
+    job_dirs = [(j, dr) for j in d["jobs"] for dr in ("read", "write") if "stages" in j.get(dr, {})]
+    for job, dr in job_dirs:
+        st = job[dr]["stages"]
+        p50[(cfg, rnd, dr)] = {s: st[s]["p50_ns"] for s in STAGES}
+        err[(cfg, rnd, dr)] = st["G->Q"]["error_ns"]
+        slack_b, slack_q = st["B"]["min_ns"] - L, st["Q.fmt"]["min_ns"] - D
+        print(f"# {name:11} {dr:5} {st['B']['n']:5}        " +
+              " ".join(f"{p50[(cfg, rnd, dr)][s]/1e3:7.1f}" for s in STAGES) +
+              f"   {err[(cfg, rnd, dr)]/1e3:7.1f}  {slack_b/1e3:7.1f}  {slack_q/1e3:9.1f}")
+        if slack_b < 0: lower.append(f"{name} {dr}: a request's B is {-slack_b} ns shorter than latency-ns")
+        if slack_q < 0: lower.append(f"{name} {dr}: a request's Q.fmt is {-slack_q} ns shorter than delay-ns")
+        if abs(job[dr]["stage_sum_error_pct"]) > 0.01:
+            selfcheck.append(f"{name} {dr}: stages sum off the total by {job[dr]['stage_sum_error_pct']}%")
+rounds = sorted({k[1] for k in p50})
+for cfg, own in OWN.items():
+    for dr in ("read", "write"):
+        keys = [r for r in rounds if (cfg, r, dr) in p50 and ("base", r, dr) in p50]
+        if not keys:
+            bad.append(f"{cfg} {dr}: no run to compare"); continue
+        for s in STAGES:
+            delta = statistics.median(p50[(cfg, r, dr)][s] - p50[("base", r, dr)][s] for r in keys)
+            if s == own:
+                want, tol = step, IN_TOL
+            else:
+                want, tol = 0, OUT_TOL
+                if s in CROSSINGS:
+                    tol += max(err[(cfg, r, dr)] + err[("base", r, dr)] for r in keys)
+            flag = "" if abs(delta - want) <= tol else "   <-- FAIL"
+            print(f"# step of {step/1e3:.0f} us in the {cfg} ({own}), {dr}: {s:5} p50 moved "
+                  f"{delta/1e3:+8.1f} us (expected {want/1e3:.0f} +- {tol/1e3:.1f}){flag}")
+            if flag: bad.append(f"{cfg} {dr}: {s} moved {delta:.0f} ns, expected {want} +- {tol:.0f}")
+open(f"{work}/lower", "w").write("".join(l + "\n" for l in lower))
+open(f"{work}/selfcheck", "w").write("".join(l + "\n" for l in selfcheck))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 st=$?
 grep '^#' "$WORK/acc"
-ok $st "attribution: L in B, D in Q.fmt (not in B), B follows L within 5% (or 40 us), stages sum to the total" "$WORK/acc"
+ok $st "a step of $((STEP / 1000)) us at one layer shows in that stage's median within 5% and moves no other stage by more than 10% (+ clock error bars for the crossings)" "$WORK/acc"
+[ -f "$WORK/lower" ] && [ ! -s "$WORK/lower" ]
+ok $? "lower bounds: every request's B >= its latency-ns, Q.fmt >= its delay-ns" "$WORK/lower"
+# G->Q + Q.fmt + B + Q.ret + Q->G = g_complete - g_start by construction; it
+# differs from the guest's complete - start only by the drift correction (ppm)
+[ -f "$WORK/selfcheck" ] && [ ! -s "$WORK/selfcheck" ]
+ok $? "arithmetic self-check (not accuracy): stage means sum to the total mean within 0.01%" "$WORK/selfcheck"
 finish

@@ -1,12 +1,15 @@
 #!/bin/bash
 # iogap report --html: one self-contained page, every chart present, and
 # rendered by headless Chromium (Debian's chromium package): a non-blank
-# screenshot and no console errors.
+# screenshot, no console errors, and charts that show the data — read from
+# the page's DOM, the stacked bars' lengths are the JSON stage means on the
+# chart's own axis scale, and each CDF runs from the latency min (0%) to the
+# max (100%) within fio's histogram bucket width.
 . "$(dirname "$0")/lib.sh"
 
 "$MKRUN" --dir "$WORK/run" --vm 50000 --bare-seconds 4 >/dev/null 2>&1
 ok $? "mkrun: a synthetic VM + bare-metal run"
-"$IOGAP" report "$WORK/run" --html "$WORK/r.html" >"$WORK/out" 2>&1
+"$IOGAP" report "$WORK/run" --html "$WORK/r.html" --json "$WORK/r.json" >"$WORK/out" 2>&1
 ok $? "iogap report --html" "$WORK/out"
 for c in stages cdf iops p99; do
 	grep -q "<svg class=\"chart $c\"" "$WORK/r.html"
@@ -69,4 +72,13 @@ PY
 ok $? "screenshot is not blank ($(cat "$WORK/png"))" "$WORK/png"
 ! grep -Eq "Uncaught|ERROR:CONSOLE|Refused to" "$WORK/chromium.log"
 ok $? "no console errors" "$WORK/chromium.log"
+
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$prof" --dump-dom "file://$WORK/r.html" >"$WORK/dom.html" 2>"$WORK/dom.log"
+ok $? "headless Chromium dumped the page's DOM" "$WORK/dom.log"
+python3 "$(dirname "$0")/check_html_charts.py" "$WORK/dom.html" "$WORK/r.json" >"$WORK/charts" 2>&1
+st=$?
+grep '^#' "$WORK/charts"
+ok $st "charts show the data: bar lengths = JSON stage means (0.1 px), CDF from min to max" "$WORK/charts"
 finish

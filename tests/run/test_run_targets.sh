@@ -29,10 +29,27 @@ ok $? "1024-record rings drained while QEMU ran: $(mval "$WORK/null" 'm["vm"]["t
 ok $? "the rings left tmpfs; their records are in vm/top.trace and vm/bottom.trace"
 "$IOGAP_BUILD/guest-probe/iogap-probe" --dump-trace "$WORK/null/vm/top.trace" | grep -q '^layer: top'
 ok $? "vm/top.trace is a valid trace of the top layer"
-# null-co sleeps on a QEMU timer: never shorter than L, and under TCG's
-# timer slack not wildly longer (the real figure is printed)
-manifest "$WORK/null" "$L <= m['stage_mean_ns']['read']['B'] < 3 * $L and $L <= m['stage_mean_ns']['write']['B'] < 3 * $L"
-ok $? "bottom layer time vs latency-ns=$L: read $(mval "$WORK/null" 'round(m["stage_mean_ns"]["read"]["B"])') ns, write $(mval "$WORK/null" 'round(m["stage_mean_ns"]["write"]["B"])') ns"
+# null-co sleeps on a QEMU timer: no request's B is shorter than L, and the
+# timer wakes late by 30-60 us at the median under TCG with --iothread
+# (DESIGN.md; docs/reports.md, "Accuracy"), so the median B stays within
+# L + 200 us, the overshoot bound the docs state (> 3x the measured overshoot,
+# for a loaded host; a guest crossing or a second sleep counted in B breaks it)
+OVERSHOOT_MAX=200000
+"$IOGAP" report "$WORK/null" --json "$WORK/null.json" > "$WORK/null.report" 2>&1 &&
+	python3 - "$WORK/null.json" "$L" "$OVERSHOOT_MAX" > "$WORK/null.b" 2>&1 <<'PY'
+import json, sys
+d, L, over = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+bad = 0
+for job in d["jobs"]:
+    for dr in ("read", "write"):
+        if "stages" not in job.get(dr, {}):
+            continue
+        b = job[dr]["stages"]["B"]
+        print(f"{job['name']} {dr}: B min {b['min_ns']} ns, p50 {b['p50_ns']:.0f} ns, mean {b['mean_ns']:.0f} ns, n {b['n']}")
+        bad |= not (L <= b["min_ns"] and b["p50_ns"] <= L + over and b["n"] > 100)
+sys.exit(bad)
+PY
+ok $? "B vs latency-ns=$L: every request >= L, median <= L + $((OVERSHOOT_MAX / 1000)) us: $(tr '\n' ';' < "$WORK/null.b")" "$WORK/null.report"
 
 dd if=/dev/urandom of="$WORK/disk.img" bs=1M count=64 status=none
 job io_uring > "$WORK/uring.fio"
