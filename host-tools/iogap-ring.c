@@ -84,6 +84,20 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Does path exist with something other than zeros where the magic goes? */
+static bool magic_written(const char *path)
+{
+	char magic[IOGAP_TRACE_MAGIC_LEN] = { 0 }, zero[IOGAP_TRACE_MAGIC_LEN] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == (ssize_t)sizeof(magic) && memcmp(magic, zero, sizeof(magic));
+}
+
 static int follow(const char *path, unsigned timeout_s)
 {
 	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000;
@@ -91,13 +105,13 @@ static int follow(const char *path, unsigned timeout_s)
 	char err[512];
 	int r;
 
-	/* QEMU creates the ring when it opens the node */
-	while (access(path, R_OK)) {
+	/* QEMU creates the ring when it opens the node, and writes the magic
+	 * last, after allocating and clearing the whole file */
+	while (!magic_written(path)) {
 		if (now_ms() > deadline)
 			return fprintf(stderr, "iogap-ring: %s: did not appear\n", path), 3;
 		usleep(20000);
 	}
-	usleep(20000);   /* the header is written right after creation */
 	if (iogap_ring_map_open(path, true, &rg, err, sizeof(err)))
 		return fprintf(stderr, "iogap-ring: %s\n", err), 2;
 	if ((r = ring_drain(path, &rg, true, true, NULL)))
