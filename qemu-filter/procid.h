@@ -54,8 +54,10 @@ static inline void iogap_read_boot_id(uint8_t out[16])
 
 /*
  * Start time of process PID in clock ticks after boot (/proc/PID/stat field
- * 22); 0 when there is no such process.  Field 2 (comm) may hold spaces and
- * parentheses: the fields after it are counted from its last ')'.
+ * 22); 0 when there is no such process or it is a zombie (dead, its files
+ * closed; an orphan may wait a while for its reaper).  Field 2 (comm) may
+ * hold spaces and parentheses: the fields after it are counted from its last
+ * ')'.
  */
 static inline uint64_t iogap_proc_start_time(int pid)
 {
@@ -73,8 +75,10 @@ static inline uint64_t iogap_proc_start_time(int pid)
 		return 0;
 	buf[n] = 0;
 	p = strrchr(buf, ')');
+	if (!p || !p[1] || !p[2] || p[2] == 'Z' || p[2] == 'X')
+		return 0;
 	/* p: the space in front of field 3 (state), then of each next field */
-	for (field = 3, p = p ? p + 1 : NULL; field < 22 && p; field++)
+	for (field = 3, p++; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }

@@ -3,7 +3,7 @@
  * Ring lifetime without QEMU: the filter's ring writer (qemu-filter/ring.c)
  * and the host side (host-tools/ringmap.c).
  *  - iogap_ring_remove_stale removes exactly the rings whose writer is gone
- *    (pid gone, pid reused, another boot) and keeps rings whose writer runs or
+ *    (pid gone, pid reused, another boot, a zombie) and keeps rings whose writer runs or
  *    holds the ring open, files that are not rings, rings under other names,
  *    symlinks and FIFOs.
  *  - the drain of `iogap run` loses nothing when the writer removes its ring
@@ -57,6 +57,29 @@ static int dead_pid(void)
 	return (int)p;
 }
 
+/* A child that exited and is not reaped yet (a zombie, as an orphaned QEMU
+ * is until its reaper gets to it); *start: its start time while it ran. */
+static int zombie_pid(uint64_t *start)
+{
+	int fds[2];
+	pid_t p;
+	char c;
+
+	if (pipe(fds))
+		return -1;
+	p = fork();
+	if (p == 0) {
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) < 0);
+	}
+	close(fds[0]);
+	*start = iogap_proc_start_time(p);
+	close(fds[1]);          /* the child exits */
+	for (int i = 0; i < 5000 && iogap_proc_start_time(p); i++)
+		usleep(1000);
+	return (int)p;
+}
+
 /* A ring whose info names writer pid/pid_start (pid_start 0: key absent);
  * closed (lock released) unless open is wanted. */
 static int make_ring(struct iogap_ring *r, const char *name, int pid, uint64_t pid_start,
@@ -81,20 +104,25 @@ static int make_ring(struct iogap_ring *r, const char *name, int pid, uint64_t p
 static void test_remove_stale(void)
 {
 	struct iogap_ring r[8];
-	int self = (int)getpid(), gone = dead_pid();
-	uint64_t start = iogap_proc_start_time(self);
+	int self = (int)getpid(), gone = dead_pid(), zombie;
+	uint64_t start = iogap_proc_start_time(self), zombie_start = 0;
 	uint8_t other_boot[16];
 	char err[256];
 	int fd, n;
 
 	ok(start > 0, "own start time read from /proc/self/stat (%llu)", (unsigned long long)start);
+	zombie = zombie_pid(&zombie_start);
+	ok(zombie > 0 && zombie_start > 0 && !iogap_proc_start_time(zombie),
+	   "a zombie counts as gone (start time %llu while it ran)",
+	   (unsigned long long)zombie_start);
 	ok(make_ring(&r[0], "iogap-1-gone.ring", gone, 12345, false) == 0 &&
 	   make_ring(&r[1], "iogap-2-reused.ring", self, start + 1, false) == 0 &&
 	   make_ring(&r[2], "iogap-3-live.ring", self, start, false) == 0 &&
 	   make_ring(&r[3], "iogap-4-open.ring", gone, 12345, true) == 0 &&
 	   make_ring(&r[4], "iogap-5-oldboot.ring", self, start, false) == 0 &&
 	   make_ring(&r[5], "iogap-6-nostart.ring", self, 0, false) == 0 &&
-	   make_ring(&r[6], "gone.ring", gone, 12345, false) == 0,
+	   make_ring(&r[6], "gone.ring", gone, 12345, false) == 0 &&
+	   make_ring(&r[7], "iogap-10-zombie.ring", zombie, zombie_start, false) == 0,
 	   "rings made");
 	/* a ring from before a reboot: another boot id in its header */
 	fd = open(in_dir("iogap-5-oldboot.ring"), O_WRONLY);
@@ -112,10 +140,12 @@ static void test_remove_stale(void)
 	   !mkfifo(in_dir("iogap-9-fifo.ring"), 0600), "a symlink and a FIFO named like rings");
 
 	n = iogap_ring_remove_stale(dir, NULL, err, sizeof(err));
-	ok(n == 3, "three stale rings removed (%d)", n);
+	ok(n == 4, "four stale rings removed (%d)", n);
 	ok(!exists("iogap-1-gone.ring"), "removed: writer's pid is gone");
 	ok(!exists("iogap-2-reused.ring"), "removed: writer's pid is another process now");
 	ok(!exists("iogap-5-oldboot.ring"), "removed: written in another boot");
+	ok(!exists("iogap-10-zombie.ring"), "removed: writer exited, not yet reaped (zombie)");
+	waitpid(zombie, NULL, 0);
 	ok(exists("iogap-3-live.ring"), "kept: writer (pid and start time) still runs");
 	ok(exists("iogap-4-open.ring"), "kept: a process holds the ring open (its lock)");
 	ok(exists("iogap-6-nostart.ring"), "kept: no pid_start and the pid runs");
@@ -206,7 +236,7 @@ static void test_drain_after_unlink(void)
 
 int main(void)
 {
-	tap_plan(25);
+	tap_plan(27);
 	if (!mkdtemp(dir))
 		return perror("mkdtemp"), 1;
 	test_remove_stale();
