@@ -41,6 +41,17 @@ static bool shared_sticky_dir(const struct stat *d)
 	return (d->st_mode & S_ISVTX) && (d->st_mode & S_IWOTH);
 }
 
+/* The directory part of path: "." without a slash, "/" for "/name". */
+static void parent_dir(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
 /*
  * A symbolic link in the ring path's directories that another user planted in
  * a shared sticky directory (/dev/shm, /tmp) would redirect the ring into a
@@ -58,15 +69,7 @@ static int check_path_links(const char *path, size_t dir_len, char *err, size_t 
 		snprintf(prefix, sizeof(prefix), "%.*s", (int)i, path);
 		if (lstat(prefix, &l) || !S_ISLNK(l.st_mode))
 			continue;
-		{
-			const char *slash = strrchr(prefix, '/');
-
-			if (!slash)
-				snprintf(parent, sizeof(parent), ".");
-			else
-				snprintf(parent, sizeof(parent), "%.*s",
-					 slash == prefix ? 1 : (int)(slash - prefix), prefix);
-		}
+		parent_dir(prefix, parent, sizeof(parent));
 		if (stat(parent, &d))
 			continue;
 		if (shared_sticky_dir(&d) && l.st_uid != geteuid() && l.st_uid != d.st_uid) {
@@ -122,8 +125,7 @@ static int open_ring_dir(struct iogap_ring *r, const char *path, char *err, size
 		snprintf(err, errlen, "ring %s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : dir_len),
-		 slash ? path : ".");
+	parent_dir(path, dir, sizeof(dir));
 	e = check_path_links(path, dir_len, err, errlen);
 	if (e)
 		return e;

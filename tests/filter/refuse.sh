@@ -9,7 +9,7 @@
 # and one through the user's own symlinked directory are accepted.
 . "$(dirname "$0")/lib.sh"
 require_filter
-plan 25
+plan 26
 
 img=$work/disk.img
 qemu-img create -q -f raw "$img" 4M
@@ -112,4 +112,7 @@ ok $? "a new ring in a sticky shared directory is accepted" "$work/out"
 qio -c 'write -q -P 7 0 4k' "json:$(j_top "$t/mine/x.ring" "$(j_file "$img")")" \
 	>"$work/out" 2>&1 && [ -f "$t/real/x.ring" ] && [ ! -L "$t/real/x.ring" ]
 ok $? "a ring through the user's own symlinked directory is accepted" "$work/out"
+(cd "$t/real" && qio -c 'write -q -P 7 0 4k' "json:$(j_top rel.ring "$(j_file "$img")")") \
+	>"$work/out" 2>&1 && [ -f "$t/real/rel.ring" ]
+ok $? "a relative ring name is created in the current directory" "$work/out"
 done_testing
