@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ringmap.h"
+#include "../qemu-filter/procid.h"
 #include "trace_file.h"
 #include "util.h"
 
@@ -235,4 +239,108 @@ int iogap_ring_drain_finish(struct iogap_ring_drain *d, uint64_t deadline_ns,
 	iogap_ring_map_close(&d->m);
 	free(d);
 	return rc;
+}
+
+/* ---- stale rings ------------------------------------------------------ */
+
+static bool ring_file_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return l > strlen("iogap-.ring") && !strncmp(n, "iogap-", 6) && !strcmp(n + l - 5, ".ring");
+}
+
+/* The number after "\nKEY=" in info (which starts with a line); false if none. */
+static bool info_number(const char *info, const char *key, uint64_t *v)
+{
+	size_t kl = strlen(key);
+	char *end;
+
+	for (const char *p = info; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		errno = 0;
+		*v = strtoull(p + kl + 1, &end, 10);
+		return !errno && end != p + kl + 1 && *end == '\n';
+	}
+	return false;
+}
+
+/* Is the open file an iogap filter ring whose writer is gone?  why: for the log. */
+static bool writer_gone(int fd, const struct stat *st, char *why, size_t whylen)
+{
+	struct iogap_trace_header h;
+	char info[4096];
+	uint64_t pid, pid_start, now_start;
+	uint8_t boot[16], none[16] = { 0 };
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN) ||
+	    h.version != IOGAP_TRACE_VERSION || h.header_size != sizeof(h) ||
+	    h.record_size != sizeof(struct iogap_trace_record) ||
+	    h.producer != IOGAP_PRODUCER_FILTER || !(h.flags & IOGAP_TRACE_F_RING) ||
+	    h.info_size >= sizeof(info) || sizeof(h) + (uint64_t)h.info_size > (uint64_t)st->st_size ||
+	    pread(fd, info, h.info_size, sizeof(h)) != (ssize_t)h.info_size)
+		return false;
+	info[h.info_size] = '\0';
+	if (!info_number(info, "pid", &pid) || !pid || pid > INT32_MAX)
+		return false;
+	iogap_read_boot_id(boot);
+	if (memcmp(boot, none, sizeof(boot)) && memcmp(boot, h.boot_id, sizeof(boot))) {
+		snprintf(why, whylen, "written before the last boot");
+		return true;
+	}
+	now_start = iogap_proc_start_time((int)pid);
+	if (!now_start) {
+		snprintf(why, whylen, "its QEMU, pid %" PRIu64 ", is gone", pid);
+		return true;
+	}
+	if (info_number(info, "pid_start", &pid_start) && pid_start != now_start) {
+		snprintf(why, whylen, "its QEMU, pid %" PRIu64 ", is gone (the pid is another "
+			 "process now)", pid);
+		return true;
+	}
+	return false;
+}
+
+/* Remove dir/name if it is a stale ring; 1 removed, 0 left alone. */
+static int remove_if_stale(int dirfd, const char *dir, const char *name, FILE *log)
+{
+	struct stat st, now;
+	char why[128];
+	int fd, removed = 0;
+
+	/* never open what is not a regular file: opening a device can act */
+	if (!ring_file_name(name) || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(st.st_mode) || (st.st_uid != geteuid() && geteuid()))
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* the same file still; then the lock: a QEMU with the ring open holds a
+	 * shared one; then the name must still be this file when it goes */
+	if (!fstat(fd, &now) && now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
+	    !flock(fd, LOCK_EX | LOCK_NB) && writer_gone(fd, &st, why, sizeof(why)) &&
+	    !fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) && now.st_dev == st.st_dev &&
+	    now.st_ino == st.st_ino && !unlinkat(dirfd, name, 0)) {
+		removed = 1;
+		if (log)
+			fprintf(log, "removed stale ring %s/%s: %s\n", dir, name, why);
+	}
+	close(fd);
+	return removed;
+}
+
+int iogap_ring_remove_stale(const char *dir, FILE *log, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return iogap_seterr(err, errlen, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		n += remove_if_stale(dirfd(d), dir, e->d_name, log);
+	closedir(d);
+	return n;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "iogap/trace.h"
 
@@ -50,5 +51,17 @@ struct iogap_ring_drain *iogap_ring_drain_start(const char *ring, const char *ou
  * (the trace is still written when records were moved). */
 int iogap_ring_drain_finish(struct iogap_ring_drain *d, uint64_t deadline_ns,
 			    uint64_t *records, uint64_t *dropped, char *err, size_t errlen);
+
+/*
+ * Remove from DIR the filter rings whose QEMU is gone (kill -9, a destroyed
+ * domain): a file is removed only when its name is iogap-*.ring, it is a
+ * regular file of this user (any user's for root), its header is an iogap
+ * filter ring's, no process holds the ring's lock (the filter holds one while
+ * it has the ring open) and its writer no longer runs: another boot, or the
+ * info's pid is gone or now names another process (pid_start, from
+ * /proc/PID/stat).  Anything else stays.  Each removal is reported on LOG (if
+ * not NULL).  The number removed, or -1 with err when DIR cannot be read.
+ */
+int iogap_ring_remove_stale(const char *dir, FILE *log, char *err, size_t errlen);
 
 #endif

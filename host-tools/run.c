@@ -509,6 +509,7 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
 		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
 		.inject_delay_ns = s->o.inject_delay_ns, .ring_size = s->o.ring_size,
+		.run_id = s->run_id,
 		.mode = "agent", .target = &s->target, .append_extra = s->o.append,
 	};
 	struct iogap_vm vm;

@@ -23,6 +23,7 @@
 
 #include "util.h"
 #include "job.h"
+#include "ringmap.h"
 #include "vm.h"
 
 int iogap_target_parse(const char *spec, struct iogap_target *t, char *err, size_t errlen)
@@ -262,23 +263,25 @@ static int drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *
 		return -1;
 	}
 	if (cfg->filter_so) {
-		char bottom[10240] = "", delay[48] = "", size[48] = "";
+		char bottom[10240] = "", delay[48] = "", size[48] = "", id[64];
 
 		if (cfg->inject_delay_ns)
 			snprintf(delay, sizeof(delay), "\"delay-ns\":%" PRIu64 ",",
 				 cfg->inject_delay_ns);
 		if (cfg->ring_size)
 			snprintf(size, sizeof(size), "\"ring-size\":%u,", cfg->ring_size);
+		/* the filter removes its ring at exit: the drain has it mapped by then */
+		snprintf(id, sizeof(id), "\"run-id\":%" PRIu64 ",\"ring-keep\":false,", cfg->run_id);
 		if (cat(bottom, sizeof(bottom),
-			"{\"driver\":\"iogap\",\"layer\":\"bottom\",%s%s\"ring\":\"%s\",\"file\":%s}",
-			delay, size, vm->bottom_ring, proto))
+			"{\"driver\":\"iogap\",\"layer\":\"bottom\",%s%s%s\"ring\":\"%s\",\"file\":%s}",
+			delay, size, id, vm->bottom_ring, proto))
 			return -1;
 		if (cat(fmt, sizeof(fmt), "{\"driver\":\"%s\",\"file\":%s}",
 			t->kind == IOGAP_TARGET_FILE ? t->format : "raw", bottom))
 			return -1;
 		return cat(out, len,
-			   "{\"driver\":\"iogap\",\"layer\":\"top\",%s\"ring\":\"%s\",\"file\":%s}",
-			   size, vm->top_ring, fmt);
+			   "{\"driver\":\"iogap\",\"layer\":\"top\",%s%s\"ring\":\"%s\",\"file\":%s}",
+			   size, id, vm->top_ring, fmt);
 	}
 	return cat(out, len, "{\"driver\":\"%s\",\"file\":%s}",
 		   t->kind == IOGAP_TARGET_FILE ? t->format : "raw", proto);
@@ -316,11 +319,13 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 
 		if (!rdir)
 			rdir = access("/dev/shm", W_OK) ? cfg->dir : "/dev/shm";
-		snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/iogap-%d-top.ring", rdir, (int)getpid());
-		snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/iogap-%d-bottom.ring", rdir,
-			 (int)getpid());
-		unlink(vm->top_ring);
-		unlink(vm->bottom_ring);
+		/* names unique to the run: the filter refuses an existing file */
+		snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/iogap-%d-%016" PRIx64 "-top.ring",
+			 rdir, (int)getpid(), cfg->run_id);
+		snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/iogap-%d-%016" PRIx64
+			 "-bottom.ring", rdir, (int)getpid(), cfg->run_id);
+		if (cfg->filter_so)
+			iogap_ring_remove_stale(rdir, stderr, NULL, 0);
 	}
 	snprintf(vm->cmdline_file, sizeof(vm->cmdline_file), "%s/qemu.cmdline", cfg->dir);
 	snprintf(vm->stderr_file, sizeof(vm->stderr_file), "%s/qemu.stderr", cfg->dir);

@@ -47,6 +47,7 @@ struct iogap_vm_config {
 	bool iothread;
 	uint64_t inject_delay_ns; /* test only: delay-ns= on the bottom filter node */
 	unsigned ring_size;       /* records per filter ring; 0: the filter's default */
+	uint64_t run_id;          /* run-id= of both filter nodes: in their ring headers */
 	const char *mode;         /* guest init mode: "agent", "marker" */
 	const char *append_extra; /* more kernel command line */
 	const char *dir;          /* where sockets, rings, logs go */

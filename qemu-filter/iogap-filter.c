@@ -6,7 +6,7 @@
  * QEMU binaries with LD_PRELOAD; see docs/qemu-filter.md.
  *
  *   json:{"driver":"iogap","layer":"top","ring":"/dev/shm/x.ring",
- *         "ring-size":65536,"file":{...}}
+ *         "ring-size":65536,"run-id":"0x...","file":{...}}
  *
  * Written in the idiom of QEMU's own simple filters (block/copy-on-read.c,
  * block/preallocate.c, block/filter-compress.c), against the headers of the
@@ -34,6 +34,7 @@
 
 #include "iogap/trace.h"
 #include "ring.h"
+#include "procid.h"
 #include "tagscan.h"
 #include "qemu-syms.h"
 
@@ -62,6 +63,8 @@ typedef struct BDRVIogapState {
 	char layer[16];
 	char *path;
 	int64_t delay_ns;         /* test-only: sleep this long before entry (delay-ns=) */
+	bool keep;                /* ring stays after close (ring-keep=) */
+	struct BDRVIogapState *next_open;   /* iogap_open_rings */
 } BDRVIogapState;
 
 /* ------------------------------------------------------------------ hot path */
@@ -347,6 +350,11 @@ static QemuOptsList iogap_runtime_opts = {
 			.help = "ring file (default: /dev/shm/iogap-<pid>-<node>.ring)",
 		},
 		{
+			.name = "ring-keep",
+			.type = QEMU_OPT_BOOL,
+			.help = "keep the ring file after close (default: on with ring=, off without)",
+		},
+		{
 			.name = "ring-size",
 			.type = QEMU_OPT_NUMBER,
 			.help = "ring capacity in records (rounded up to a power of two)",
@@ -354,7 +362,8 @@ static QemuOptsList iogap_runtime_opts = {
 		{
 			.name = "run-id",
 			.type = QEMU_OPT_NUMBER,
-			.help = "run id for the header; when set, write tags must match it",
+			.help = "run id for the header (default: $IOGAP_RUN_ID, hex); when set, "
+				"write tags must match it",
 		},
 		{
 			.name = "delay-ns",
@@ -376,6 +385,73 @@ static void iogap_sanitize(char *dst, size_t n, const char *src)
 			  (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.') ? c : '_';
 	}
 	dst[i] = 0;
+}
+
+/*
+ * Rings still open, so that process exit removes the ones not kept even when
+ * QEMU exits without closing its block nodes (exit() on an error path).
+ */
+static pthread_mutex_t iogap_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static BDRVIogapState *iogap_open_rings;
+static pid_t iogap_open_pid;     /* the process that created them */
+
+static void iogap_track_ring(BDRVIogapState *s, bool open)
+{
+	BDRVIogapState **p;
+
+	pthread_mutex_lock(&iogap_open_lock);
+	if (open) {
+		s->next_open = iogap_open_rings;
+		iogap_open_rings = s;
+		iogap_open_pid = getpid();
+	} else {
+		for (p = &iogap_open_rings; *p; p = &(*p)->next_open) {
+			if (*p == s) {
+				*p = s->next_open;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&iogap_open_lock);
+}
+
+__attribute__((destructor)) static void iogap_exit_unlink(void)
+{
+	BDRVIogapState *s;
+
+	if (iogap_open_pid != getpid())
+		return;     /* a forked child: the rings are its parent's */
+	pthread_mutex_lock(&iogap_open_lock);
+	for (s = iogap_open_rings; s; s = s->next_open)
+		if (!s->keep)
+			iogap_ring_unlink(s->ring);
+	pthread_mutex_unlock(&iogap_open_lock);
+}
+
+/*
+ * run-id= wins; without it IOGAP_RUN_ID (hex, like iogap-probe's --run-id and
+ * the run_id of iogap run's manifest): the QMP / libvirt path, where the
+ * alias's schema admits no run-id option.
+ */
+static bool iogap_get_run_id(QemuOpts *opts, uint64_t *run_id, Error **errp)
+{
+	const char *env = getenv("IOGAP_RUN_ID");
+	char *end;
+
+	*run_id = 0;
+	if (qemu_opt_get(opts, "run-id")) {
+		*run_id = qemu_opt_get_number(opts, "run-id", 0);
+		return true;
+	}
+	if (!env || !*env)
+		return true;
+	errno = 0;
+	*run_id = strtoull(env, &end, 16);
+	if (errno || *end || !*run_id || env[0] == '-' || env[0] == '+' || isspace(env[0])) {
+		error_setg(errp, "iogap: IOGAP_RUN_ID=%s is not a non-zero hexadecimal run id", env);
+		return false;
+	}
+	return true;
 }
 
 /* BlockDriverState layout self-checks against exported accessors. */
@@ -446,7 +522,10 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		ret = -EINVAL;
 		goto out;
 	}
-	s->run_id = qemu_opt_get_number(opts, "run-id", 0);
+	if (!iogap_get_run_id(opts, &s->run_id, errp)) {
+		ret = -EINVAL;
+		goto out;
+	}
 	{
 		uint64_t d = qemu_opt_get_number(opts, "delay-ns", 0);
 
@@ -458,6 +537,8 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		s->delay_ns = (int64_t)d;
 	}
 	ring_path = qemu_opt_get(opts, "ring");
+	/* a ring the user named stays for reading after exit; the default one goes */
+	s->keep = qemu_opt_get_bool(opts, "ring-keep", ring_path != NULL);
 	if (ring_path) {
 		s->path = strdup(ring_path);
 	} else {
@@ -473,9 +554,9 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		goto out;
 	}
 	snprintf(info, sizeof(info),
-		 "producer=iogap-filter\nqemu_version=%s\npid=%d\nnode=%s\nlayer=%s\n"
-		 "child_driver=%s\n",
-		 QEMU_VERSION, (int)getpid(), bs->node_name, s->layer,
+		 "producer=iogap-filter\nqemu_version=%s\npid=%d\npid_start=%" PRIu64 "\n"
+		 "node=%s\nlayer=%s\nchild_driver=%s\n",
+		 QEMU_VERSION, (int)getpid(), iogap_proc_start_time(getpid()), bs->node_name, s->layer,
 		 bs->file->bs->drv->format_name);
 	{
 		/* the ring file stays <= 1 GiB (IOGAP_RING_MAX_FILE) */
@@ -504,6 +585,7 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		s->ring = NULL;
 		goto out;
 	}
+	iogap_track_ring(s, true);
 	ret = 0;
 out:
 	qemu_opts_del(opts);
@@ -519,7 +601,8 @@ static void iogap_close(BlockDriverState *bs)
 	BDRVIogapState *s = bs->opaque;
 
 	if (s->ring) {
-		iogap_ring_close(s->ring, iogap_now_ns());
+		iogap_track_ring(s, false);
+		iogap_ring_close(s->ring, iogap_now_ns(), !s->keep);
 		free(s->ring);
 		s->ring = NULL;
 	}

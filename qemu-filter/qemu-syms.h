@@ -39,6 +39,7 @@
 	X(qemu_opts_absorb_qdict)       \
 	X(qemu_opt_get)                 \
 	X(qemu_opt_get_number)          \
+	X(qemu_opt_get_bool)            \
 	X(qemu_opts_del)                \
 	X(error_setg_internal)          \
 	X(error_setg_errno_internal)    \
@@ -84,6 +85,7 @@ static const char *const iogap_qemu_sym_names[] = {
 #define qemu_opts_absorb_qdict(...) (*iogap_q.qemu_opts_absorb_qdict)(__VA_ARGS__)
 #define qemu_opt_get(...) (*iogap_q.qemu_opt_get)(__VA_ARGS__)
 #define qemu_opt_get_number(...) (*iogap_q.qemu_opt_get_number)(__VA_ARGS__)
+#define qemu_opt_get_bool(...) (*iogap_q.qemu_opt_get_bool)(__VA_ARGS__)
 #define qemu_opts_del(...) (*iogap_q.qemu_opts_del)(__VA_ARGS__)
 #define error_setg_internal(...) (*iogap_q.error_setg_internal)(__VA_ARGS__)
 #define error_setg_errno_internal(...) (*iogap_q.error_setg_errno_internal)(__VA_ARGS__)

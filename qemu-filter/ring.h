@@ -29,9 +29,12 @@
 #ifndef IOGAP_QEMU_FILTER_RING_H
 #define IOGAP_QEMU_FILTER_RING_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/types.h>
 #include "iogap/trace.h"
 
 struct iogap_ring {
@@ -47,22 +50,42 @@ struct iogap_ring {
 	void *map;
 	size_t map_size;
 	int fd;
+	/* the file this process created: removed only through these */
+	int dirfd;                        /* its directory, opened at creation */
+	char name[NAME_MAX + 1];
+	dev_t dev;
+	ino_t ino;
+	bool created;                     /* still there, as far as we know */
 };
 
 /*
- * Create (truncate) the ring file at path, capacity rounded up to a power of two
- * (minimum 2).  info: "key=value\n" lines, may be NULL.  Returns 0 or -errno with
- * a message in err.  The file's blocks are allocated up front (posix_fallocate):
- * a full filesystem fails here with -ENOSPC ("no room"), never with a SIGBUS
- * on a later store into the mapping.  A file over IOGAP_RING_MAX_FILE: -EFBIG.
- * On failure the file is removed.
+ * Create the ring file at path, capacity rounded up to a power of two (minimum
+ * 2).  info: "key=value\n" lines, may be NULL.  Returns 0 or -errno with a
+ * message in err.
+ *
+ * The file must be new: an existing name (a file, device node, symlink, even a
+ * dangling one) is refused with EEXIST and left as it is (O_CREAT | O_EXCL |
+ * O_NOFOLLOW).  Its directory must belong to this user or root and must not be
+ * writable by others unless sticky; a symbolic link in the path that another
+ * user planted in a sticky world-writable directory is refused (-EPERM).
+ *
+ * The file's blocks are allocated up front (posix_fallocate): a full
+ * filesystem fails here with -ENOSPC ("no room"), never with a SIGBUS on a
+ * later store into the mapping.  A file over IOGAP_RING_MAX_FILE: -EFBIG.
+ * On a failure after creation the file created here is removed.
  */
 int iogap_ring_create(struct iogap_ring *r, const char *path, uint64_t capacity,
 		      const char *layer, uint64_t run_id, const char *info,
 		      uint64_t start_ns, char *err, size_t errlen);
 
-/* Mark complete (end_ns, dropped, COMPLETE flag) and unmap.  Idempotent. */
-void iogap_ring_close(struct iogap_ring *r, uint64_t end_ns);
+/* Mark complete (end_ns, dropped, COMPLETE flag) and unmap; with remove, also
+ * unlink the file, if its name still refers to the file created here (a
+ * reader that has it mapped keeps its records).  Idempotent. */
+void iogap_ring_close(struct iogap_ring *r, uint64_t end_ns, bool remove);
+
+/* Unlink the ring file created here (same check as close) without closing it:
+ * for process exit, while other threads may still write into the mapping. */
+void iogap_ring_unlink(struct iogap_ring *r);
 
 /* Round up to a power of two, clamp to [2, 1<<30]. */
 uint64_t iogap_ring_capacity(uint64_t want);

@@ -2,10 +2,11 @@
 # Loading and guards: silent when good, inert outside QEMU (even with
 # LD_BIND_NOW), one clear refusal line for a wrong stamp, a wrong layout or
 # missing symbols, and QEMU keeps working.  Also: qemu-img, qemu-system-x86_64
-# and the opt-in -blockdev alias.
+# and the opt-in -blockdev alias (its default ring: followed live, run id from
+# IOGAP_RUN_ID, removed when QEMU quits).
 . "$(dirname "$0")/lib.sh"
 require_filter
-plan 22
+plan 23
 
 img=$work/disk.img
 qemu-img create -q -f raw "$img" 4M
@@ -57,8 +58,10 @@ ok $? "missing symbols: the process still runs" "$work/err"
 ok $? "missing symbols: exactly one clear line" "$work/err"
 
 # 4. qemu-img through the filter
+rm -f "$ring"   # the filter only ever creates a new ring
 LD_PRELOAD=$so qemu-img info "json:$node" >"$work/out" 2>&1 && grep -q 'virtual size: 4 MiB' "$work/out"
 ok $? "qemu-img info through the filter" "$work/out"
+rm -f "$ring"
 LD_PRELOAD=$so qemu-img convert -O raw "json:$node" "$work/copy.img" >"$work/out" 2>&1 &&
 	cmp -s "$img" "$work/copy.img"
 ok $? "qemu-img convert reads identical data through the filter" "$work/out"
@@ -77,20 +80,40 @@ ok $? "qemu-system-x86_64: I/O through the filter succeeds" "$work/out"
 	grep -q '^read 8192 4096 ' "$work/d" && head -n 1 "$work/d" | grep -q 'complete=1'
 ok $? "qemu-system-x86_64: requests recorded, ring complete after quit" "$work/d"
 
-# 6. the opt-in alias: -blockdev driver=compress becomes the filter
+# 6. the opt-in alias: -blockdev driver=compress becomes the filter.  No
+# options through QAPI: the ring is the default one, the run id comes from
+# IOGAP_RUN_ID; a live reader follows the ring, which goes when QEMU quits.
 mkdir -p "$work/rings"
-printf '%s\n' 'qemu-io top0 "write -P 6 0 4096"' 'qemu-io top0 "read -P 6 0 4096"' quit |
-	IOGAP_FILTER_ALIAS=compress IOGAP_FILTER_RING_DIR=$work/rings LD_PRELOAD=$so \
-	timeout 60 qemu-system-x86_64 -machine none -nodefaults -display none -monitor stdio \
-		-blockdev "driver=file,filename=$img,node-name=f0" \
-		-blockdev driver=compress,node-name=top0,file=f0 >"$work/out" 2>&1
+mkfifo "$work/mon"
+IOGAP_RUN_ID=0x00c0ffee12345678 IOGAP_FILTER_ALIAS=compress IOGAP_FILTER_RING_DIR=$work/rings \
+	LD_PRELOAD=$so timeout 60 qemu-system-x86_64 -machine none -nodefaults -display none \
+	-monitor stdio -blockdev "driver=file,filename=$img,node-name=f0" \
+	-blockdev driver=compress,node-name=top0,file=f0 <"$work/mon" >"$work/out" 2>&1 &
+qpid=$!
+exec 3>"$work/mon"
+ar=
+for _ in $(seq 300); do
+	ar=$(ls "$work"/rings/iogap-*-top0.ring 2>/dev/null | head -n 1)
+	[ -n "$ar" ] && break
+	sleep 0.1
+done
+fpid=
+if [ -n "$ar" ]; then
+	"$dump" --follow --timeout 60 "$ar" >"$work/f" 2>"$work/ferr" &
+	fpid=$!
+	for _ in $(seq 300); do [ -s "$work/f" ] && break; sleep 0.1; done   # mapped
+fi
+printf '%s\n' 'qemu-io top0 "write -P 6 0 4096"' 'qemu-io top0 "read -P 6 0 4096"' quit >&3
+exec 3>&-
+wait $qpid
 ok $? "alias: -blockdev driver=compress accepted with IOGAP_FILTER_ALIAS=compress" "$work/out"
 ! grep -q -i 'fail\|error' "$work/out"
 ok $? "alias: plain (uncompressed) writes and reads work" "$work/out"
-ar=$(ls "$work"/rings/iogap-*-top0.ring 2>/dev/null | head -n 1)
-[ -n "$ar" ] && "$dump" "$ar" >"$work/d" 2>&1 && head -n 1 "$work/d" | grep -q 'layer=top0 ' &&
-	grep -q '^write 0 4096 ' "$work/d"
-ok $? "alias: ring named by pid and node, layer = node name, write recorded" "$work/d"
+[ -n "$fpid" ] && wait $fpid && head -n 1 "$work/f" | grep -q 'layer=top0 .*run_id=00c0ffee12345678' &&
+	grep -q '^write 0 4096 ' "$work/f"
+ok $? "alias: ring iogap-PID-top0.ring, layer = node name, run id from IOGAP_RUN_ID, write followed live" "$work/f"
+[ -z "$(ls "$work/rings")" ]
+ok $? "alias: the default ring is removed when QEMU quits"
 rm -rf "$work/rings"; mkdir -p "$work/rings"
 printf '%s\n' quit |
 	IOGAP_FILTER_RING_DIR=$work/rings LD_PRELOAD=$so \

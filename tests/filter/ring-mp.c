@@ -64,13 +64,13 @@ int main(void)
 {
 	pthread_t t[PRODUCERS];
 	char err[256];
-	char path[] = "/tmp/iogap-ring-mp.XXXXXX";
-	int fd = mkstemp(path);
+	char dir[] = "/tmp/iogap-ring-mp.XXXXXX", path[64];
 	uint64_t dropped, total = (uint64_t)PRODUCERS * PER_THREAD;
 
 	tap_plan(7);
-	if (fd >= 0)
-		close(fd);
+	if (!mkdtemp(dir))
+		return perror("mkdtemp"), 1;
+	snprintf(path, sizeof(path), "%s/mp.ring", dir);
 	seen = calloc(total, 1);
 	ok(iogap_ring_create(&ring, path, 1024, "mp", 1, "test=1\n", 1, err, sizeof(err)) == 0,
 	   "ring created (%s)", err);
@@ -92,7 +92,7 @@ int main(void)
 	ok(ring.pending == 0, "no out-of-order commit left pending");
 
 	/* no reader: the ring fills once, the rest is dropped */
-	iogap_ring_close(&ring, 2);
+	iogap_ring_close(&ring, 2, true);
 	producers_done = 0;
 	iogap_ring_create(&ring, path, 64, "mp", 1, NULL, 1, err, sizeof(err));
 	for (uintptr_t i = 0; i < PRODUCERS; i++)
@@ -101,8 +101,8 @@ int main(void)
 		pthread_join(t[i], NULL);
 	ok(ring.ctl->write_seq == 64 && ring.ctl->dropped == total - 64,
 	   "no reader: 64 kept, %llu dropped", (unsigned long long)ring.ctl->dropped);
-	iogap_ring_close(&ring, 3);
-	unlink(path);
+	iogap_ring_close(&ring, 3, true);
+	rmdir(dir);
 	free(seen);
 	return tap_done();
 }
