@@ -293,9 +293,10 @@ static const char *last_lines(const char *buf, int lines)
 
 static void say_interrupted(struct phase *p, const char *what)
 {
-	snprintf(p->message, sizeof(p->message), "interrupted by %s: %s",
-		 sigabbrev_np(iogap_interrupted()) ? sigabbrev_np(iogap_interrupted()) : "a signal",
-		 what);
+	const char *sig = sigabbrev_np(iogap_interrupted());
+
+	iogap_seterr(p->message, sizeof(p->message), "interrupted by %s%s: %s", sig ? "SIG" : "",
+		     sig ? sig : "a signal", what);
 }
 
 /* The probe on the host.  On SIGINT/SIGTERM it gets SIGTERM (it ends its
@@ -568,7 +569,11 @@ static int finish_vm(struct run_state *s, struct iogap_vm *vm, char *err, size_t
 static void vm_failure(struct iogap_vm *vm, const char *what, char *err, size_t errlen)
 {
 	char qemu[1200] = "", console[800];
-	bool ended = iogap_vm_ended(vm, qemu, sizeof(qemu));
+	bool ended;
+
+	/* a QEMU that died closed the channel a moment before it can be reaped */
+	iogap_child_wait(&vm->qemu, iogap_now_ns() + 1000000000ULL);
+	ended = iogap_vm_ended(vm, qemu, sizeof(qemu));
 
 	iogap_vm_kill(vm);
 	iogap_tail_file(vm->console, console, sizeof(console), 3);
@@ -1207,6 +1212,7 @@ static int run_phases(struct run_state *s)
 		fprintf(stderr, "iogap: VM phase...\n");
 		run_phase(s, &s->vm, vm_phase);
 	}
+	write_manifest(s);
 	print_summary(s);
 	return exit_status(s);
 }
