@@ -60,7 +60,7 @@ int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadl
 		close(c->ch.fd);
 		c->ch.fd = -1;
 		if (c->peer_gone && c->peer_gone(c->peer_arg))
-			return fail(c, "the peer is gone");
+			return fail(c, "the process behind %s exited", sock_path);
 		if (c->cancel && *c->cancel)
 			return fail(c, "interrupted");
 		if (iogap_now_ns() > deadline_ns)

@@ -87,7 +87,6 @@ struct run_state {
 	char env_names[64][128];
 	size_t nr_env;
 	struct iogap_job_needs needs;   /* what the jobs do to the target */
-	bool vm_fetched;          /* every result is out of the guest: the run is complete */
 	int argc;                 /* the command line, for the manifest */
 	char **argv;
 	bool manifest_failed;     /* said so on stderr already */
@@ -464,7 +463,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
 	    guest_get(c, vmdir, "probe.trace", NULL))
 		goto get_failed;
-	s->vm_fetched = true;
+	/* from here on the run is complete, whatever happens to QEMU */
 	fprintf(stderr, "iogap: results fetched from the guest\n");
 	iogap_ctl_request(c, "QUIT", line, sizeof(line));
 	return 0;
@@ -636,7 +635,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		iogap_ctl_close(&c);
 	}
 	unlink(vm.ctl_sock);
-	if (!r || s->vm_fetched) {
+	if (!r) {
 		if (finish_vm(s, &vm, p->message, sizeof(p->message)))
 			return PHASE_FAILED;
 		return PHASE_OK;

@@ -14,6 +14,9 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
+# the filter rings of this suite's runs (kill -9 of iogap leaves them) stay in $WORK
+export IOGAP_RING_DIR=$WORK/rings
+mkdir "$IOGAP_RING_DIR"
 
 job() { # job NAME RW RUNTIME [more options]
 	printf '[%s]\nrw=%s\nbs=4k\nsize=1m\nruntime=%s\ntime_based=1\n' "$1" "$2" "$3"
@@ -238,6 +241,14 @@ kill "$QEMU_IO"; wait "$QEMU_IO" 2> /dev/null; QEMU_IO=
 cmp -s "$WORK/locked.img" "$WORK/target.img"; ok $? "the locked target is unchanged"
 
 # ---- small things -----------------------------------------------------------
+# a job the probe cannot run: its reason reaches the message
+head -c 8388608 /dev/zero > "$WORK/deep.disk"
+job deep randread 1 ioengine=io_uring iodepth=65536 > "$WORK/deep.fio"
+D=$WORK/deep
+"$IOGAP" run --dir "$D" --bare-only --target "file:$WORK/deep.disk" "$WORK/deep.fio" > /dev/null 2> "$D.err"
+RC=$?
+[ $RC = 1 ] && grep -q "the probe failed on bare metal (exit status 1): iogap-probe: job 'deep': error 22 (Invalid argument): io_uring" "$D.err"
+ok $? "iodepth=65536 on io_uring: exit $RC, $(grep -m1 -o "job 'deep'.*" "$D.err")"
 for v in 1e12 abc 0 -5 ""; do
 	"$IOGAP" run --dir "$WORK/opt" --ring-size "$v" --target null:1m "$WORK/short.fio" 2> "$WORK/opt.err"
 	RC=$?
