@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -131,10 +132,12 @@ int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs
 	char what[4200];
 
 	memset(needs, 0, sizeof(*needs));
-	if (t->kind == IOGAP_TARGET_RBD)
-		return 0;   /* the image's size needs the cluster: the probe checks it */
-	if (target_facts(t, &f, err, errlen))
+	if (t->kind == IOGAP_TARGET_RBD) {
+		/* the image's size needs the cluster: the probe checks it */
+		f = (struct target_facts){ .size = UINT64_MAX };
+	} else if (target_facts(t, &f, err, errlen)) {
 		return -1;
+	}
 	if (t->kind == IOGAP_TARGET_NULL)
 		snprintf(what, sizeof(what), "the null target");
 	else
@@ -158,7 +161,7 @@ int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs
 		if (r)
 			return -1;
 	}
-	if (!needs->writes || t->kind == IOGAP_TARGET_NULL)
+	if (!needs->writes || t->kind == IOGAP_TARGET_NULL || t->kind == IOGAP_TARGET_RBD)
 		return 0;
 	if (check_writable(t->path, err, errlen))
 		return -1;

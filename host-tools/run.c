@@ -572,7 +572,8 @@ static void vm_failure(struct iogap_vm *vm, const char *what, char *err, size_t 
 
 	/* a QEMU that died closed the channel a moment before it can be reaped */
 	iogap_child_wait(&vm->qemu, iogap_now_ns() + 1000000000ULL);
-	ended = iogap_vm_ended(vm, qemu, sizeof(qemu));
+	/* exit status 0 is the guest powering off: no news */
+	ended = iogap_vm_ended(vm, qemu, sizeof(qemu)) && (vm->qemu.signal || vm->qemu.status);
 
 	iogap_vm_kill(vm);
 	iogap_tail_file(vm->console, console, sizeof(console), 3);

@@ -23,7 +23,7 @@ job() { # job NAME RW RUNTIME [more options]
 	shift 3
 	printf '%s\n' "$@"
 }
-job long randread 60 > "$WORK/long.fio"
+job long randrw 60 > "$WORK/long.fio"
 job short randread 1 > "$WORK/short.fio"
 job w randwrite 1 > "$WORK/write.fio"
 job big randwrite 1 size=4m > "$WORK/big.fio"
@@ -101,6 +101,8 @@ for sig in INT TERM; do
 	mval "$D" "m['phases']['vm']['message']" | grep -q "SIG$sig"
 	ok $? "SIG$sig during the guest's job: the message says so"
 	gone "$D"; ok $? "SIG$sig during the guest's job: QEMU stopped and reaped"
+	! grep -q "readonly=on" "$D/vm/qemu.cmdline"
+	ok $? "a job that writes: the drive is writable"
 
 	start fetched-$sig --vm-only --target null:64m --append "$LINGER" "$WORK/short.fio"
 	until_ok 120 results_fetched
