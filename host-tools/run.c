@@ -9,14 +9,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -431,7 +429,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/sync-before.txt", vmdir);
-	iogap_sync_save(path, s->sync_before, s->n_before);
+	if (iogap_sync_save(path, s->sync_before, s->n_before))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	c->deadline_ns = job_deadline;
 	if (iogap_ctl_run(c, argv, &status)) {
 		snprintf(err, errlen, "running the job in the guest: %s", c->err);
@@ -445,7 +444,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/sync-after.txt", vmdir);
-	iogap_sync_save(path, s->sync_after, s->n_after);
+	if (iogap_sync_save(path, s->sync_after, s->n_after))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
 		goto get_failed;
 	iogap_ctl_sh(c, "dmesg > /tmp/iogap/dmesg.txt", &status);

@@ -156,6 +156,15 @@ python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$D/manifest.json"
 ok $? "full run directory: manifest.json is still valid JSON (the last complete write)"
 gone "$D"; ok $? "full run directory: nothing left running"
 umount "$MNT"
+mount -t tmpfs -o size=256k tmpfs "$MNT"
+D=$MNT/vmrun
+"$IOGAP" run --accel tcg --vm-only --dir "$D" --target null:64m "$WORK/short.fio" > /dev/null 2> "$MNT.err"
+RC=$?
+[ $RC = 1 ] && grep -q "VM phase failed: .*No space left on device" "$MNT.err" &&
+	python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$D/manifest.json"
+ok $? "full run directory in the VM phase: exit $RC, $(grep -m1 -o 'VM phase failed: .*' "$MNT.err" | cut -c1-120)"
+gone "$D"; ok $? "full run directory in the VM phase: QEMU stopped and reaped"
+umount "$MNT"
 
 start shared-a --bare-only --target null:1g "$WORK/long.fio"
 A=$PID
