@@ -30,13 +30,13 @@ job big randwrite 1 size=4m > "$WORK/big.fio"
 printf '[whole]\nrw=randwrite\nbs=4k\nruntime=1\ntime_based=1\n' > "$WORK/whole.fio"
 head -c 1048576 /dev/urandom > "$WORK/decoy.bin"
 head -c 1048576 /dev/urandom > "$WORK/target.img"
-KEEP=$(ls "$WORK"/*.bin "$WORK"/*.img "$WORK"/*.fio)
-sums() { sha256sum $KEEP; }   # (no spaces in $WORK: mktemp under the build dir)
+KEEP=("$WORK"/*.bin "$WORK"/*.img "$WORK"/*.fio)
+sums() { sha256sum "${KEEP[@]}"; }
 sums > "$WORK/before.sums"
 
 # procs DIR: how many processes have DIR in their command line (iogap, the
 # probe, QEMU all do); gone DIR: none within 10 s
-procs() { pgrep -f -- "$1" | grep -vx "$$" | wc -l; }
+procs() { pgrep -f -- "$1" | grep -cvx "$$"; }
 gone() {
 	for _ in $(seq 50); do [ "$(procs "$1")" = 0 ] && return 0; sleep 0.2; done
 	return 1
@@ -56,8 +56,9 @@ start() {
 	PID=$!
 }
 # reap: wait for iogap (at most 60 s, else kill it: a failure), rc in RC
+iogap_done() { ! kill -0 "$PID" 2> /dev/null; }
 reap() {
-	until_ok 60 eval '! kill -0 $PID 2> /dev/null' || kill -9 "$PID"
+	until_ok 60 iogap_done || kill -9 "$PID"
 	wait "$PID"
 	RC=$?
 }
@@ -67,6 +68,7 @@ qemu_running() { pgrep -f -- "file:$D/vm/console.log" > /dev/null; }
 guest_job_running() { [ -s "$D/vm/sync-before.txt" ]; }
 results_fetched() { grep -q "results fetched" "$D.err"; }
 # the guest: the agent, then no power-off (iogap must stop QEMU itself)
+# shellcheck disable=SC2016 # $IOGAP_CTL is the guest's
 LINGER='iogap_mode=shell-cmd iogap_cmd="/bin/iogap-probe --agent=$IOGAP_CTL; sleep 600"'
 
 # ---- signals, phase by phase ----------------------------------------------
@@ -241,7 +243,8 @@ gone "$D"; ok $? "read job on an immutable target: nothing left running"
 cp "$WORK/target.img" "$WORK/locked.img"
 qemu-io -f raw -c "sleep 600000" "$WORK/locked.img" > /dev/null 2>&1 &
 QEMU_IO=$!
-until_ok 10 eval 'grep -q locked.img /proc/$QEMU_IO/maps 2> /dev/null || ls -l /proc/$QEMU_IO/fd 2> /dev/null | grep -q locked.img'
+locked() { grep -q ":$(stat -c %i "$WORK/locked.img") " /proc/locks; }
+until_ok 10 locked
 refused locked "locked.img is locked by another process" "file:$WORK/locked.img" \
 	"$WORK/write.fio" --bare-only
 ok $? "a target a running QEMU holds, bare metal only: $(head -1 "$D.err")"
@@ -279,5 +282,5 @@ ok $? "QEMU that does not start: its own message first: $(grep -m1 -o 'QEMU exit
 sums | cmp -s - "$WORK/before.sums"
 ok $? "no file outside the run directories changed (decoy, targets, job files)"
 [ "$(procs "$WORK")" = 0 ]; ok $? "no process of this test is left"
-echo "1..$n"
+echo "1..$n"   # n: counted by ok (tap.sh)
 finish
