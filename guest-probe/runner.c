@@ -764,6 +764,7 @@ static int setup_worker(struct worker *w)
 	w->done = calloc(j->iodepth, sizeof(*w->done));
 	if (!w->ios || !w->free_slots || !w->done ||
 	    posix_memalign(&w->bufmem, 4096, bufsz * j->iodepth)) {
+		w->err_code = ENOMEM;
 		snprintf(w->err, sizeof(w->err), "out of memory for %u buffers of %zu bytes",
 			 j->iodepth, bufsz);
 		return -1;
