@@ -303,9 +303,16 @@ int main(int argc, char **argv)
 	if (json_out)
 		iogap_output_json(json_out, &report, a.formats & IOGAP_OUT_JSONPLUS);
 	rc = 0;
-	for (size_t i = 0; i < report.nr; i++)
-		if (report.stats[i].error)
-			rc = 1;
+	for (size_t i = 0; i < report.nr; i++) {
+		const struct iogap_job_stat *st = &report.stats[i];
+
+		if (!st->error)
+			continue;
+		/* the reason on stderr too: the reports may not be read */
+		fprintf(stderr, "iogap-probe: job '%s': error %d (%s): %s\n", st->name, st->error,
+			strerror(st->error), st->verror[0] ? st->verror : strerror(st->error));
+		rc = 1;
+	}
 	iogap_run_report_free(&report);
 out:
 	if (json_out && fclose(json_out) && rc == 0) {

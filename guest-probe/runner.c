@@ -105,6 +105,7 @@ struct worker {
 	_Atomic int finished;
 
 	char err[256];
+	int err_code;               /* the errno behind err, when one is (else EINVAL) */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -674,6 +675,7 @@ static int open_target(struct worker *w)
 			flags |= O_SYNC;
 		w->fd = open(j->filename, flags | O_CLOEXEC);
 		if (w->fd < 0) {
+			w->err_code = errno;
 			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", j->filename,
 				 strerror(errno), errno == EINVAL && j->direct ?
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
@@ -762,6 +764,7 @@ static int setup_worker(struct worker *w)
 	w->done = calloc(j->iodepth, sizeof(*w->done));
 	if (!w->ios || !w->free_slots || !w->done ||
 	    posix_memalign(&w->bufmem, 4096, bufsz * j->iodepth)) {
+		w->err_code = ENOMEM;
 		snprintf(w->err, sizeof(w->err), "out of memory for %u buffers of %zu bytes",
 			 j->iodepth, bufsz);
 		return -1;
@@ -878,7 +881,7 @@ static void *worker_main(void *arg)
 		iogap_sleep_until_ns(iogap_now_ns() + j->startdelay_ns);
 	set_affinity(w, w->clone);
 	if (w->err[0] || setup_worker(w)) {
-		w->stat.error = EINVAL;
+		w->stat.error = w->err_code ? w->err_code : EINVAL;
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%.127s", w->err);
 		teardown_worker(w);
 		atomic_store(&w->finished, 1);

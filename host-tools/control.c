@@ -38,9 +38,13 @@ int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadl
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	volatile int *cancel = c->cancel;
+	bool (*peer_gone)(void *) = c->peer_gone;
+	void *peer_arg = c->peer_arg;
 
 	memset(c, 0, sizeof(*c));
 	c->cancel = cancel;
+	c->peer_gone = peer_gone;
+	c->peer_arg = peer_arg;
 	c->ch.fd = -1;
 	c->ch.before_read = ctl_wait;
 	c->deadline_ns = deadline_ns;
@@ -55,7 +59,11 @@ int iogap_ctl_connect(struct iogap_ctl *c, const char *sock_path, uint64_t deadl
 			return 0;
 		close(c->ch.fd);
 		c->ch.fd = -1;
-		if (iogap_now_ns() > deadline_ns || (c->cancel && *c->cancel))
+		if (c->peer_gone && c->peer_gone(c->peer_arg))
+			return fail(c, "the process behind %s exited", sock_path);
+		if (c->cancel && *c->cancel)
+			return fail(c, "interrupted");
+		if (iogap_now_ns() > deadline_ns)
 			return fail(c, "%s: cannot connect: %s", sock_path, strerror(errno));
 		usleep(20000);
 	}

@@ -3,6 +3,7 @@
 #ifndef IOGAP_CONTROL_H
 #define IOGAP_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,11 @@ struct iogap_ctl {
 	struct iogap_chan ch;     /* first: the read hook finds the ctl from it */
 	uint64_t deadline_ns;     /* absolute: every wait gives up after it */
 	volatile int *cancel;     /* set (e.g. by SIGINT) to give up now */
+	/* true once the other end is gone for good (QEMU exited): connecting
+	 * stops then instead of at its deadline (a closed channel already
+	 * ends the other waits); NULL: not watched */
+	bool (*peer_gone)(void *arg);
+	void *peer_arg;
 	char err[512];
 };
 

@@ -95,11 +95,12 @@ static int cmd_demo(int argc, char **argv)
 	       "Run directory: %s\n\n", runtime, dir);
 	fflush(stdout);
 	{
-		char *run_argv[] = { "run", "--dir", dir, "--accel", (char *)accel, "--target",
-				     target, job, NULL };
+		/* --force: the directory holds the profile and the image */
+		char *run_argv[] = { "run", "--force", "--dir", dir, "--accel", (char *)accel,
+				     "--target", target, job, NULL };
 
 		char *report_argv[] = { "report", dir, NULL };
-		int rc = iogap_cmd_run(8, run_argv);
+		int rc = iogap_cmd_run(9, run_argv);
 
 		if (rc)
 			return rc;

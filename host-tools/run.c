@@ -9,24 +9,25 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "align.h"
+#include "child.h"
 #include "control.h"
 #include "job.h"
 #include "json_writer.h"
+#include "preflight.h"
 #include "run.h"
 #include "ringmap.h"
 #include "rundir.h"
+#include "runlock.h"
 #include "trace_file.h"
 #include "util.h"
 #include "vm.h"
@@ -40,7 +41,7 @@ struct run_opts {
 	const char *cache, *aio, *machine;
 	const char *kernel, *initrd;
 	unsigned smp, memory_mb;
-	bool iothread, vm_only, bare_only, allow_destroy;
+	bool iothread, vm_only, bare_only, allow_destroy, force;
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -51,7 +52,9 @@ struct run_opts {
 
 struct phase {
 	const char *name;
-	const char *status;       /* "ok", "failed", "skipped" */
+	/* "pending" (to run), "running" (iogap died during it: kill -9),
+	 * "ok", "failed", "interrupted" (SIGINT/SIGTERM during it), "skipped" */
+	const char *status;
 	char message[1024];
 	int probe_status;
 };
@@ -81,6 +84,10 @@ struct run_state {
 	size_t nr_warnings;
 	char env_names[64][128];
 	size_t nr_env;
+	struct iogap_job_needs needs;   /* what the jobs do to the target */
+	int argc;                 /* the command line, for the manifest */
+	char **argv;
+	bool manifest_failed;     /* said so on stderr already */
 };
 
 static void stage_stats(struct run_state *s);
@@ -120,47 +127,21 @@ static void check_zns_depth(struct run_state *s)
 	}
 }
 
-static volatile int interrupted;   /* set by SIGINT/SIGTERM */
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static int mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static int copy_file(const char *from, const char *to)
+static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 {
 	size_t len;
 	char *data = iogap_read_file(from, 0, &len);
 	FILE *f;
-	int r = -1;
+	int r;
 
 	if (!data)
-		return -1;
+		return iogap_seterr(err, errlen, "%s: %s", from, strerror(errno));
 	f = fopen(to, "w");
-	if (f) {
-		r = fwrite(data, 1, len, f) == len ? 0 : -1;
-		if (fclose(f))
-			r = -1;
-	}
+	r = f && fwrite(data, 1, len, f) == len ? 0 : -1;
+	if (f && fclose(f))
+		r = -1;
 	free(data);
-	return r;
+	return r ? iogap_seterr(err, errlen, "%s: %s", to, strerror(errno ? errno : EIO)) : 0;
 }
 
 /* ${NAME} references in a job file: their values travel to the guest. */
@@ -227,21 +208,18 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Run the probe on the host; returns its exit status or -1. */
-static int run_host_probe(struct run_state *s, char err[], size_t errlen)
-{
-	char dir[PATH_MAX + 8], trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48],
-	     runid[32], errf[PATH_MAX + 32], latency[64];
-	const char *argv[64];
-	int argc = 0, status;
-	pid_t pid;
+enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
-	snprintf(dir, sizeof(dir), "%s/bare", s->dir);
-	mkdir(dir, 0755);
+/* The bare-metal probe's command line (static buffers: one run a process). */
+static void probe_argv(struct run_state *s, const char *dir, const char *argv[64])
+{
+	static char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32],
+		    latency[64];
+	int argc = 0;
+
 	snprintf(trace, sizeof(trace), "%s/probe.trace", dir);
 	snprintf(out, sizeof(out), "--output=%s/probe.txt", dir);
 	snprintf(json, sizeof(json), "--output-json=%s/probe.json", dir);
-	snprintf(errf, sizeof(errf), "%s/probe.err", dir);
 	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
 	argv[argc++] = s->probe;
 	argv[argc++] = "--eta=never";
@@ -296,28 +274,69 @@ static int run_host_probe(struct run_state *s, char err[], size_t errlen)
 	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++)
 		argv[argc++] = s->o.jobs[i];
 	argv[argc] = NULL;
+}
 
-	pid = fork();
-	if (pid == 0) {
-		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+/* The last lines of text in buf. */
+static const char *last_lines(const char *buf, int lines)
+{
+	const char *p = buf + strlen(buf);
 
-		if (e >= 0)
-			dup2(e, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		snprintf(err, errlen, "cannot run %.900s", s->probe);
-		return -1;
-	}
-	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (status) {
-		char tail[600];
+	while (p > buf && p[-1] == '\n')
+		p--;
+	while (p > buf && (p[-1] != '\n' || --lines > 0))
+		p--;
+	return p;
+}
 
-		iogap_tail_file(errf, tail, sizeof(tail), 4);
-		snprintf(err, errlen, "the probe failed on bare metal (status %d): %s", status, tail);
+static void say_interrupted(struct phase *p, const char *what)
+{
+	const char *sig = sigabbrev_np(iogap_interrupted());
+
+	iogap_seterr(p->message, sizeof(p->message), "interrupted by %s%s: %s", sig ? "SIG" : "",
+		     sig ? sig : "a signal", what);
+}
+
+/* The probe on the host.  On SIGINT/SIGTERM it gets SIGTERM (it ends its
+ * jobs and writes what it has), SIGKILL 5 s later.  Its stderr goes to
+ * bare/probe.err through iogap, which keeps the last of it in memory: the
+ * reason of a failure survives a full disk. */
+static enum phase_result run_host_probe(struct run_state *s, struct phase *p)
+{
+	char dir[PATH_MAX + 8], errf[PATH_MAX + 32], how[128];
+	const char *argv[64];
+	struct iogap_spawn sp = { .argv = argv, .stderr_path = errf, .capture_stderr = true };
+	struct iogap_child c;
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/bare", s->dir);
+	snprintf(errf, sizeof(errf), "%s/probe.err", dir);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		iogap_seterr(p->message, sizeof(p->message), "%s: %s", dir, strerror(errno));
+		return PHASE_FAILED;
 	}
-	return status;
+	probe_argv(s, dir, argv);
+	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
+		return PHASE_FAILED;
+	if (!iogap_child_wait(&c, UINT64_MAX)) {
+		iogap_child_stop(&c, 5000);
+		iogap_child_release(&c);
+		say_interrupted(p, "the probe was stopped");
+		return PHASE_INTERRUPTED;
+	}
+	iogap_child_release(&c);
+	p->probe_status = c.status;
+	if (c.status == 0) {
+		if (c.err_copy_errno)
+			warn(s, "%s could not be written: %s", errf, strerror(c.err_copy_errno));
+		return PHASE_OK;
+	}
+	iogap_child_describe(&c, how, sizeof(how));
+	n = (size_t)snprintf(p->message, sizeof(p->message), "the probe failed on bare metal (%s): %s",
+			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) : "it gave no reason");
+	if (c.err_copy_errno && n < sizeof(p->message))
+		iogap_seterr(p->message + n, sizeof(p->message) - n, " [%s could not be written: %s]",
+			     errf, strerror(c.err_copy_errno));
+	return PHASE_FAILED;
 }
 
 static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, const char *as)
@@ -410,7 +429,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/sync-before.txt", vmdir);
-	iogap_sync_save(path, s->sync_before, s->n_before);
+	if (iogap_sync_save(path, s->sync_before, s->n_before))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	c->deadline_ns = job_deadline;
 	if (iogap_ctl_run(c, argv, &status)) {
 		snprintf(err, errlen, "running the job in the guest: %s", c->err);
@@ -424,7 +444,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/sync-after.txt", vmdir);
-	iogap_sync_save(path, s->sync_after, s->n_after);
+	if (iogap_sync_save(path, s->sync_after, s->n_after))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
 		goto get_failed;
 	iogap_ctl_sh(c, "dmesg > /tmp/iogap/dmesg.txt", &status);
@@ -436,12 +457,14 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
 		iogap_tail_file(errf, tail, sizeof(tail), 4);
 		snprintf(err, errlen, "the probe failed in the guest (status %d): %s",
-			 s->vm.probe_status, tail);
+			 s->vm.probe_status, tail[0] ? tail : "it gave no reason");
 		return -1;
 	}
 	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
 	    guest_get(c, vmdir, "probe.trace", NULL))
 		goto get_failed;
+	/* from here on the run is complete, whatever happens to QEMU */
+	fprintf(stderr, "iogap: results fetched from the guest\n");
 	iogap_ctl_request(c, "QUIT", line, sizeof(line));
 	return 0;
 get_failed:
@@ -500,9 +523,77 @@ static int finish_drains(struct run_state *s, const struct iogap_vm *vm, char *e
 	return rc;
 }
 
-static int run_vm(struct run_state *s, char *err, size_t errlen)
+/* auto: KVM if a timed test boot works, else TCG with a warning. */
+static void choose_accel(struct run_state *s, const struct iogap_vm_config *cfg)
 {
-	char vmdir[PATH_MAX + 8];
+	char why[512];
+
+	if (strcmp(s->o.accel, "auto")) {
+		s->accel_used = s->o.accel;
+	} else if (iogap_kvm_usable(cfg, why, sizeof(why))) {
+		s->accel_used = "kvm";
+	} else {
+		s->accel_used = "tcg";
+		snprintf(s->accel_note, sizeof(s->accel_note),
+			 "KVM not usable (%.400s): using TCG; timings include emulation", why);
+		if (!iogap_interrupted())
+			warn(s, "%s", s->accel_note);
+	}
+}
+
+static bool qemu_gone(void *vm)
+{
+	return iogap_child_ended(&((struct iogap_vm *)vm)->qemu);
+}
+
+/* The guest has given every result: wait for it to power off, stop QEMU if
+ * it does not (or on an interrupt), and take the rest of the rings. */
+static int finish_vm(struct run_state *s, struct iogap_vm *vm, char *err, size_t errlen)
+{
+	if (iogap_vm_wait(vm, iogap_now_ns() + 30000000000ULL) < 0) {
+		if (iogap_interrupted())
+			fprintf(stderr, "iogap: interrupted after every result was fetched: "
+				"stopping QEMU and keeping the run\n");
+		else
+			warn(s, "the guest did not power off within 30 s after the job: QEMU was "
+			     "stopped (every result had been fetched)");
+		iogap_vm_kill(vm);
+	}
+	/* QEMU has closed the rings: take what is left */
+	return finish_drains(s, vm, err, errlen);
+}
+
+/* Why the VM phase failed: QEMU's own words first when it ended by itself,
+ * then what iogap saw, then the guest console. */
+static void vm_failure(struct iogap_vm *vm, const char *what, char *err, size_t errlen)
+{
+	char qemu[1200] = "", console[800];
+	bool ended;
+
+	/* a QEMU that died closed the channel a moment before it can be reaped */
+	iogap_child_wait(&vm->qemu, iogap_now_ns() + 1000000000ULL);
+	/* exit status 0 is the guest powering off: no news */
+	ended = iogap_vm_ended(vm, qemu, sizeof(qemu)) && (vm->qemu.signal || vm->qemu.status);
+
+	iogap_vm_kill(vm);
+	iogap_tail_file(vm->console, console, sizeof(console), 3);
+	if (ended) {
+		iogap_seterr(err, errlen, "%s\n(%s)", qemu, what);
+	} else {
+		char tail[800];
+
+		iogap_seterr(err, errlen, "%s", what);
+		iogap_tail_file(vm->stderr_file, tail, sizeof(tail), 3);
+		if (tail[0])
+			snprintf(err + strlen(err), errlen - strlen(err), "\nQEMU: %s", tail);
+	}
+	if (console[0])
+		snprintf(err + strlen(err), errlen - strlen(err), "\nguest console: %s", console);
+}
+
+static enum phase_result run_vm(struct run_state *s, struct phase *p)
+{
+	char vmdir[PATH_MAX + 8], what[2048];
 	struct iogap_vm_config cfg = {
 		.qemu = "qemu-system-x86_64",
 		.kernel = s->kernel, .initrd = s->initrd, .filter_so = s->filter_so,
@@ -511,69 +602,57 @@ static int run_vm(struct run_state *s, char *err, size_t errlen)
 		.inject_delay_ns = s->o.inject_delay_ns, .ring_size = s->o.ring_size,
 		.run_id = s->run_id,
 		.mode = "agent", .target = &s->target, .append_extra = s->o.append,
+		.read_only = !s->needs.writes,
 	};
 	struct iogap_vm vm;
-	struct iogap_ctl c = { .cancel = &interrupted };
-	uint64_t boot_deadline;
+	struct iogap_ctl c = { .cancel = iogap_interrupt_flag(), .peer_gone = qemu_gone,
+			       .peer_arg = &vm };
 	int r;
 
 	snprintf(vmdir, sizeof(vmdir), "%s/vm", s->dir);
-	mkdir(vmdir, 0755);
+	if (mkdir(vmdir, 0755) && errno != EEXIST) {
+		iogap_seterr(p->message, sizeof(p->message), "%s: %s", vmdir, strerror(errno));
+		return PHASE_FAILED;
+	}
 	cfg.dir = vmdir;
-	if (!strcmp(s->o.accel, "auto")) {
-		char why[512];
-
-		if (iogap_kvm_usable(&cfg, why, sizeof(why))) {
-			s->accel_used = "kvm";
-		} else {
-			s->accel_used = "tcg";
-			snprintf(s->accel_note, sizeof(s->accel_note),
-				 "KVM not usable (%.400s): using TCG; timings include emulation", why);
-			warn(s, "%s", s->accel_note);
-		}
-	} else {
-		s->accel_used = s->o.accel;
-	}
+	choose_accel(s, &cfg);
 	cfg.accel = s->accel_used;
-	if (iogap_vm_start(&cfg, &vm, err, errlen))
-		return -1;
-	if (start_drains(s, &vm, vmdir, err, errlen)) {
+	if (iogap_interrupted()) {
+		say_interrupted(p, "QEMU was not started");
+		return PHASE_INTERRUPTED;
+	}
+	if (iogap_vm_start(&cfg, &vm, p->message, sizeof(p->message)))
+		return PHASE_FAILED;
+	if (start_drains(s, &vm, vmdir, p->message, sizeof(p->message))) {
 		iogap_vm_kill(&vm);
-		return -1;
+		return PHASE_FAILED;
 	}
-	boot_deadline = iogap_now_ns() + (uint64_t)s->o.boot_timeout_s * 1000000000ULL;
-	if (iogap_ctl_connect(&c, vm.ctl_sock, boot_deadline)) {
-		snprintf(err, errlen, "QEMU did not start: %s", c.err);
-		goto fail;
+	if (iogap_ctl_connect(&c, vm.ctl_sock, iogap_now_ns() +
+			      (uint64_t)s->o.boot_timeout_s * 1000000000ULL)) {
+		snprintf(what, sizeof(what), "QEMU did not start: %s", c.err);
+		r = -1;
+	} else {
+		r = vm_session(s, &c, vmdir, iogap_now_ns() + expected_job_ns(s), what,
+			       sizeof(what));
+		iogap_ctl_close(&c);
 	}
-	r = vm_session(s, &c, vmdir, iogap_now_ns() + expected_job_ns(s), err, errlen);
-	iogap_ctl_close(&c);
 	unlink(vm.ctl_sock);
-	if (r)
-		goto fail;
-	if (iogap_vm_wait(&vm, iogap_now_ns() + 30000000000ULL) < 0) {
-		snprintf(err, errlen, "the guest did not power off within 30 s");
+	if (!r) {
+		if (finish_vm(s, &vm, p->message, sizeof(p->message)))
+			return PHASE_FAILED;
+		return PHASE_OK;
+	}
+	if (iogap_interrupted()) {
+		iogap_vm_kill(&vm);
 		finish_drains(s, &vm, NULL, 0);
-		return -1;
+		say_interrupted(p, what);
+		snprintf(p->message + strlen(p->message), sizeof(p->message) - strlen(p->message),
+			 "; QEMU was stopped");
+		return PHASE_INTERRUPTED;
 	}
-	/* QEMU has closed the rings: take what is left */
-	return finish_drains(s, &vm, err, errlen);
-fail:
-	iogap_vm_kill(&vm);
+	vm_failure(&vm, what, p->message, sizeof(p->message));
 	finish_drains(s, &vm, NULL, 0);
-	{
-		char tail[800], tail2[800];
-
-		iogap_tail_file(vm.stderr_file, tail, sizeof(tail), 3);
-		iogap_tail_file(vm.console, tail2, sizeof(tail2), 3);
-		if (tail[0] || tail2[0]) {
-			size_t n = strlen(err);
-
-			snprintf(err + n, errlen - n, "%s%s%s%s", tail[0] ? "\nQEMU: " : "", tail,
-				 tail2[0] ? "\nguest console: " : "", tail2);
-		}
-	}
-	return -1;
+	return PHASE_FAILED;
 }
 
 static int align_vm(struct run_state *s, char *err, size_t errlen)
@@ -604,16 +683,14 @@ static void counts_json(struct jw *w, const char *key, const uint64_t v[IOGAP_PA
 	jw_end(w);
 }
 
-static void write_manifest(struct run_state *s, int argc, char **argv)
+static void manifest_json(struct run_state *s, struct jw *wp)
 {
-	char path[PATH_MAX + 32], host[256] = "?";
+	struct jw w = *wp;
+	char host[256] = "?";
 	struct utsname u;
-	struct jw w = { 0 };
+	int argc = s->argc;
+	char **argv = s->argv;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", s->dir);
-	w.f = fopen(path, "w");
-	if (!w.f)
-		return;
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
 	jw_obj(&w, NULL);
@@ -741,7 +818,37 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	jw_close(&w, '}');
 	jw_end(&w);
 	fputc('\n', w.f);
-	fclose(w.f);
+}
+
+/* manifest.json is replaced whole (a temporary file renamed over it): it is
+ * always valid JSON, the state at the last step, also after kill -9.  When
+ * it cannot be written, stderr says why (once). */
+static void write_manifest(struct run_state *s)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
+	struct jw w = { 0 };
+	int e = 0;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", s->dir);
+	snprintf(tmp, sizeof(tmp), "%s/manifest.json.tmp", s->dir);
+	w.f = fopen(tmp, "w");
+	if (w.f) {
+		manifest_json(s, &w);
+		if (fflush(w.f) || ferror(w.f) || fsync(fileno(w.f)))
+			e = errno ? errno : EIO;
+		if (fclose(w.f) && !e)
+			e = errno;
+		if (!e && rename(tmp, path))
+			e = errno;
+		if (e)
+			unlink(tmp);
+	} else {
+		e = errno;
+	}
+	if (e && !s->manifest_failed) {
+		fprintf(stderr, "iogap run: cannot write %s: %s\n", path, strerror(e));
+		s->manifest_failed = true;
+	}
 }
 
 /* Until the attribution report lands: mean per stage over exact pairs. */
@@ -811,13 +918,17 @@ static void stage_stats(struct run_state *s)
 }
 
 /* The run could not start: say why in the manifest and on stderr. */
-static void setup_failed(struct run_state *s, int argc, char **argv, const char *why)
+static void setup_failed(struct run_state *s, const char *why)
 {
-	s->bare.status = "failed";
-	snprintf(s->bare.message, sizeof(s->bare.message), "not started: %s", why);
-	s->vm.status = "failed";
-	snprintf(s->vm.message, sizeof(s->vm.message), "not started: %s", why);
-	write_manifest(s, argc, argv);
+	struct phase *phases[] = { &s->bare, &s->vm };
+
+	for (int i = 0; i < 2; i++) {
+		if (strcmp(phases[i]->status, "pending"))
+			continue;
+		phases[i]->status = "failed";
+		iogap_seterr(phases[i]->message, sizeof(phases[i]->message), "not started: %s", why);
+	}
+	write_manifest(s);
 	fprintf(stderr, "iogap run: %s\n(run directory: %s)\n", why, s->dir);
 }
 
@@ -826,7 +937,9 @@ static void usage(FILE *f)
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
 	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N] | zns:PATH[,zone-size=SIZE]\n"
 	      "           | rbd:POOL/IMAGE[,conf=CEPH.CONF][,id=USER]\n"
-	      "  --dir DIR             run directory (default ./iogap-run-<time>)\n"
+	      "  --dir DIR             run directory (default ./iogap-run-<time>); it must be\n"
+	      "                        empty, and one run at a time uses it\n"
+	      "  --force               reuse a run directory: an earlier run's files are removed\n"
 	      "  --vm-only, --bare-only\n"
 	      "  --accel auto|kvm|tcg  (auto: KVM if a test boot works, else TCG)\n"
 	      "  --cache MODE          none (default), writeback, writethrough, directsync, unsafe\n"
@@ -845,11 +958,31 @@ static void usage(FILE *f)
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
 
-int iogap_cmd_run(int argc, char **argv)
+/* A whole number in [min, max], or an error naming the option. */
+static int parse_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
+			uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "iogap run: --%s '%s': expected a whole number from %" PRIu64
+			" to %" PRIu64 "\n", opt, arg, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Options into s->o; -1 when the run goes on, else the exit status. */
+static int parse_options(struct run_state *s, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "target", required_argument, NULL, 't' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "vm-only", no_argument, NULL, 'V' },
 		{ "bare-only", no_argument, NULL, 'B' },
 		{ "accel", required_argument, NULL, 'a' },
@@ -870,10 +1003,225 @@ int iogap_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct run_state *s = calloc(1, sizeof(*s));
+	int opt, idx;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
+		uint64_t v = 0;
+		int bad = 0;
+
+		switch (opt) {
+		case 't': s->o.target_spec = optarg; break;
+		case 'd': s->o.dir = optarg; break;
+		case 'f': s->o.force = true; break;
+		case 'V': s->o.vm_only = true; break;
+		case 'B': s->o.bare_only = true; break;
+		case 'a': s->o.accel = optarg; break;
+		case 'c': s->o.cache = optarg; break;
+		case 'A': s->o.aio = optarg; break;
+		case 'i': s->o.iothread = true; break;
+		case 'm': s->o.machine = optarg; break;
+		case 'k': s->o.kernel = optarg; break;
+		case 'r': s->o.initrd = optarg; break;
+		case 'p': s->o.append = optarg; break;
+		case 'D': s->o.allow_destroy = true; break;
+		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
+		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
+			  s->o.memory_mb = (unsigned)v; break;
+		case 'T': bad = parse_number("timeout", optarg, 1, 604800, &v);
+			  s->o.timeout_s = (unsigned)v; break;
+		case 'b': bad = parse_number("boot-timeout", optarg, 1, 604800, &v);
+			  s->o.boot_timeout_s = (unsigned)v; break;
+		case 'J': bad = parse_number("inject-delay-ns", optarg, 0, 10000000000ULL, &v);
+			  s->o.inject_delay_ns = v; break;
+		case 'R': bad = parse_number("ring-size", optarg, 2, 1u << 24, &v);
+			  s->o.ring_size = (unsigned)v; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+		if (bad)
+			return 2;
+	}
+	s->o.jobs = argv + optind;
+	s->o.nr_jobs = argc - optind;
+	if (!s->o.target_spec || !s->o.nr_jobs) {
+		fprintf(stderr, "iogap run: need --target and at least one job file\n");
+		usage(stderr);
+		return 2;
+	}
+	if (s->o.vm_only && s->o.bare_only) {
+		fprintf(stderr, "iogap run: --vm-only and --bare-only exclude each other\n");
+		return 2;
+	}
+	if (strcmp(s->o.accel, "auto") && strcmp(s->o.accel, "kvm") && strcmp(s->o.accel, "tcg")) {
+		fprintf(stderr, "iogap run: --accel must be auto, kvm or tcg\n");
+		return 2;
+	}
+	return -1;
+}
+
+/* --dir, or a new ./iogap-run-<time>[-N]; created, locked, checked. */
+static int claim_dir(struct run_state *s)
+{
+	char err[PATH_MAX + 512], real[PATH_MAX];
+	int fd;
+
+	if (s->o.dir) {
+		snprintf(s->dir, sizeof(s->dir), "%s", s->o.dir);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+		char base[64];
+
+		localtime_r(&t, &tm);
+		strftime(base, sizeof(base), "iogap-run-%Y%m%d-%H%M%S", &tm);
+		snprintf(s->dir, sizeof(s->dir), "%s", base);
+		for (int n = 2; n < 100 && !access(s->dir, F_OK); n++)
+			snprintf(s->dir, sizeof(s->dir), "%s-%d", base, n);
+	}
+	fd = iogap_rundir_claim(s->dir, s->o.force, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "iogap run: %s\n", err);
+		return -1;
+	}
+	if (realpath(s->dir, real))
+		snprintf(s->dir, sizeof(s->dir), "%s", real);
+	return fd;
+}
+
+/* Everything that can be checked before any I/O; 0, or -1 with err. */
+static int prepare(struct run_state *s, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->o.nr_jobs; i++) {
+		char dst[PATH_MAX + 32];
+		size_t len;
+		char *text = iogap_read_file(s->o.jobs[i], 0, &len);
+
+		if (!text)
+			return iogap_seterr(err, errlen, "%s: %s", s->o.jobs[i], strerror(errno));
+		collect_env_names(s, text);
+		free(text);
+		snprintf(dst, sizeof(dst), "%s/job%d.fio", s->dir, i);
+		if (copy_file(s->o.jobs[i], dst, err, errlen))
+			return -1;
+	}
+	if (iogap_target_parse(s->o.target_spec, &s->target, err, errlen) ||
+	    locate(s, err, errlen))
+		return -1;
+	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only)
+		return iogap_seterr(err, errlen, "%.3000s is a %s image: bare metal cannot run on it the "
+				    "way the guest sees it; use --vm-only", s->target.path,
+				    s->target.format);
+	if (s->target.kind == IOGAP_TARGET_ZNS && !s->o.bare_only)
+		check_zns_depth(s);
+	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))
+		return -1;
+	if (!s->o.bare_only) {
+		/* QEMU must be able to open the target before bare metal runs:
+		 * a missing driver module fails here, in seconds */
+		struct iogap_vm_config cfg = { .cache = s->o.cache, .aio = s->o.aio,
+					       .target = &s->target, .read_only = !s->needs.writes };
+
+		if (iogap_vm_check_target(&cfg, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static void new_run_id(struct run_state *s)
+{
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, &s->run_id, sizeof(s->run_id)) != sizeof(s->run_id))
+		s->run_id = iogap_now_ns();
+	if (fd >= 0)
+		close(fd);
+	s->run_id |= 1;
+}
+
+static void run_phase(struct run_state *s, struct phase *p,
+		      enum phase_result (*fn)(struct run_state *, struct phase *))
+{
+	static const char *names[] = { [PHASE_OK] = "ok", [PHASE_FAILED] = "failed",
+				       [PHASE_INTERRUPTED] = "interrupted" };
+
+	p->status = "running";
+	write_manifest(s);
+	p->status = names[fn(s, p)];
+	write_manifest(s);
+}
+
+static enum phase_result vm_phase(struct run_state *s, struct phase *p)
+{
+	enum phase_result r = run_vm(s, p);
+	char err[4096];
+
+	if (r == PHASE_OK && align_vm(s, err, sizeof(err))) {
+		iogap_seterr(p->message, sizeof(p->message), "alignment: %s", err);
+		r = PHASE_FAILED;
+	}
+	return r;
+}
+
+/* A phase that never started because an earlier one ended the run. */
+static void not_started(struct phase *p, const char *why)
+{
+	if (strcmp(p->status, "pending"))
+		return;
+	p->status = "skipped";
+	snprintf(p->message, sizeof(p->message), "not started: %s", why);
+}
+
+/* 0 when every phase that ran succeeded; 128 + the signal when one was
+ * interrupted; else 1. */
+static int exit_status(struct run_state *s)
+{
+	bool failed = !strcmp(s->bare.status, "failed") || !strcmp(s->vm.status, "failed");
+
+	if (!strcmp(s->bare.status, "interrupted") || !strcmp(s->vm.status, "interrupted"))
+		return 128 + iogap_interrupted();
+	if (failed) {
+		if (!strcmp(s->bare.status, "failed"))
+			fprintf(stderr, "iogap run: bare metal phase failed: %s\n", s->bare.message);
+		if (!strcmp(s->vm.status, "failed"))
+			fprintf(stderr, "iogap run: VM phase failed: %s\n", s->vm.message);
+		fprintf(stderr, "iogap run: see %s/manifest.json\n", s->dir);
+	}
+	return failed ? 1 : 0;
+}
+
+static int run_phases(struct run_state *s)
+{
 	char err[4096] = "";
-	struct sigaction sa = { .sa_handler = on_interrupt };
-	int opt, rc = 1;
+
+	s->bare.status = s->o.vm_only ? "skipped" : "pending";
+	s->vm.status = s->o.bare_only ? "skipped" : "pending";
+	if (prepare(s, err, sizeof(err))) {
+		setup_failed(s, err);
+		return iogap_interrupted() ? 128 + iogap_interrupted() : 1;
+	}
+	new_run_id(s);
+	if (!s->o.vm_only) {
+		fprintf(stderr, "iogap: bare metal phase...\n");
+		run_phase(s, &s->bare, run_host_probe);
+	}
+	if (!strcmp(s->bare.status, "failed"))
+		not_started(&s->vm, "the bare-metal phase failed");
+	if (!strcmp(s->bare.status, "interrupted"))
+		not_started(&s->vm, "interrupted");
+	if (!strcmp(s->vm.status, "pending")) {
+		fprintf(stderr, "iogap: VM phase...\n");
+		run_phase(s, &s->vm, vm_phase);
+	}
+	write_manifest(s);
+	print_summary(s);
+	return exit_status(s);
+}
+
+int iogap_cmd_run(int argc, char **argv)
+{
+	struct run_state *s = calloc(1, sizeof(*s));
+	int rc, lock_fd;
 
 	if (!s)
 		return 1;
@@ -882,157 +1230,23 @@ int iogap_cmd_run(int argc, char **argv)
 				  .boot_timeout_s = 60 };
 	s->bare = (struct phase){ .name = "bare", .status = "skipped" };
 	s->vm = (struct phase){ .name = "vm", .status = "skipped" };
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 't': s->o.target_spec = optarg; break;
-		case 'd': s->o.dir = optarg; break;
-		case 'V': s->o.vm_only = true; break;
-		case 'B': s->o.bare_only = true; break;
-		case 'a': s->o.accel = optarg; break;
-		case 'c': s->o.cache = optarg; break;
-		case 'A': s->o.aio = optarg; break;
-		case 'i': s->o.iothread = true; break;
-		case 'm': s->o.machine = optarg; break;
-		case 's': s->o.smp = (unsigned)atoi(optarg); break;
-		case 'M': s->o.memory_mb = (unsigned)atoi(optarg); break;
-		case 'k': s->o.kernel = optarg; break;
-		case 'r': s->o.initrd = optarg; break;
-		case 'T': s->o.timeout_s = (unsigned)atoi(optarg); break;
-		case 'b': s->o.boot_timeout_s = (unsigned)atoi(optarg); break;
-		case 'p': s->o.append = optarg; break;
-		case 'D': s->o.allow_destroy = true; break;
-		case 'J': s->o.inject_delay_ns = strtoull(optarg, NULL, 0); break;
-		case 'R': s->o.ring_size = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'h': usage(stdout); free(s); return 0;
-		default: usage(stderr); free(s); return 2;
-		}
-	}
-	s->o.jobs = argv + optind;
-	s->o.nr_jobs = argc - optind;
-	if (!s->o.target_spec || !s->o.nr_jobs) {
-		fprintf(stderr, "iogap run: need --target and at least one job file\n");
-		usage(stderr);
+	s->argc = argc;
+	s->argv = argv;
+	rc = parse_options(s, argc, argv);
+	if (rc >= 0) {
 		free(s);
-		return 2;
+		return rc;
 	}
-	if (s->o.vm_only && s->o.bare_only) {
-		fprintf(stderr, "iogap run: --vm-only and --bare-only exclude each other\n");
-		free(s);
-		return 2;
-	}
-	if (strcmp(s->o.accel, "auto") && strcmp(s->o.accel, "kvm") && strcmp(s->o.accel, "tcg")) {
-		fprintf(stderr, "iogap run: --accel must be auto, kvm or tcg\n");
-		free(s);
-		return 2;
-	}
-	if (s->o.smp < 1 || s->o.memory_mb < 128 || s->o.timeout_s < 1 || s->o.boot_timeout_s < 1 ||
-	    s->o.ring_size > (1u << 24)) {
-		fprintf(stderr, "iogap run: --smp >= 1, --memory >= 128, timeouts >= 1, "
-			"--ring-size <= 16777216 (the filter's limit)\n");
-		free(s);
-		return 2;
-	}
-	if (s->o.dir) {
-		snprintf(s->dir, sizeof(s->dir), "%s", s->o.dir);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		localtime_r(&t, &tm);
-		strftime(s->dir, sizeof(s->dir), "iogap-run-%Y%m%d-%H%M%S", &tm);
-	}
-	if (mkdir_p(s->dir)) {
-		fprintf(stderr, "iogap run: %s: %s\n", s->dir, strerror(errno));
+	/* from here on, children are stopped on SIGINT/SIGTERM */
+	iogap_catch_interrupts();
+	lock_fd = claim_dir(s);
+	if (lock_fd < 0) {
 		free(s);
 		return 1;
 	}
-	{
-		char real[PATH_MAX];
-
-		if (realpath(s->dir, real))
-			snprintf(s->dir, sizeof(s->dir), "%s", real);
-	}
-	for (int i = 0; i < s->o.nr_jobs; i++) {
-		char dst[PATH_MAX + 32];
-		size_t len;
-		char *text = iogap_read_file(s->o.jobs[i], 0, &len);
-
-		if (!text) {
-			fprintf(stderr, "iogap run: %s: %s\n", s->o.jobs[i], strerror(errno));
-			free(s);
-			return 1;
-		}
-		collect_env_names(s, text);
-		free(text);
-		snprintf(dst, sizeof(dst), "%s/job%d.fio", s->dir, i);
-		copy_file(s->o.jobs[i], dst);
-	}
-	/* from here on every failure is recorded in the run directory */
-	if (iogap_target_parse(s->o.target_spec, &s->target, err, sizeof(err)) ||
-	    locate(s, err, sizeof(err))) {
-		setup_failed(s, argc, argv, err);
-		free(s);
-		return 1;
-	}
-	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only) {
-		snprintf(err, sizeof(err), "%.3000s is a %s image: bare metal cannot run on it the way "
-			 "the guest sees it; use --vm-only", s->target.path, s->target.format);
-		setup_failed(s, argc, argv, err);
-		free(s);
-		return 1;
-	}
-	if (s->target.kind == IOGAP_TARGET_ZNS && !s->o.bare_only)
-		check_zns_depth(s);
-	{
-		int fd = open("/dev/urandom", O_RDONLY);
-
-		if (fd < 0 || read(fd, &s->run_id, sizeof(s->run_id)) != sizeof(s->run_id))
-			s->run_id = iogap_now_ns();
-		if (fd >= 0)
-			close(fd);
-		s->run_id |= 1;
-	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	if (!s->o.vm_only) {
-		fprintf(stderr, "iogap: bare metal phase...\n");
-		if (run_host_probe(s, s->bare.message, sizeof(s->bare.message)) == 0)
-			s->bare.status = "ok";
-		else
-			s->bare.status = "failed";
-	}
-	if (!s->o.bare_only && !interrupted && strcmp(s->bare.status, "failed")) {
-		fprintf(stderr, "iogap: VM phase...\n");
-		if (run_vm(s, err, sizeof(err)) == 0) {
-			s->vm.status = "ok";
-			if (align_vm(s, err, sizeof(err))) {
-				s->vm.status = "failed";
-				snprintf(s->vm.message, sizeof(s->vm.message), "alignment: %s", err);
-			}
-		} else {
-			s->vm.status = "failed";
-			snprintf(s->vm.message, sizeof(s->vm.message), "%s", err);
-		}
-
-	}
-	if (interrupted) {
-		s->vm.status = s->vm.status[0] == 'o' ? s->vm.status : "interrupted";
-		snprintf(s->vm.message + strlen(s->vm.message),
-			 sizeof(s->vm.message) - strlen(s->vm.message), " (interrupted)");
-	}
-	write_manifest(s, argc, argv);
-	print_summary(s);
-	rc = strcmp(s->bare.status, "failed") && strcmp(s->vm.status, "failed") && !interrupted ? 0 : 1;
-	if (rc) {
-		if (!strcmp(s->bare.status, "failed"))
-			fprintf(stderr, "iogap run: bare metal phase failed: %s\n", s->bare.message);
-		if (!strcmp(s->vm.status, "failed"))
-			fprintf(stderr, "iogap run: VM phase failed: %s\n", s->vm.message);
-		fprintf(stderr, "iogap run: see %s/manifest.json\n", s->dir);
-	}
+	rc = run_phases(s);
 	iogap_rundir_free(&s->rd);
+	close(lock_fd);
 	free(s);
 	return rc;
 }

@@ -9,13 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -364,8 +362,8 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 			return -1;
 		}
 		double_commas(json, doubled, sizeof(doubled));
-		if (snprintf(drive, sizeof(drive), "if=none,id=d0,cache=%s,file=json:%s", cfg->cache,
-			     doubled) >= (int)sizeof(drive)) {
+		if (snprintf(drive, sizeof(drive), "if=none,id=d0,cache=%s,%sfile=json:%s", cfg->cache,
+			     cfg->read_only ? "readonly=on," : "", doubled) >= (int)sizeof(drive)) {
 			snprintf(err, errlen, "block graph description too long");
 			return -1;
 		}
@@ -393,71 +391,67 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 			fprintf(f, "LD_PRELOAD=%s \\\n", cfg->filter_so);
 		for (int i = 0; i < argc; i++)
 			fprintf(f, "'%s'%s", argv[i], i + 1 < argc ? " \\\n  " : "\n");
-		fclose(f);
+		if (fclose(f))
+			return iogap_seterr(err, errlen, "%s: %s", vm->cmdline_file, strerror(errno));
 	}
+	{
+		struct iogap_spawn sp = { .argv = argv, .stderr_path = vm->stderr_file,
+					  .preload = cfg->filter_so };
 
-	vm->pid = fork();
-	if (vm->pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
+		return iogap_child_start(&vm->qemu, &sp, err, errlen);
 	}
-	if (vm->pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		int e = open(vm->stderr_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (null >= 0)
-			dup2(null, 0), dup2(null, 1);
-		if (e >= 0)
-			dup2(e, 2);
-		setpgid(0, 0);   /* so a Ctrl-C on iogap does not hit QEMU first */
-		if (cfg->filter_so)
-			setenv("LD_PRELOAD", cfg->filter_so, 1);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return 0;
 }
 
 int iogap_vm_wait(struct iogap_vm *vm, uint64_t deadline_ns)
 {
-	int status;
-
-	while (vm->pid > 0) {
-		pid_t r = waitpid(vm->pid, &status, WNOHANG);
-
-		if (r == vm->pid) {
-			vm->pid = 0;
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		}
-		if (r < 0 && errno != EINTR) {
-			vm->pid = 0;
-			return -1;
-		}
-		if (iogap_now_ns() > deadline_ns) {
-			iogap_vm_kill(vm);
-			return -1;
-		}
-		usleep(20000);
-	}
-	return -1;
+	return iogap_child_wait(&vm->qemu, deadline_ns) ? vm->qemu.status : -1;
 }
 
 void iogap_vm_kill(struct iogap_vm *vm)
 {
-	if (vm->pid <= 0)
-		return;
-	kill(vm->pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(vm->pid, NULL, WNOHANG) == vm->pid) {
-			vm->pid = 0;
-			return;
-		}
-		usleep(20000);
+	iogap_child_stop(&vm->qemu, 3000);
+}
+
+bool iogap_vm_ended(struct iogap_vm *vm, char *why, size_t whylen)
+{
+	char how[128], tail[800];
+
+	if (!iogap_child_ended(&vm->qemu))
+		return false;
+	iogap_child_describe(&vm->qemu, how, sizeof(how));
+	iogap_tail_file(vm->stderr_file, tail, sizeof(tail), 3);
+	snprintf(why, whylen, "QEMU exited (%s)%s%s", how, tail[0] ? ": " : "", tail);
+	return true;
+}
+
+int iogap_vm_check_target(const struct iogap_vm_config *cfg, char *err, size_t errlen)
+{
+	struct iogap_vm_config plain = *cfg;
+	static char json[16384], name[16400];
+	const char *argv[] = { "qemu-img", "info", name, NULL };
+	struct iogap_spawn sp = { .argv = argv, .capture_stderr = true };
+	struct iogap_child c;
+	struct iogap_vm none = { 0 };
+
+	plain.filter_so = NULL;
+	if (drive_json(&plain, &none, json, sizeof(json)))
+		return iogap_seterr(err, errlen, "block graph description too long");
+	snprintf(name, sizeof(name), "json:%s", json);
+	if (iogap_child_start(&c, &sp, err, errlen))
+		return -1;
+	if (!iogap_child_wait(&c, iogap_now_ns() + 30000000000ULL)) {
+		iogap_child_stop(&c, 1000);
+		iogap_child_release(&c);
+		return iogap_seterr(err, errlen, iogap_interrupted() ? "interrupted" :
+				    "QEMU could not open the target within 30 s (qemu-img info)");
 	}
-	kill(vm->pid, SIGKILL);
-	waitpid(vm->pid, NULL, 0);
-	vm->pid = 0;
+	iogap_child_release(&c);
+	if (c.status == 0)
+		return 0;
+	while (c.err_tail_len && c.err_tail[c.err_tail_len - 1] == '\n')
+		c.err_tail[--c.err_tail_len] = '\0';
+	return iogap_seterr(err, errlen, "QEMU cannot open the target: %s", c.err_tail_len ?
+			    c.err_tail : "qemu-img info failed without a message");
 }
 
 static bool file_contains(const char *path, const char *needle)
@@ -501,10 +495,8 @@ bool iogap_kvm_usable(const struct iogap_vm_config *base, char *why, size_t whyl
 			ok = true;
 			break;
 		}
-		if (waitpid(vm.pid, NULL, WNOHANG) == vm.pid) {
-			vm.pid = 0;
+		if (iogap_child_ended(&vm.qemu) || iogap_interrupted())
 			break;
-		}
 		usleep(50000);
 	}
 	iogap_vm_kill(&vm);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "child.h"
+
 enum iogap_target_kind {
 	IOGAP_TARGET_FILE, IOGAP_TARGET_DEV, IOGAP_TARGET_NULL, IOGAP_TARGET_RBD,
 	IOGAP_TARGET_ZNS,         /* a file behind QEMU's emulated ZNS namespace */
@@ -52,10 +54,11 @@ struct iogap_vm_config {
 	const char *append_extra; /* more kernel command line */
 	const char *dir;          /* where sockets, rings, logs go */
 	const struct iogap_target *target;   /* NULL: no disk */
+	bool read_only;           /* the jobs only read: QEMU opens the drive read-only */
 };
 
 struct iogap_vm {
-	pid_t pid;
+	struct iogap_child qemu;
 	char ctl_sock[4096];
 	char console[4096];
 	char top_ring[4096], bottom_ring[4096];
@@ -68,10 +71,20 @@ const char *iogap_target_guest_dev(const struct iogap_target *t);
 
 /* Start QEMU in the background; writes the command line to dir/qemu.cmdline. */
 int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen);
-/* Wait for QEMU to exit until deadline; kill it after.  Returns its exit
- * status, or -1 if it had to be killed. */
+/* Wait for QEMU to exit until deadline_ns or an interrupt.  Its exit
+ * status, or -1 when it still runs (iogap_vm_kill it). */
 int iogap_vm_wait(struct iogap_vm *vm, uint64_t deadline_ns);
+/* Stop QEMU (SIGTERM, then SIGKILL after 3 s) and reap it. */
 void iogap_vm_kill(struct iogap_vm *vm);
+/* When QEMU has ended by itself: "QEMU exited (exit status 1): <its last
+ * stderr lines>", and true; false while it runs. */
+bool iogap_vm_ended(struct iogap_vm *vm, char *why, size_t whylen);
+
+/* Can QEMU open the target with every driver it needs (rbd is a module of
+ * its own package), and is it free of other users' locks?  qemu-img opens
+ * the block graph without the filter, in seconds.  0, or -1 with QEMU's
+ * message in err. */
+int iogap_vm_check_target(const struct iogap_vm_config *cfg, char *err, size_t errlen);
 
 /* Does KVM really run a guest here?  A timed boot of the marker guest
  * (DESIGN: -accel kvm can be accepted and then spin forever).  Fills why. */

@@ -40,6 +40,7 @@ ok $? "iogap report: every phase of the seed profile with the rbd backend stage 
 
 "$IOGAP" run --accel tcg --dir "$WORK/m" --target "rbd:rbd/missing,conf=$CEPH_CONF" \
 	"$WORK/seed.fio" > "$WORK/m.out" 2>&1; rc=$?
-[ $rc != 0 ] && manifest "$WORK/m" '"does not exist" in m["phases"]["bare"]["message"]'
+# refused before bare metal: QEMU (qemu-img) cannot open it
+[ $rc != 0 ] && manifest "$WORK/m" '"missing: No such file or directory" in m["phases"]["bare"]["message"]'
 ok $? "a missing image fails the run, the reason in the manifest: $(mval "$WORK/m" 'm["phases"]["bare"]["message"]' 2>&1 | head -c 200)"
 finish

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Target checks of `iogap run`, before any I/O on either side
+ * (docs/iogap-run.md, "Target checks"): the same rules hold on bare metal
+ * and in the VM, so both sides work on the same bytes.
+ */
+#ifndef IOGAP_PREFLIGHT_H
+#define IOGAP_PREFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vm.h"
+
+struct iogap_job_needs {
+	bool writes;              /* some job writes or trims */
+};
+
+/* Check the jobs against the target: every job's region inside the target
+ * (no file is grown), no empty target, no write to a target that cannot be
+ * written (immutable, read-only) or that another process locks (a running
+ * VM's QEMU), no writes into holes that could fill the filesystem.  Job
+ * files that do not parse are left to the probe, which names the error.
+ * 0, or -1 with err. */
+int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs,
+		    struct iogap_job_needs *needs, char *err, size_t errlen);
+
+#endif
