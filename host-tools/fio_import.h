@@ -92,6 +92,10 @@ struct fioi_result {
 	char source[4096];
 	char version[64];       /* "fio-3.1"; "" when the paste has none */
 	char *cmdline;          /* the fio command, when pasted; else NULL */
+	/* the options below are all the jobs set (fio's JSON; a pasted
+	 * command line without job files): an option absent is at fio's
+	 * default.  Otherwise an absent option is unknown. */
+	bool opts_complete;
 	long long timestamp;    /* JSON "timestamp" or the text's job date; 0 unknown */
 	struct iogap_job_kv *global_opts;
 	size_t global_nr;

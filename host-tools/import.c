@@ -330,6 +330,8 @@ int fioi_write_json(const struct fioi_result *r, FILE *f, char *err, size_t errl
 	} else {
 		for (size_t i = 0; arr && i < arr->n && i < r->nr; i++)
 			text_overlay(r, &r->jobs[i], &arr->items[i]);
+		/* the text showed all options only with a plain command line */
+		jp_set_u64(&doc, "iogap_options_complete", r->opts_complete);
 	}
 	jp_write(f, &doc);
 	ret = ferror(f) ? -1 : 0;
