@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "compare.h"
+#include "fio_import.h"
 #include "util.h"
 #include "json_parse.h"
 #include "json_writer.h"
@@ -339,18 +340,15 @@ static int add_fio_dir(struct iogap_cmp_dir *d, const struct jp_value *dj)
 	return 0;
 }
 
-static int load_probe_json(struct cside *s, const char *path, char *err, size_t errlen)
+/* fio's JSON document v (what: its name in messages) into side s */
+static int load_fio_doc(struct cside *s, const struct jp_value *v, const char *what, char *err,
+			size_t errlen)
 {
-	struct jp_value v;
-	const struct jp_value *jobs;
+	const struct jp_value *jobs = jp_get(v, "jobs");
 	int rc = 0;
 
-	if (parse_json_file(path, &v, err, errlen))
-		return -1;
-	jobs = jp_get(&v, "jobs");
 	if (!jobs || jobs->type != JP_ARRAY) {
-		snprintf(err, errlen, "%s: no \"jobs\" array (not fio JSON output)", path);
-		jp_free(&v);
+		snprintf(err, errlen, "%s: no \"jobs\" array (not fio JSON output)", what);
 		return -1;
 	}
 	for (size_t i = 0; i < jobs->n && !rc; i++) {
@@ -370,6 +368,17 @@ static int load_probe_json(struct cside *s, const char *path, char *err, size_t 
 	}
 	if (rc)
 		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+static int load_probe_json(struct cside *s, const char *path, char *err, size_t errlen)
+{
+	struct jp_value v;
+	int rc;
+
+	if (parse_json_file(path, &v, err, errlen))
+		return -1;
+	rc = load_fio_doc(s, &v, path, err, errlen);
 	jp_free(&v);
 	return rc;
 }
@@ -574,7 +583,7 @@ static int add_side(struct crun *run, const char *label, const char *json, const
 	s = &run->s[run->ns++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->label, sizeof(s->label), "%s", label);
-	if (load_probe_json(s, json, err, errlen))
+	if (json && load_probe_json(s, json, err, errlen))
 		return -1;
 	if (trace && is_file(trace) && load_trace(s, trace, err, errlen))
 		return -1;
@@ -754,6 +763,67 @@ static int load_run(struct crun *run, const char *arg, char *err, size_t errlen)
 	}
 	run_key(run, rundir, first[0] ? first : NULL);
 	return 0;
+}
+
+/*
+ * One fio output of a paste as a run: parsed and converted to fio's JSON
+ * exactly as `iogap import` does, one side named by the segment's label.
+ * The label is the configuration: runs of one name are pooled.
+ */
+static int load_segment(struct crun *run, const char *file, const char *text,
+			const struct fioi_segment *g, char *err, size_t errlen)
+{
+	struct fioi_result r;
+	struct jp_value v = { 0 };
+	char name[PATH_MAX + 80], *buf = NULL;
+	size_t blen = 0;
+	FILE *m;
+	int rc = -1;
+
+	memset(run, 0, sizeof(*run));
+	snprintf(run->path, sizeof(run->path), "%s[%s]", file, g->label);
+	snprintf(name, sizeof(name), "%s[%s]", file, g->label);
+	if (fioi_parse_buf(name, text + g->off, g->len, &r, err, errlen))
+		return -1;
+	m = open_memstream(&buf, &blen);
+	if (m && !fioi_write_json(&r, m, err, errlen) && !fclose(m)) {
+		m = NULL;
+		if (!jp_parse(buf, blen, false, &v, NULL, err, errlen) &&
+		    !add_side(run, g->label, NULL, NULL, err, errlen))
+			rc = load_fio_doc(&run->s[0], &v, name, err, errlen);
+	}
+	if (m)
+		fclose(m);
+	run->key = fnv(0, g->label, strlen(g->label));
+	snprintf(run->desc, sizeof(run->desc), "pasted run '%s'", g->label);
+	jp_free(&v);
+	free(buf);
+	fioi_free(&r);
+	return rc;
+}
+
+/* A text file of pasted fio output: its runs (*n = 0 when it is not one) */
+static int load_paste(const char *file, struct crun **runs, size_t *n, char *err, size_t errlen)
+{
+	struct fioi_segment *segs = NULL;
+	size_t nseg = 0, len;
+	char *text = iogap_read_file(file, 0, &len);
+	int rc = 0;
+
+	*n = 0;
+	if (!text || !fioi_looks_like_output(text, len) || fioi_split_runs(text, len, &segs, &nseg)) {
+		free(text);
+		return 0;
+	}
+	if (nseg && !(*runs = calloc(nseg, sizeof(**runs))))
+		rc = -1;
+	for (size_t i = 0; !rc && i < nseg; i++) {
+		rc = load_segment(&(*runs)[i], file, text, &segs[i], err, errlen);
+		*n = i + 1;
+	}
+	free(segs);
+	free(text);
+	return rc;
 }
 
 static void run_free(struct crun *run)
@@ -1108,8 +1178,11 @@ static void usage(FILE *f)
 {
 	fputs("usage: iogap compare RUN_A RUN_B [RUN...] [--json FILE|-] [--seed N] [--boot N]\n"
 	      "                     [--no-pool]\n"
+	      "       iogap compare PASTE [...]\n"
 	      "  RUN: a run directory (ours or `iogap import`ed), one side of one (a directory\n"
-	      "  with probe.json), or a fio JSON file.  Runs of one configuration are pooled;\n"
+	      "  with probe.json), a fio JSON file, or fio text output; PASTE: a text file of\n"
+	      "  several fio outputs, each after its name line.  Runs of one configuration (a\n"
+	      "  paste: one name) are pooled;\n"
 	      "  every other configuration is compared with the first: per side, job, direction\n"
 	      "  and metric, the difference, its 95% confidence interval and a verdict.\n", f);
 }
@@ -1264,25 +1337,54 @@ int iogap_cmd_compare(int argc, char **argv)
 		} else
 			args[na++] = argv[i];
 	}
-	if (na < 2 || c.nboot < 100 || c.nboot > 1000000) {
+	if (!na || c.nboot < 100 || c.nboot > 1000000) {
 		usage(stderr);
 		free(args);
 		return 2;
 	}
-	c.runs = calloc(na, sizeof(*c.runs));
-	c.g = calloc(na, sizeof(*c.g));
-	if (!c.runs || !c.g) {
-		free(args);
-		return 1;
-	}
 	for (size_t i = 0; i < na; i++) {
-		if (load_run(&c.runs[i], args[i], err, sizeof(err))) {
+		struct crun *pasted = NULL, *nr;
+		size_t np = 0;
+
+		if (is_file(args[i]) && load_paste(args[i], &pasted, &np, err, sizeof(err))) {
+			for (size_t k = 0; k < np; k++)
+				run_free(&pasted[k]);
+			free(pasted);
 			fprintf(stderr, "iogap compare: %s\n", err);
-			c.nruns = i + 1;
 			rc = 1;
 			goto out;
 		}
-		c.nruns = i + 1;
+		nr = realloc(c.runs, (c.nruns + (np ? np : 1)) * sizeof(*nr));
+		if (!nr) {
+			free(pasted);
+			rc = 1;
+			goto out;
+		}
+		c.runs = nr;
+		if (np) {
+			memcpy(&c.runs[c.nruns], pasted, np * sizeof(*pasted));
+			c.nruns += np;
+			free(pasted);
+			continue;
+		}
+		c.nruns++;
+		if (load_run(&c.runs[c.nruns - 1], args[i], err, sizeof(err))) {
+			fprintf(stderr, "iogap compare: %s\n", err);
+			rc = 1;
+			goto out;
+		}
+	}
+	if (c.nruns < 2) {
+		fprintf(stderr, "iogap compare: %s: one run; compare needs two (or a paste "
+			"holding several fio outputs)\n", args[0]);
+		rc = 2;
+		goto out;
+	}
+	na = c.nruns;
+	c.g = calloc(na, sizeof(*c.g));
+	if (!c.g) {
+		rc = 1;
+		goto out;
 	}
 	/* groups: one per configuration, unless that leaves just one */
 	for (size_t i = 0; i < na; i++) {

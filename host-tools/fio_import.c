@@ -1486,6 +1486,109 @@ static const char *json_start(const char *text, size_t len, size_t *line)
 	return NULL;
 }
 
+/* A segment's label from its name line: what a directory name can hold. */
+static void segment_label(struct fioi_segment *g, const char *line, size_t n, size_t index)
+{
+	size_t o = 0;
+
+	while (n && (line[n - 1] == ':' || line[n - 1] == ' ' || line[n - 1] == '\r'))
+		n--;
+	for (size_t i = 0; i < n && o + 1 < sizeof(g->label); i++) {
+		char c = line[i];
+
+		if (isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-')
+			g->label[o++] = c;
+		else if (o && g->label[o - 1] != '-')
+			g->label[o++] = '-';
+	}
+	while (o && (g->label[o - 1] == '-' || g->label[o - 1] == '.'))
+		o--;
+	g->label[o] = '\0';
+	if (!o || g->label[0] == '.')
+		snprintf(g->label, sizeof(g->label), "run%zu", index + 1);
+}
+
+/* Does a line of kind k start another fio run, given what the current one
+ * has shown (results; the run status / disk stats that end an output)? */
+static bool starts_run(enum kind k, bool started, bool results, bool ended)
+{
+	if (!started)
+		return k == K_CMD || k == K_VERSION || k == K_JOBHDR || k == K_JOBRES;
+	return (results && (k == K_CMD || k == K_VERSION || k == K_JOBHDR)) ||
+	       (ended && k == K_JOBRES);
+}
+
+static int add_segment(struct fioi_segment **segs, size_t *n, size_t off, const char *name,
+		       size_t name_len)
+{
+	struct fioi_segment *ns = realloc(*segs, (*n + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	*segs = ns;
+	if (*n)
+		ns[*n - 1].len = off - ns[*n - 1].off;
+	ns[*n].off = off;
+	ns[*n].len = 0;
+	segment_label(&ns[*n], name, name_len, *n);
+	(*n)++;
+	return 0;
+}
+
+int fioi_split_runs(const char *text, size_t len, struct fioi_segment **out, size_t *nout)
+{
+	struct fioi_segment *segs = NULL;
+	size_t n = 0, pos = 0, last_fio_end = 0, name_at = 0, name_len = 0, line0;
+	bool started = false, results = false, ended = false;
+
+	*out = NULL;
+	*nout = 0;
+	if (json_start(text, len, &line0))
+		return 0;                       /* a JSON document: one run */
+	for (; pos < len; pos++) {
+		size_t e = pos, a, b, off;
+		char line[1024];
+		enum kind k;
+
+		while (e < len && text[e] != '\n')
+			e++;
+		for (a = pos; a < e && (text[a] == ' ' || text[a] == '\t'); a++)
+			;
+		for (b = e; b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' ||
+				      text[b - 1] == '\r'); b--)
+			;
+		snprintf(line, sizeof(line), "%.*s", (int)(b - a), text + a);
+		k = line[0] ? classify(line, false) : K_IGNORE;
+		if (starts_run(k, started, results, ended)) {
+			/* the run owns the text since the previous run's last fio
+			 * line; its name is the last other line in that text */
+			if (add_segment(&segs, &n, n ? last_fio_end : 0, text + name_at, name_len)) {
+				free(segs);
+				return -1;
+			}
+			started = true;
+			results = ended = false;
+		}
+		results |= k == K_JOBRES;
+		ended |= k == K_GROUP || k == K_DISKHDR || k == K_DISK;
+		off = 0;
+		if (k == K_UNKNOWN && !is_cmdline(line, &off) && skip_prompt(line)[0] &&
+		    skip_prompt(line) == line) {
+			name_at = a;
+			name_len = b - a;
+		} else if (k != K_UNKNOWN && k != K_IGNORE) {
+			name_len = 0;
+			last_fio_end = e < len ? e + 1 : e;
+		}
+		pos = e;
+	}
+	if (n)
+		segs[n - 1].len = len - segs[n - 1].off;
+	*out = segs;
+	*nout = n;
+	return 0;
+}
+
 bool fioi_looks_like_output(const char *text, size_t len)
 {
 	size_t line;

@@ -106,6 +106,19 @@ struct fioi_result {
 
 const char *fioi_format_name(enum fioi_format f);  /* "fio-json", "fio-text-3" … */
 
+/* One fio output inside a paste holding several ("name line, then fio's
+ * output", again): text[off, off + len), labelled from its name line (a
+ * directory-safe form) or "runN". */
+struct fioi_segment {
+	size_t off, len;
+	char label[64];
+};
+
+/* Split pasted normal-format text into its fio outputs (a run starts at a
+ * command line, version or job header line after the previous run's
+ * results).  *n = 0 for JSON or no fio lines.  0, or -1 out of memory. */
+int fioi_split_runs(const char *text, size_t len, struct fioi_segment **segs, size_t *n);
+
 /* Does this text look like fio output (JSON or normal)? */
 bool fioi_looks_like_output(const char *text, size_t len);
 

@@ -67,9 +67,61 @@ grep -q "^read lat_mean_ns no interval none" "$WORK/f.v" &&
 	grep -q "^read clat_mean_ns no interval none" "$WORK/f.v"
 ok $? "fio JSON files alone, one run a side: no interval for means (no per-second data)" "$WORK/f.v"
 
+# one paste, several runs: "name line, then fio's output", as in mail threads
+FX=$IOGAP_SRC/tests/import/data
+{ echo "v17.2.6 (before):"; cat "$FX/nvme-passthrough-baremetal.txt"; echo
+  echo "v18.2.0 (after):"; cat "$FX/nvme-passthrough-vm.txt"; } >"$WORK/paste2.txt"
+"$IOGAP" compare "$WORK/paste2.txt" --json "$WORK/p2.json" >"$WORK/p2.txt" 2>&1
+rc=$?
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d['groups']
+c = d['comparisons']
+sys.exit(0 if len(g) == 2 and g[0]['runs'][0].endswith('[v17.2.6-before]') and
+         g[1]['runs'][0].endswith('[v18.2.0-after]') and c and
+         c[0]['side_a'] == 'v17.2.6-before' and
+         abs(c[0]['metrics']['iops']['diff_pct'] + 28.67) < 0.01 else 1)" "$WORK/p2.json" &&
+	[ $rc = 0 ]
+ok $? "a paste of two named fio outputs compares in one command (labels from the name lines)" "$WORK/p2.txt"
+
+{ cat "$FX/nvme-passthrough-baremetal.txt"; cat "$FX/nvme-passthrough-vm.txt"; } >"$WORK/paste-bare.txt"
+"$IOGAP" compare "$WORK/paste-bare.txt" >"$WORK/pb.txt" 2>&1 &&
+	grep -q "paste-bare.txt\[run1\]" "$WORK/pb.txt" && grep -q "paste-bare.txt\[run2\]" "$WORK/pb.txt"
+ok $? "a paste without name lines: runs labelled run1, run2" "$WORK/pb.txt"
+
+# 3 + 3 runs, interleaved A B A B A B, run times differing a little
+for i in 1 2 3; do
+	echo "A"; sed "s#/120001msec)#/119${i}01msec)#" "$FX/nvme-passthrough-baremetal.txt"
+	echo "B"; sed "s#/120001msec)#/119${i}51msec)#" "$FX/nvme-passthrough-baremetal.txt"
+done >"$WORK/paste6.txt"
+"$IOGAP" compare "$WORK/paste6.txt" --json "$WORK/p6.json" >"$WORK/p6.txt" 2>&1
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d['groups']
+m = d['comparisons'][0]['metrics']['iops']
+sys.exit(0 if len(g) == 2 and len(g[0]['runs']) == 3 and len(g[1]['runs']) == 3 and
+         m['method'].startswith('between runs') and m['scope'] == 'between-runs' and
+         m['verdict'] == 'within noise' else 1)" "$WORK/p6.json"
+ok $? "a paste of A B A B A B: runs of one name pooled (3 + 3), between-run interval, within noise" "$WORK/p6.txt"
+
+for i in 1 2 3; do
+	echo "A"; sed "s#/120001msec)#/119${i}01msec)#" "$FX/nvme-passthrough-baremetal.txt"
+	echo "B"; sed "s#/120000msec)#/119${i}51msec)#" "$FX/nvme-passthrough-vm.txt"
+done >"$WORK/paste6d.txt"
+"$IOGAP" compare "$WORK/paste6d.txt" --json "$WORK/p6d.json" >"$WORK/p6d.txt" 2>&1
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d['comparisons'][0]['metrics']['iops']
+sys.exit(0 if m['verdict'] == 'significant' and m['ci_hi'] < 0 else 1)" "$WORK/p6d.json" &&
+	grep -q "^  IOPS .*significant (B worse)" "$WORK/p6d.txt"
+ok $? "3 + 3 pasted runs with a real 29% IOPS difference: significant (B worse), between runs" "$WORK/p6d.txt"
+
 "$IOGAP" compare "$WORK/a" >"$WORK/u.txt" 2>&1
 [ $? = 2 ]
-ok $? "one run only: usage, exit 2" "$WORK/u.txt"
+ok $? "one run only: exit 2 with a message" "$WORK/u.txt"
 "$IOGAP" compare "$WORK/a" "$WORK/nonexistent" >"$WORK/e.txt" 2>&1
 [ $? = 1 ] && grep -q nonexistent "$WORK/e.txt"
 ok $? "a missing run: exit 1 and which" "$WORK/e.txt"
