@@ -14,7 +14,7 @@ t() {
 has() { grep -q -- "$1" "$2"; echo $?; }
 manifest() { python3 -c "import json,sys; m=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; echo $?; }
 
-echo 1..22
+echo 1..24
 
 "$IOGAP" import --dir "$T/run" --label bare "$D/nvme-passthrough-baremetal.txt" \
 	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
@@ -137,6 +137,21 @@ printf '[global]\nioengine=libaio  # async\ndirect=${DIRECT}\n[j]\nrw=randread\n
 "$IOGAP" lint "$T/var.fio" >"$T/lint15" 2>&1
 ! grep -q "buffered-async" "$T/lint15"
 t $? "job file: direct=\${VAR} is unknown (no buffered finding), trailing comment dropped"
+
+{ echo "v17.2.6 (before):"; cat "$D/nvme-passthrough-baremetal.txt"; echo "v18.2.0 (after):"
+  cat "$D/nvme-passthrough-vm.txt"; echo "v17.2.6 (before):"; cat "$D/nvme-passthrough-baremetal.txt"
+} >"$T/paste.txt"
+"$IOGAP" import --dir "$T/pasted" "$T/paste.txt" >"$T/out" 2>&1
+rc=$?
+[ $rc = 0 ] &&
+	[ "$(manifest "$T/pasted/manifest.json" "set(m['phases'])=={'v17.2.6-before','v18.2.0-after','v17.2.6-before-2'}")" = 0 ] &&
+	[ "$(manifest "$T/pasted/v18.2.0-after/probe.json" "m['jobs'][0]['read']['total_ios']==839283")" = 0 ] &&
+	! grep -q "v18.2.0" "$T/pasted/v17.2.6-before/source.txt"
+t $? "a paste of three named fio outputs imports as three runs, labelled from the name lines"
+
+"$IOGAP" import --dir "$T/pasted2" --label ceph "$T/paste.txt" >"$T/out" 2>&1 &&
+	[ -s "$T/pasted2/ceph-v18.2.0-after/probe.json" ]
+t $? "--label with a multi-run paste prefixes the runs' labels"
 
 printf 'hello\nworld\n' >"$T/garbage.txt"
 "$IOGAP" import --dir "$T/g" "$T/garbage.txt" >"$T/out" 2>&1
