@@ -549,22 +549,73 @@ static bool looks_like_job(const char *text)
 	return false;
 }
 
-static int load_file(struct side *s, const char *path, char *err, size_t errlen)
+/* Room for one more side, zeroed (not yet counted in *ns); NULL: no memory. */
+static struct side *new_side(struct side **sides, size_t ns)
+{
+	struct side *n = realloc(*sides, (ns + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	*sides = n;
+	memset(&n[ns], 0, sizeof(*n));
+	return &n[ns];
+}
+
+/* fio output: one side, or one per run of a paste holding several. */
+static int load_output(struct side **sides, size_t *ns, const char *path, const char *text,
+		       size_t len, char *err, size_t errlen)
+{
+	struct fioi_segment whole = { 0, len, "" }, *segs = NULL;
+	size_t nseg = 0;
+	int ret = 0;
+
+	if (fioi_split_runs(text, len, &segs, &nseg) || nseg < 2) {
+		free(segs);
+		segs = &whole;
+		nseg = 1;
+	}
+	for (size_t i = 0; !ret && i < nseg; i++) {
+		struct side *s = new_side(sides, *ns);
+
+		if (!s) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			ret = -1;
+			break;
+		}
+		snprintf(s->what, sizeof(s->what), "%.4000s%s%.64s%s", path, nseg > 1 ? "[" : "",
+			 segs[i].label, nseg > 1 ? "]" : "");
+		snprintf(s->label, sizeof(s->label), "%s", segs[i].label);
+		ret = fioi_parse_buf(s->what, text + segs[i].off, segs[i].len, &s->r, err, errlen);
+		*ns += !ret;
+	}
+	if (segs != &whole)
+		free(segs);
+	return ret;
+}
+
+/* A file argument: fio output (one or several runs) or a job file. */
+static int load_file(struct side **sides, size_t *ns, const char *path, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len;
 	int ret;
 
-	snprintf(s->what, sizeof(s->what), "%s", path);
 	if (!(text = iogap_read_file(path, 0, &len))) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fioi_looks_like_output(text, len)) {
-		ret = fioi_parse_buf(path, text, len, &s->r, err, errlen);
+		ret = load_output(sides, ns, path, text, len, err, errlen);
 	} else if (looks_like_job(text)) {
-		ret = read_jobfile(s, path, text, len, err, errlen);
-		s->ram = local_ram();
+		struct side *s = new_side(sides, *ns);
+
+		ret = -1;
+		if (s) {
+			snprintf(s->what, sizeof(s->what), "%s", path);
+			ret = read_jobfile(s, path, text, len, err, errlen);
+			s->ram = local_ram();
+			*ns += 1;       /* counted either way: freed with the others */
+		}
 	} else {
 		snprintf(err, errlen, "%s: neither a fio job file (no [section]) nor fio output "
 			 "(no \"(groupid=\" result lines or fio JSON)", path);
@@ -708,21 +759,10 @@ int iogap_cmd_lint(int argc, char **argv)
 			}
 			continue;
 		}
-		{
-			struct side *n = realloc(sides, (ns + 1) * sizeof(*n));
-
-			if (!n) {
-				ret = 2;
-				goto out;
-			}
-			sides = n;
-			memset(&sides[ns], 0, sizeof(*sides));
-			if (load_file(&sides[ns], a, err, sizeof(err))) {
-				fprintf(stderr, "iogap lint: %s\n", err);
-				ret = 2;
-				goto out;
-			}
-			ns++;
+		if (load_file(&sides, &ns, a, err, sizeof(err))) {
+			fprintf(stderr, "iogap lint: %s\n", err);
+			ret = 2;
+			goto out;
 		}
 	}
 	if (!ns) {

@@ -14,7 +14,7 @@ t() {
 has() { grep -q -- "$1" "$2"; echo $?; }
 manifest() { python3 -c "import json,sys; m=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; echo $?; }
 
-echo 1..24
+echo 1..25
 
 "$IOGAP" import --dir "$T/run" --label bare "$D/nvme-passthrough-baremetal.txt" \
 	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
@@ -148,6 +148,12 @@ rc=$?
 	[ "$(manifest "$T/pasted/v18.2.0-after/probe.json" "m['jobs'][0]['read']['total_ios']==839283")" = 0 ] &&
 	! grep -q "v18.2.0" "$T/pasted/v17.2.6-before/source.txt"
 t $? "a paste of three named fio outputs imports as three runs, labelled from the name lines"
+
+"$IOGAP" lint "$D/paste-two-runs.txt" >"$T/lint16" 2>&1
+grep -q "^WARNING buffered-async: .*paste-two-runs.txt\[before-fio-3.1-bare-metal\]: job 'test'" "$T/lint16" &&
+	! grep -q "buffered-async.*\[after\]" "$T/lint16" &&
+	grep -q "^WARNING sides-differ: .*\[before-fio-3.1-bare-metal\] vs .*\[after\]: .*direct: (unset) vs 1" "$T/lint16"
+t $? "lint a paste of two runs: each run checked on its own command line, the two compared"
 
 "$IOGAP" import --dir "$T/pasted2" --label ceph "$T/paste.txt" >"$T/out" 2>&1 &&
 	[ -s "$T/pasted2/ceph-v18.2.0-after/probe.json" ]
