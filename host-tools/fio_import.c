@@ -1217,7 +1217,7 @@ static bool not_a_job_option(const char *k)
 	static const char *const skip[] = { "output", "eta", "minimal", "section", "debug",
 		"parse-only", "showcmd", "warnings-fatal", "max-jobs", "inflate-log", "status-interval",
 		"trigger", "aux-path", "alloc-size", "readonly", "latency-log", "terse-version",
-		"append-terse", "bandwidth-log", "timeout", "merge-blktrace-only", NULL };
+		"append-terse", "bandwidth-log", "merge-blktrace-only", NULL };
 
 	for (int i = 0; skip[i]; i++)
 		if (!strncmp(k, skip[i], strlen(skip[i])))

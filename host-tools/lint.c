@@ -47,6 +47,8 @@ static void finding(struct lint *L, enum level lv, const char *code, const char 
 	struct finding *n = realloc(L->f, (L->count + 1) * sizeof(*n));
 	va_list ap;
 
+	if ((int)lv > L->worst)
+		L->worst = (int)lv;     /* the exit status holds even without memory */
 	if (!n)
 		return;
 	L->f = n;
@@ -56,8 +58,6 @@ static void finding(struct lint *L, enum level lv, const char *code, const char 
 	if (vasprintf(&n->msg, fmt, ap) < 0)
 		n->msg = NULL;
 	va_end(ap);
-	if ((int)lv > L->worst)
-		L->worst = (int)lv;
 	L->count++;
 }
 
