@@ -170,6 +170,22 @@ int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
 int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 			    const struct iogap_job *defaults, struct iogap_job_list *list,
 			    char *err, size_t errlen);
+/*
+ * The job-file lexer, shared by the parser above and `iogap lint`: lines
+ * trimmed; blank and ;/# comment lines skipped; "[name]" starts a section;
+ * any other line is an option "key[=value]" (trailing " #…"/" ;…" comment
+ * dropped), rewritten first by expand when set (${VAR}).  Callbacks return
+ * 0, or -1 after writing their message to err.  Returns 0, or -1 with
+ * "name:line: message" in err.
+ */
+struct iogap_jobfile_lexer {
+	void *ctx;
+	int (*section)(void *ctx, const char *name, int line);
+	int (*option)(void *ctx, const char *key, const char *val, int line);
+	int (*expand)(void *ctx, const char *in, char *out, size_t outlen, int line);
+};
+int iogap_jobfile_lex(const char *name, const char *text, size_t len,
+		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen);
 /* Fill defaults derived after parsing (fio's fixup_options). */
 int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
 void iogap_job_list_free(struct iogap_job_list *list);

@@ -1161,106 +1161,139 @@ static int start_section(struct parse_ctx *c, struct section_state *st, struct i
 	return 0;
 }
 
-int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
-			    const struct iogap_job *defaults, struct iogap_job_list *list,
-			    char *err, size_t errlen)
+int iogap_jobfile_lex(const char *name, const char *text, size_t len,
+		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen)
 {
 	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
-	struct section_state st;
-	size_t first_job = list->nr;
 	const char *p = text, *end = text + len;
-	int ret = -1;
-
-	if (defaults) {
-		if (job_copy(&st.global, defaults)) {
-			snprintf(err, errlen, "%s: out of memory", name);
-			return -1;
-		}
-	} else {
-		job_defaults(&st.global);
-	}
-	st.cur = NULL;
-	st.in_global = false;
+	bool in_section = false;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char raw[4096], line[8192], *s;
+		char raw[4096], line[8192], *s, *eq, *key, *val = NULL;
 
 		c.line++;
-		if (n >= sizeof(raw)) {
-			perr(&c, "line longer than %zu characters", sizeof(raw) - 1);
-			goto out;
-		}
+		if (n >= sizeof(raw))
+			return perr(&c, "line longer than %zu characters", sizeof(raw) - 1);
 		memcpy(raw, p, n);
 		raw[n] = '\0';
 		p = nl ? nl + 1 : end;
-		if (memchr(raw, '\0', n)) {
-			perr(&c, "NUL byte in job file (binary file?)");
-			goto out;
-		}
+		if (memchr(raw, '\0', n))
+			return perr(&c, "NUL byte in job file (binary file?)");
 		s = trim(raw);
 		if (!*s || *s == '#' || *s == ';')
 			continue;
 		if (*s == '[') {
 			char *close = strchr(s, ']');
 
-			if (!close || trim(close + 1)[0]) {
-				perr(&c, "bad section header '%s'", s);
-				goto out;
-			}
+			if (!close || trim(close + 1)[0])
+				return perr(&c, "bad section header '%s'", s);
 			*close = '\0';
-			if (start_section(&c, &st, list, trim(s + 1)))
-				goto out;
+			if (lx->section(lx->ctx, trim(s + 1), c.line))
+				return -1;
+			in_section = true;
 			continue;
 		}
-		if (!st.cur) {
-			perr(&c, "option '%s' outside of a [section]", s);
-			goto out;
+		if (!in_section)
+			return perr(&c, "option '%s' outside of a [section]", s);
+		if (lx->expand) {
+			if (lx->expand(lx->ctx, s, line, sizeof(line), c.line))
+				return -1;
+		} else {
+			snprintf(line, sizeof(line), "%s", s);
 		}
-		if (expand_vars(&c, s, line, sizeof(line)))
-			goto out;
-		{
-			char *eq = strchr(line, '=');
-			char *key = line, *val = NULL;
-
-			if (eq) {
-				*eq = '\0';
-				val = trim(eq + 1);
-			}
-			key = trim(key);
-			/* fio allows trailing comments after a value */
-			if (val) {
-				char *hash = strpbrk(val, "#;");
-
-				if (hash && hash > val && isspace((unsigned char)hash[-1])) {
-					*hash = '\0';
-					val = trim(val);
-				}
-			}
-			if (!*key) {
-				perr(&c, "missing option name before '='");
-				goto out;
-			}
-			if (set_option(&c, st.cur, key, val))
-				goto out;
+		eq = strchr(line, '=');
+		if (eq) {
+			*eq = '\0';
+			val = trim(eq + 1);
 		}
+		key = trim(line);
+		/* fio allows trailing comments after a value */
+		if (val) {
+			char *hash = strpbrk(val, "#;");
+
+			if (hash && hash > val && isspace((unsigned char)hash[-1])) {
+				*hash = '\0';
+				val = trim(val);
+			}
+		}
+		if (!*key)
+			return perr(&c, "missing option name before '='");
+		if (lx->option(lx->ctx, key, val, c.line))
+			return -1;
 	}
+	return 0;
+}
+
+/* the probe's parser on the lexer: sections become jobs, options are set */
+struct parse_state {
+	struct parse_ctx c;
+	struct section_state st;
+	struct iogap_job_list *list;
+};
+
+static int parse_section(void *ctx, const char *name, int line)
+{
+	struct parse_state *ps = ctx;
+
+	ps->c.line = line;
+	return start_section(&ps->c, &ps->st, ps->list, name);
+}
+
+static int parse_option(void *ctx, const char *key, const char *val, int line)
+{
+	struct parse_state *ps = ctx;
+
+	ps->c.line = line;
+	return set_option(&ps->c, ps->st.cur, key, val);
+}
+
+static int parse_expand(void *ctx, const char *in, char *out, size_t outlen, int line)
+{
+	struct parse_state *ps = ctx;
+
+	ps->c.line = line;
+	return expand_vars(&ps->c, in, out, outlen);
+}
+
+int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
+			    const struct iogap_job *defaults, struct iogap_job_list *list,
+			    char *err, size_t errlen)
+{
+	struct parse_state ps = { .c = { .file = name, .err = err, .errlen = errlen },
+				  .list = list };
+	const struct iogap_jobfile_lexer lx = { .ctx = &ps, .section = parse_section,
+						.option = parse_option, .expand = parse_expand };
+	size_t first_job = list->nr;
+	int ret = -1;
+
+	if (defaults) {
+		if (job_copy(&ps.st.global, defaults)) {
+			snprintf(err, errlen, "%s: out of memory", name);
+			return -1;
+		}
+	} else {
+		job_defaults(&ps.st.global);
+	}
+	ps.st.cur = NULL;
+	ps.st.in_global = false;
+	if (iogap_jobfile_lex(name, text, len, &lx, err, errlen))
+		goto out;
 	if (list->nr == first_job) {
-		c.line = 0;
 		snprintf(err, errlen, "%s: no job sections (only [global] or nothing)", name);
 		goto out;
 	}
-	if (!list->global_kv && st.global.kv_nr) {
+	if (!list->global_kv && ps.st.global.kv_nr) {
 		/* hand the [global] options over to the list */
-		list->global_kv = st.global.kv;
-		list->global_kv_nr = st.global.kv_nr;
-		st.global.kv = NULL;
-		st.global.kv_nr = 0;
+		list->global_kv = ps.st.global.kv;
+		list->global_kv_nr = ps.st.global.kv_nr;
+		ps.st.global.kv = NULL;
+		ps.st.global.kv_nr = 0;
 	}
 	ret = 0;
 out:
-	job_free(&st.global);
+	job_free(&ps.st.global);
 	if (ret) {
 		while (list->nr > first_job)
 			job_free(&list->jobs[--list->nr]);

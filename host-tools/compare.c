@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "compare.h"
+#include "fio_import.h"
 #include "util.h"
 #include "json_parse.h"
 #include "json_writer.h"
@@ -115,6 +116,35 @@ static double hist_stat(const uint64_t *h, double p)
 	}
 }
 
+/*
+ * Percentile p (%) with linear interpolation inside the bucket (mean when
+ * p < 0): a bootstrap of fio's bucket values is a lattice whose quantiles
+ * land on bucket edges and over-cover; interpolating makes it continuous.
+ */
+static double hist_stat_smooth(const uint64_t *h, double p)
+{
+	double n = 0, target, cum = 0;
+
+	if (p < 0)
+		return hist_stat(h, p);
+	for (unsigned i = 0; i < IOGAP_PLAT_NR; i++)
+		n += (double)h[i];
+	target = p / 100.0 * n;
+	for (unsigned i = 0; i < IOGAP_PLAT_NR; i++) {
+		double v, lo, hi;
+
+		if (!h[i] || cum + (double)h[i] < target) {
+			cum += (double)h[i];
+			continue;
+		}
+		v = (double)iogap_plat_idx_to_val(i);
+		lo = i ? (v + (double)iogap_plat_idx_to_val(i - 1)) / 2 : 0;
+		hi = i + 1 < IOGAP_PLAT_NR ? (v + (double)iogap_plat_idx_to_val(i + 1)) / 2 : v;
+		return lo + (hi - lo) * (target - cum) / (double)h[i];
+	}
+	return NAN;
+}
+
 /* One replicate of a group of runs' histograms: runs resampled (when
  * several), each bucket Poisson-resampled. */
 static void hist_replicate(uint64_t *const *runs, size_t nr, uint64_t *rng, uint64_t *out)
@@ -144,8 +174,8 @@ static void boot_hist_runs(uint64_t *const *a, size_t na, uint64_t *const *b, si
 
 			hist_replicate(a, na, &rng, ha);
 			hist_replicate(b, nb, &rng, hb);
-			x = hist_stat(ha, p);
-			y = hist_stat(hb, p);
+			x = hist_stat_smooth(ha, p);
+			y = hist_stat_smooth(hb, p);
 			if (!isnan(x) && !isnan(y))
 				d[nd++] = y - x;
 		}
@@ -169,39 +199,20 @@ void iogap_cmp_boot_hist_diff(const uint64_t *a, const uint64_t *b, double p, un
 
 /* ------------------------------------------------------------ the data */
 
-/* A block of consecutive seconds (one second unless the run is long). */
-struct csec {
-	uint64_t n, bytes;
-	double clat_sum, lat_sum;
-	uint32_t secs;
-};
-
 #define MAX_BLOCKS 300
 
-enum { M_IOPS, M_BW, M_CLAT_MEAN, M_LAT_MEAN, M_CLAT_P50, M_CLAT_P99, M_NR };
-static const char *const metric_key[M_NR] = { "iops", "bw_bytes", "clat_mean_ns", "lat_mean_ns",
+static const char *const metric_key[IOGAP_CMP_NR] = { "iops", "bw_bytes", "clat_mean_ns", "lat_mean_ns",
 					      "clat_p50_ns", "clat_p99_ns" };
-static const char *const metric_label[M_NR] = { "IOPS", "BW (KiB/s)", "clat mean (us)",
+static const char *const metric_label[IOGAP_CMP_NR] = { "IOPS", "BW (KiB/s)", "clat mean (us)",
 						"lat mean (us)", "clat p50 (us)", "clat p99 (us)" };
 /* higher is better? (for the words only) */
-static const bool metric_higher_better[M_NR] = { true, true, false, false, false, false };
+static const bool metric_higher_better[IOGAP_CMP_NR] = { true, true, false, false, false, false };
 static const char *const dir_key[2] = { "read", "write" };
 
-struct cdir {
-	bool have;
-	double v[M_NR];                 /* fio's values (NAN when absent) */
-	double clat_sd, lat_sd;
-	uint64_t clat_n, lat_n;
-	double iops_sd, bw_sd;          /* fio's per-window samples */
-	uint64_t iops_samples, bw_samples;
-	uint64_t *hist;                 /* clat, fio buckets: trace or json+ bins */
-	struct csec *sec;               /* per second, from the trace */
-	size_t nsec;
-};
 
 struct cjob {
 	char name[128];
-	struct cdir d[2];
+	struct iogap_cmp_dir d[2];
 };
 
 struct cside {
@@ -265,7 +276,7 @@ static struct cjob *job_get(struct cside *s, const char *name)
 	memset(n, 0, sizeof(*n));
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	for (int d = 0; d < 2; d++)
-		for (int m = 0; m < M_NR; m++)
+		for (int m = 0; m < IOGAP_CMP_NR; m++)
 			n->d[d].v[m] = NAN;
 	return n;
 }
@@ -280,7 +291,7 @@ static double pct_of(const struct jp_value *pcts, double p)
 
 /* Fold one fio JSON direction into a job (several entries of one name:
  * threads reported one by one — summed / N-weighted). */
-static int add_fio_dir(struct cdir *d, const struct jp_value *dj)
+static int add_fio_dir(struct iogap_cmp_dir *d, const struct jp_value *dj)
 {
 	const struct jp_value *clat = jp_get(dj, "clat_ns"), *lat = jp_get(dj, "lat_ns");
 	const struct jp_value *bins = jp_get(clat, "bins");
@@ -292,14 +303,12 @@ static int add_fio_dir(struct cdir *d, const struct jp_value *dj)
 		return 0;
 	if (!d->have) {
 		d->have = true;
-		d->v[M_IOPS] = iops;
-		d->v[M_BW] = bw;
-		d->v[M_CLAT_MEAN] = jp_num(jp_get(clat, "mean"), NAN);
-		d->v[M_LAT_MEAN] = jp_num(jp_get(lat, "mean"), NAN);
-		d->v[M_CLAT_P50] = pct_of(jp_get(clat, "percentile"), 50.0);
-		d->v[M_CLAT_P99] = pct_of(jp_get(clat, "percentile"), 99.0);
-		d->clat_sd = jp_num(jp_get(clat, "stddev"), NAN);
-		d->lat_sd = jp_num(jp_get(lat, "stddev"), NAN);
+		d->v[IOGAP_CMP_IOPS] = iops;
+		d->v[IOGAP_CMP_BW] = bw;
+		d->v[IOGAP_CMP_CLAT_MEAN] = jp_num(jp_get(clat, "mean"), NAN);
+		d->v[IOGAP_CMP_LAT_MEAN] = jp_num(jp_get(lat, "mean"), NAN);
+		d->v[IOGAP_CMP_CLAT_P50] = pct_of(jp_get(clat, "percentile"), 50.0);
+		d->v[IOGAP_CMP_CLAT_P99] = pct_of(jp_get(clat, "percentile"), 99.0);
 		d->clat_n = cn;
 		d->lat_n = ln;
 		d->iops_sd = jp_num(jp_get(dj, "iops_stddev"), NAN);
@@ -309,13 +318,13 @@ static int add_fio_dir(struct cdir *d, const struct jp_value *dj)
 	} else {
 		double cm = jp_num(jp_get(clat, "mean"), NAN), lm = jp_num(jp_get(lat, "mean"), NAN);
 
-		d->v[M_IOPS] += iops;
-		d->v[M_BW] += bw;
+		d->v[IOGAP_CMP_IOPS] += iops;
+		d->v[IOGAP_CMP_BW] += bw;
 		if (d->clat_n + cn)
-			d->v[M_CLAT_MEAN] = (d->v[M_CLAT_MEAN] * (double)d->clat_n + cm * (double)cn) /
+			d->v[IOGAP_CMP_CLAT_MEAN] = (d->v[IOGAP_CMP_CLAT_MEAN] * (double)d->clat_n + cm * (double)cn) /
 					    (double)(d->clat_n + cn);
 		if (d->lat_n + ln)
-			d->v[M_LAT_MEAN] = (d->v[M_LAT_MEAN] * (double)d->lat_n + lm * (double)ln) /
+			d->v[IOGAP_CMP_LAT_MEAN] = (d->v[IOGAP_CMP_LAT_MEAN] * (double)d->lat_n + lm * (double)ln) /
 					   (double)(d->lat_n + ln);
 		d->clat_n += cn;
 		d->lat_n += ln;
@@ -331,18 +340,15 @@ static int add_fio_dir(struct cdir *d, const struct jp_value *dj)
 	return 0;
 }
 
-static int load_probe_json(struct cside *s, const char *path, char *err, size_t errlen)
+/* fio's JSON document v (what: its name in messages) into side s */
+static int load_fio_doc(struct cside *s, const struct jp_value *v, const char *what, char *err,
+			size_t errlen)
 {
-	struct jp_value v;
-	const struct jp_value *jobs;
+	const struct jp_value *jobs = jp_get(v, "jobs");
 	int rc = 0;
 
-	if (parse_json_file(path, &v, err, errlen))
-		return -1;
-	jobs = jp_get(&v, "jobs");
 	if (!jobs || jobs->type != JP_ARRAY) {
-		snprintf(err, errlen, "%s: no \"jobs\" array (not fio JSON output)", path);
-		jp_free(&v);
+		snprintf(err, errlen, "%s: no \"jobs\" array (not fio JSON output)", what);
 		return -1;
 	}
 	for (size_t i = 0; i < jobs->n && !rc; i++) {
@@ -362,6 +368,17 @@ static int load_probe_json(struct cside *s, const char *path, char *err, size_t 
 	}
 	if (rc)
 		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+static int load_probe_json(struct cside *s, const char *path, char *err, size_t errlen)
+{
+	struct jp_value v;
+	int rc;
+
+	if (parse_json_file(path, &v, err, errlen))
+		return -1;
+	rc = load_fio_doc(s, &v, path, err, errlen);
 	jp_free(&v);
 	return rc;
 }
@@ -370,19 +387,19 @@ static int load_probe_json(struct cside *s, const char *path, char *err, size_t 
 struct tacc {
 	char name[128];
 	uint64_t *hist[2];
-	struct csec *sec[2];
+	struct iogap_cmp_sec *sec[2];
 	size_t nsec[2], cap[2];
 };
 
 static int sec_add(struct tacc *t, int d, uint64_t k, const struct iogap_trace_record *r)
 {
-	struct csec *s;
+	struct iogap_cmp_sec *s;
 
 	if (k > 10u * 86400u)
 		k = 10u * 86400u;
 	if (k >= t->cap[d]) {
 		size_t cap = t->cap[d] ? t->cap[d] : 16;
-		struct csec *n;
+		struct iogap_cmp_sec *n;
 
 		while (cap <= k)
 			cap *= 2;
@@ -406,7 +423,7 @@ static int sec_add(struct tacc *t, int d, uint64_t k, const struct iogap_trace_r
 
 /* Trim idle seconds at both ends and the partial first/last second, then
  * fold into at most MAX_BLOCKS blocks of consecutive seconds. */
-static void sec_finish(struct csec *s, size_t *n)
+static void sec_finish(struct iogap_cmp_sec *s, size_t *n)
 {
 	size_t a = 0, b = *n, nb, w, o = 0;
 
@@ -423,7 +440,7 @@ static void sec_finish(struct csec *s, size_t *n)
 	if (!w)
 		w = 1;
 	for (size_t i = a; i < b; i += w) {
-		struct csec blk = { 0 };
+		struct iogap_cmp_sec blk = { 0 };
 
 		for (size_t k = i; k < b && k < i + w; k++) {
 			blk.n += s[k].n;
@@ -506,7 +523,7 @@ static int load_trace(struct cside *s, const char *path, char *err, size_t errle
 		struct cjob *cj = job_get(s, acc[j].name);
 
 		for (int d = 0; d < 2 && cj; d++) {
-			struct cdir *cd = &cj->d[d];
+			struct iogap_cmp_dir *cd = &cj->d[d];
 
 			if (!acc[j].hist[d])
 				continue;
@@ -566,7 +583,7 @@ static int add_side(struct crun *run, const char *label, const char *json, const
 	s = &run->s[run->ns++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->label, sizeof(s->label), "%s", label);
-	if (load_probe_json(s, json, err, errlen))
+	if (json && load_probe_json(s, json, err, errlen))
 		return -1;
 	if (trace && is_file(trace) && load_trace(s, trace, err, errlen))
 		return -1;
@@ -748,6 +765,67 @@ static int load_run(struct crun *run, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * One fio output of a paste as a run: parsed and converted to fio's JSON
+ * exactly as `iogap import` does, one side named by the segment's label.
+ * The label is the configuration: runs of one name are pooled.
+ */
+static int load_segment(struct crun *run, const char *file, const char *text,
+			const struct fioi_segment *g, char *err, size_t errlen)
+{
+	struct fioi_result r;
+	struct jp_value v = { 0 };
+	char name[PATH_MAX + 80], *buf = NULL;
+	size_t blen = 0;
+	FILE *m;
+	int rc = -1;
+
+	memset(run, 0, sizeof(*run));
+	snprintf(run->path, sizeof(run->path), "%s[%s]", file, g->label);
+	snprintf(name, sizeof(name), "%s[%s]", file, g->label);
+	if (fioi_parse_buf(name, text + g->off, g->len, &r, err, errlen))
+		return -1;
+	m = open_memstream(&buf, &blen);
+	if (m && !fioi_write_json(&r, m, err, errlen) && !fclose(m)) {
+		m = NULL;
+		if (!jp_parse(buf, blen, false, &v, NULL, err, errlen) &&
+		    !add_side(run, g->label, NULL, NULL, err, errlen))
+			rc = load_fio_doc(&run->s[0], &v, name, err, errlen);
+	}
+	if (m)
+		fclose(m);
+	run->key = fnv(0, g->label, strlen(g->label));
+	snprintf(run->desc, sizeof(run->desc), "pasted run '%s'", g->label);
+	jp_free(&v);
+	free(buf);
+	fioi_free(&r);
+	return rc;
+}
+
+/* A text file of pasted fio output: its runs (*n = 0 when it is not one) */
+static int load_paste(const char *file, struct crun **runs, size_t *n, char *err, size_t errlen)
+{
+	struct fioi_segment *segs = NULL;
+	size_t nseg = 0, len;
+	char *text = iogap_read_file(file, 0, &len);
+	int rc = 0;
+
+	*n = 0;
+	if (!text || !fioi_looks_like_output(text, len) || fioi_split_runs(text, len, &segs, &nseg)) {
+		free(text);
+		return 0;
+	}
+	if (nseg && !(*runs = calloc(nseg, sizeof(**runs))))
+		rc = -1;
+	for (size_t i = 0; !rc && i < nseg; i++) {
+		rc = load_segment(&(*runs)[i], file, text, &segs[i], err, errlen);
+		*n = i + 1;
+	}
+	free(segs);
+	free(text);
+	return rc;
+}
+
 static void run_free(struct crun *run)
 {
 	for (size_t i = 0; i < run->ns; i++) {
@@ -769,7 +847,7 @@ struct group {
 };
 
 /* the runs' data for one side label, job and direction (NULL if absent) */
-static const struct cdir *find_dir(const struct crun *run, const char *label, const char *job, int d)
+static const struct iogap_cmp_dir *find_dir(const struct crun *run, const char *label, const char *job, int d)
 {
 	for (size_t i = 0; i < run->ns; i++) {
 		if (strcmp(run->s[i].label, label))
@@ -781,55 +859,247 @@ static const struct cdir *find_dir(const struct crun *run, const char *label, co
 	return NULL;
 }
 
-static double sec_stat(int m, uint64_t n, uint64_t bytes, double cs, double ls, uint64_t secs)
+/* ------------------------------------------------------------ t intervals */
+
+/* Regularised incomplete beta I_x(a, b) (continued fraction, Lentz). */
+static double inc_beta(double x, double a, double b)
 {
-	switch (m) {
-	case M_IOPS: return secs ? (double)n / (double)secs : NAN;
-	case M_BW: return secs ? (double)bytes / (double)secs : NAN;
-	case M_CLAT_MEAN: return n ? cs / (double)n : NAN;
-	case M_LAT_MEAN: return n ? ls / (double)n : NAN;
+	double front, f = 1, c = 1, d = 0;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	if (x > (a + 1) / (a + b + 2))
+		return 1 - inc_beta(1 - x, b, a);
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x)) / a;
+	for (int i = 0; i <= 400; i++) {
+		int m = i / 2;
+		double num = !i ? 1 : i % 2 ? -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1))
+				   : (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
+
+		d = 1 + num * d;
+		d = fabs(d) < 1e-300 ? 1e-300 : d;
+		d = 1 / d;
+		c = 1 + num / c;
+		c = fabs(c) < 1e-300 ? 1e-300 : c;
+		f *= c * d;
+		if (fabs(1 - c * d) < 1e-12)
+			break;
 	}
-	return NAN;
+	return front * (f - 1);
 }
 
-/* statistic over all blocks of all runs, or a replicate (rng != NULL):
- * runs resampled when several, blocks resampled within each */
-static double sec_group(const struct cdir *const *c, size_t nc, int m, uint64_t *rng)
+static double t_cdf(double t, double df)
 {
-	uint64_t n = 0, bytes = 0, secs = 0;
-	double cs = 0, ls = 0;
+	double tail = 0.5 * inc_beta(df / (df + t * t), df / 2, 0.5);
 
-	for (size_t k = 0; k < nc; k++) {
-		const struct cdir *d = c[rng && nc > 1 ? iogap_cmp_rand(rng) % nc : k];
-
-		for (size_t i = 0; i < d->nsec; i++) {
-			const struct csec *s = &d->sec[rng ? iogap_cmp_rand(rng) % d->nsec : i];
-
-			n += s->n;
-			bytes += s->bytes;
-			cs += s->clat_sum;
-			ls += s->lat_sum;
-			secs += s->secs;
-		}
-	}
-	return sec_stat(m, n, bytes, cs, ls, secs);
+	return t > 0 ? 1 - tail : tail;
 }
 
-struct result {
-	double a, b, diff, lo, hi;      /* lo/hi: CI of diff (NAN: none) */
-	const char *method;
-	char detail[64];
+double iogap_cmp_t_quantile(double p, double df)
+{
+	double lo = -1e6, hi = 1e6;
+
+	if (!(p > 0 && p < 1 && df > 0))
+		return NAN;
+	for (int i = 0; i < 200 && hi - lo > 1e-10 * (1 + fabs(lo)); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* An estimate from k units with its squared standard error. */
+struct tsample {
+	double est, se2;
+	size_t k;
 };
 
-/* the group's value: fio's numbers, pooled over its runs */
-static double group_value(const struct cdir *const *c, size_t nc, int m)
+/*
+ * The ratio estimator sum(y)/sum(x) over k units (runs: y = the run's value,
+ * x = 1, i.e. the mean; seconds: e.g. y = completions, x = seconds), with
+ * its linearised standard error: the units are the independent samples, not
+ * the requests inside them (batch means).
+ */
+static struct tsample ratio_sample(const double *y, const double *x, size_t k)
+{
+	struct tsample t = { NAN, NAN, k };
+	double sy = 0, sx = 0, ss = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		sy += y[i];
+		sx += x[i];
+	}
+	if (k < 2 || !(sx > 0))
+		return t;
+	t.est = sy / sx;
+	for (size_t i = 0; i < k; i++) {
+		double e = (y[i] - t.est * x[i]) / (sx / (double)k);
+
+		ss += e * e;
+	}
+	t.se2 = ss / ((double)k * (double)(k - 1));
+	return t;
+}
+
+/* Welch's interval for B - A, centred on diff; false when there is no
+ * spread to build one from. */
+static bool welch(struct tsample a, struct tsample b, double diff, double *lo, double *hi)
+{
+	double se2 = a.se2 + b.se2, df, half;
+
+	if (!(se2 > 0) || a.k < 2 || b.k < 2)
+		return false;
+	df = se2 * se2 / (a.se2 * a.se2 / (double)(a.k - 1) + b.se2 * b.se2 / (double)(b.k - 1));
+	half = iogap_cmp_t_quantile(0.975, df) * sqrt(se2);
+	*lo = diff - half;
+	*hi = diff + half;
+	return true;
+}
+
+/* ------------------------------------------------------------- methods */
+
+/* Between runs: each run's value is one sample. */
+static bool between_runs(const struct iogap_cmp_dir *const *c, size_t nc, int m,
+			 struct tsample *t)
+{
+	double *y = malloc(nc * sizeof(*y)), *x = malloc(nc * sizeof(*x));
+	bool ok = y && x;
+
+	for (size_t k = 0; ok && k < nc; k++) {
+		y[k] = c[k]->v[m];
+		x[k] = 1;
+		ok = !isnan(y[k]);
+	}
+	if (ok)
+		*t = ratio_sample(y, x, nc);
+	free(y);
+	free(x);
+	return ok;
+}
+
+/* Per-second blocks of all runs of a side (batch means): the metric's
+ * numerator and denominator per block. */
+static bool per_second(const struct iogap_cmp_dir *const *c, size_t nc, int m,
+		       struct tsample *t)
+{
+	size_t n = 0, k = 0;
+	double *y, *x;
+
+	for (size_t r = 0; r < nc; r++) {
+		if (c[r]->nsec < 2)
+			return false;
+		n += c[r]->nsec;
+	}
+	y = malloc(n * sizeof(*y));
+	x = malloc(n * sizeof(*x));
+	if (y && x) {
+		for (size_t r = 0; r < nc; r++)
+			for (size_t i = 0; i < c[r]->nsec; i++, k++) {
+				const struct iogap_cmp_sec *s = &c[r]->sec[i];
+
+				y[k] = m == IOGAP_CMP_IOPS ? (double)s->n :
+				       m == IOGAP_CMP_BW ? (double)s->bytes :
+				       m == IOGAP_CMP_CLAT_MEAN ? s->clat_sum : s->lat_sum;
+				x[k] = m <= IOGAP_CMP_BW ? (double)s->secs : (double)s->n;
+			}
+		*t = ratio_sample(y, x, n);
+	}
+	free(y);
+	free(x);
+	return y && x;
+}
+
+/* fio's per-window IOPS/BW samples of one run (mean, stddev, count). */
+static bool fio_windows(const struct iogap_cmp_dir *d, int m, struct tsample *t)
+{
+	double sd = m == IOGAP_CMP_IOPS ? d->iops_sd : d->bw_sd;
+	uint64_t n = m == IOGAP_CMP_IOPS ? d->iops_samples : d->bw_samples;
+
+	if (isnan(sd) || n < 5)
+		return false;
+	t->est = d->v[m];
+	t->se2 = sd * sd / (double)n;
+	t->k = n;
+	return true;
+}
+
+/* Percentiles from per-request histograms (Poisson bootstrap). */
+static bool per_request(const struct iogap_cmp_dir *const *ca, size_t na,
+			const struct iogap_cmp_dir *const *cb, size_t nb, int m, unsigned nboot,
+			uint64_t seed, struct iogap_cmp_result *r)
+{
+	double p = m == IOGAP_CMP_CLAT_P50 ? 50.0 : 99.0;
+	uint64_t *ha = calloc(IOGAP_PLAT_NR, sizeof(*ha)), *hb = calloc(IOGAP_PLAT_NR, sizeof(*hb));
+	uint64_t **ra = calloc(na, sizeof(*ra)), **rb = calloc(nb, sizeof(*rb));
+	uint64_t n1 = 0, n2 = 0;
+	bool ok = ha && hb && ra && rb;
+
+	for (size_t k = 0; ok && k < na; k++)
+		ok = (ra[k] = ca[k]->hist) != NULL;
+	for (size_t k = 0; ok && k < nb; k++)
+		ok = (rb[k] = cb[k]->hist) != NULL;
+	if (ok) {
+		for (size_t k = 0; k < na; k++)
+			for (unsigned i = 0; i < IOGAP_PLAT_NR; i++)
+				ha[i] += ra[k][i];
+		for (size_t k = 0; k < nb; k++)
+			for (unsigned i = 0; i < IOGAP_PLAT_NR; i++)
+				hb[i] += rb[k][i];
+		for (unsigned i = 0; i < IOGAP_PLAT_NR; i++) {
+			n1 += ha[i];
+			n2 += hb[i];
+		}
+		/* an interval for the true difference (the printed one is fio's,
+		 * rounded to its buckets) */
+		boot_hist_runs(ra, na, rb, nb, p, nboot / 2 ? nboot / 2 : 1, seed, &r->lo, &r->hi);
+		snprintf(r->detail, sizeof(r->detail), "%" PRIu64 "+%" PRIu64 " req", n1, n2);
+		ok = !isnan(r->lo);
+	}
+	free(ha);
+	free(hb);
+	free(ra);
+	free(rb);
+	return ok;
+}
+
+/* Within the runs: the first method the data allow. */
+static void within_runs(const struct iogap_cmp_dir *const *ca, size_t na,
+			const struct iogap_cmp_dir *const *cb, size_t nb, int m, unsigned nboot,
+			uint64_t seed, struct iogap_cmp_result *r)
+{
+	struct tsample ta, tb;
+
+	if (m <= IOGAP_CMP_LAT_MEAN && per_second(ca, na, m, &ta) && per_second(cb, nb, m, &tb)) {
+		r->method = "per-second batch means (Welch t)";
+		snprintf(r->detail, sizeof(r->detail), "%zu+%zu s", ta.k, tb.k);
+		welch(ta, tb, r->diff, &r->lo, &r->hi);
+	} else if (m >= IOGAP_CMP_CLAT_P50) {
+		r->method = "per-request histogram (requests assumed independent)";
+		per_request(ca, na, cb, nb, m, nboot, seed, r);
+	} else if (m <= IOGAP_CMP_BW && na == 1 && nb == 1 && fio_windows(ca[0], m, &ta) &&
+		   fio_windows(cb[0], m, &tb)) {
+		r->method = "fio per-window samples (Welch t)";
+		snprintf(r->detail, sizeof(r->detail), "%zu+%zu", ta.k, tb.k);
+		welch(ta, tb, r->diff, &r->lo, &r->hi);
+	}
+	if (!isnan(r->lo))
+		r->scope = IOGAP_CMP_WITHIN_RUN;
+}
+
+static double group_value(const struct iogap_cmp_dir *const *c, size_t nc, int m)
 {
 	double s = 0, w = 0;
 	bool allhist = true;
 
 	for (size_t k = 0; k < nc; k++)
 		allhist &= c[k]->hist != NULL;
-	if ((m == M_CLAT_P50 || m == M_CLAT_P99) && allhist && nc > 1) {
+	if ((m == IOGAP_CMP_CLAT_P50 || m == IOGAP_CMP_CLAT_P99) && allhist && nc > 1) {
 		uint64_t *h = calloc(IOGAP_PLAT_NR, sizeof(*h));
 		double v;
 
@@ -838,7 +1108,7 @@ static double group_value(const struct cdir *const *c, size_t nc, int m)
 		for (size_t k = 0; k < nc; k++)
 			for (unsigned i = 0; i < IOGAP_PLAT_NR; i++)
 				h[i] += c[k]->hist[i];
-		v = hist_stat(h, m == M_CLAT_P50 ? 50.0 : 99.0);
+		v = hist_stat(h, m == IOGAP_CMP_CLAT_P50 ? 50.0 : 99.0);
 		free(h);
 		return v;
 	}
@@ -847,9 +1117,9 @@ static double group_value(const struct cdir *const *c, size_t nc, int m)
 
 		if (isnan(v))
 			return NAN;
-		if (m == M_CLAT_MEAN)
+		if (m == IOGAP_CMP_CLAT_MEAN)
 			wt = (double)(c[k]->clat_n ? c[k]->clat_n : 1);
-		if (m == M_LAT_MEAN)
+		if (m == IOGAP_CMP_LAT_MEAN)
 			wt = (double)(c[k]->lat_n ? c[k]->lat_n : 1);
 		s += v * wt;
 		w += wt;
@@ -857,160 +1127,62 @@ static double group_value(const struct cdir *const *c, size_t nc, int m)
 	return w > 0 ? s / w : NAN;
 }
 
-static void compare_metric(const struct cdir *const *ca, size_t na, const struct cdir *const *cb,
-			   size_t nb, int m, unsigned nboot, uint64_t seed, struct result *r)
+
+void iogap_cmp_metric(const struct iogap_cmp_dir *const *a, size_t na,
+		      const struct iogap_cmp_dir *const *b, size_t nb, int m, unsigned nboot,
+		      uint64_t seed, struct iogap_cmp_result *r)
 {
-	bool sec = true, hist = true;
-	size_t sa = 0, sb = 0;
+	struct tsample ta, tb;
 
 	memset(r, 0, sizeof(*r));
-	r->a = group_value(ca, na, m);
-	r->b = group_value(cb, nb, m);
+	r->a = group_value(a, na, m);
+	r->b = group_value(b, nb, m);
 	r->diff = r->b - r->a;
 	r->lo = r->hi = NAN;
 	r->method = "none";
-	for (size_t k = 0; k < na; k++) {
-		sec &= ca[k]->nsec >= 2;
-		hist &= ca[k]->hist != NULL;
-		sa += ca[k]->nsec;
-	}
-	for (size_t k = 0; k < nb; k++) {
-		sec &= cb[k]->nsec >= 2;
-		hist &= cb[k]->hist != NULL;
-		sb += cb[k]->nsec;
-	}
 	if (isnan(r->a) || isnan(r->b))
 		return;
-	if (m <= M_LAT_MEAN && sec) {
-		double *d = malloc(nboot * sizeof(*d)), dhat;
-		uint64_t rng = seed;
-		size_t nd = 0;
-
-		if (!d)
-			return;
-		dhat = sec_group(cb, nb, m, NULL) - sec_group(ca, na, m, NULL);
-		for (unsigned i = 0; i < nboot; i++) {
-			double x = sec_group(ca, na, m, &rng), y = sec_group(cb, nb, m, &rng);
-
-			if (!isnan(x) && !isnan(y))
-				d[nd++] = y - x;
-		}
-		if (nd) {
-			/* the percentile interval, moved onto fio's difference */
-			r->lo = r->diff + iogap_cmp_quantile(d, nd, 0.025) - dhat;
-			r->hi = r->diff + iogap_cmp_quantile(d, nd, 0.975) - dhat;
-		}
-		free(d);
-		r->method = "per-second";
-		snprintf(r->detail, sizeof(r->detail), "%zu+%zu s", sa, sb);
-		return;
-	}
-	if ((m == M_CLAT_MEAN || m == M_CLAT_P50 || m == M_CLAT_P99) && hist) {
-		double p = m == M_CLAT_MEAN ? -1 : m == M_CLAT_P50 ? 50.0 : 99.0, dhat, lo, hi;
-		uint64_t *ha = calloc(IOGAP_PLAT_NR, sizeof(*ha)), *hb = calloc(IOGAP_PLAT_NR, sizeof(*hb));
-		uint64_t **ra = calloc(na, sizeof(*ra)), **rb = calloc(nb, sizeof(*rb));
-		uint64_t n1 = 0, n2 = 0;
-
-		if (ha && hb && ra && rb) {
-			for (size_t k = 0; k < na; k++) {
-				ra[k] = ca[k]->hist;
-				for (unsigned i = 0; i < IOGAP_PLAT_NR; i++)
-					ha[i] += ca[k]->hist[i];
-			}
-			for (size_t k = 0; k < nb; k++) {
-				rb[k] = cb[k]->hist;
-				for (unsigned i = 0; i < IOGAP_PLAT_NR; i++)
-					hb[i] += cb[k]->hist[i];
-			}
-			for (unsigned i = 0; i < IOGAP_PLAT_NR; i++) {
-				n1 += ha[i];
-				n2 += hb[i];
-			}
-			dhat = hist_stat(hb, p) - hist_stat(ha, p);
-			boot_hist_runs(ra, na, rb, nb, p, nboot / 2 ? nboot / 2 : 1, seed, &lo, &hi);
-			r->lo = r->diff + lo - dhat;
-			r->hi = r->diff + hi - dhat;
-			r->method = "per-request (histogram)";
-			snprintf(r->detail, sizeof(r->detail), "%" PRIu64 "+%" PRIu64 " req", n1, n2);
-		}
-		free(ha);
-		free(hb);
-		free(ra);
-		free(rb);
-		if (!isnan(r->lo))
-			return;
-	}
 	if (na >= 2 && nb >= 2) {
-		double *a = malloc(na * sizeof(*a)), *b = malloc(nb * sizeof(*b)), lo, hi;
-
-		if (a && b) {
-			double ma = 0, mb = 0;
-
-			for (size_t k = 0; k < na; k++)
-				ma += (a[k] = ca[k]->v[m]) / (double)na;
-			for (size_t k = 0; k < nb; k++)
-				mb += (b[k] = cb[k]->v[m]) / (double)nb;
-			iogap_cmp_boot_mean_diff(a, na, b, nb, nboot, seed, &lo, &hi);
-			r->lo = r->diff + lo - (mb - ma);
-			r->hi = r->diff + hi - (mb - ma);
-			r->method = "repeated runs";
-			snprintf(r->detail, sizeof(r->detail), "%zu+%zu runs", na, nb);
-		}
-		free(a);
-		free(b);
+		/* runs are the unit: their spread holds within- and between-run noise */
+		r->method = "between runs (Welch t)";
+		snprintf(r->detail, sizeof(r->detail), "%zu+%zu runs", na, nb);
+		if (between_runs(a, na, m, &ta) && between_runs(b, nb, m, &tb) &&
+		    welch(ta, tb, r->diff, &r->lo, &r->hi))
+			r->scope = IOGAP_CMP_BETWEEN_RUNS;
 		return;
 	}
-	if (na == 1 && nb == 1) {
-		/* analytic, from fio's own spread */
-		const struct cdir *x = ca[0], *y = cb[0];
-		double sx = NAN, sy = NAN, nx = 0, ny = 0;
-
-		if (m == M_CLAT_MEAN || m == M_LAT_MEAN) {
-			sx = m == M_CLAT_MEAN ? x->clat_sd : x->lat_sd;
-			sy = m == M_CLAT_MEAN ? y->clat_sd : y->lat_sd;
-			nx = (double)(m == M_CLAT_MEAN ? x->clat_n : x->lat_n);
-			ny = (double)(m == M_CLAT_MEAN ? y->clat_n : y->lat_n);
-			r->method = "normal (fio mean/stddev/N)";
-		} else if (m == M_IOPS || m == M_BW) {
-			sx = m == M_IOPS ? x->iops_sd : x->bw_sd;
-			sy = m == M_IOPS ? y->iops_sd : y->bw_sd;
-			nx = (double)(m == M_IOPS ? x->iops_samples : x->bw_samples);
-			ny = (double)(m == M_IOPS ? y->iops_samples : y->bw_samples);
-			r->method = "normal (fio per-window samples)";
-		}
-		/* fewer than 5 samples a side, or no spread at all: no interval */
-		if (!isnan(sx) && !isnan(sy) && nx >= 5 && ny >= 5 && sx + sy > 0) {
-			double se = sqrt(sx * sx / nx + sy * sy / ny);
-
-			r->lo = r->diff - 1.96 * se;
-			r->hi = r->diff + 1.96 * se;
-			snprintf(r->detail, sizeof(r->detail), "%.0f+%.0f", nx, ny);
-		} else {
-			r->method = "none";
-		}
+	within_runs(a, na, b, nb, m, nboot, seed, r);
+	if (isnan(r->lo)) {
+		r->method = "none";
+		r->detail[0] = 0;
 	}
 }
 
-static const char *verdict_of(const struct result *r)
+const char *iogap_cmp_verdict(const struct iogap_cmp_result *r)
 {
-	if (isnan(r->lo) || isnan(r->hi))
+	if (r->scope == IOGAP_CMP_NONE || isnan(r->lo) || isnan(r->hi))
 		return "no interval";
-	if (r->lo > 0 || r->hi < 0)
-		return "significant";
-	return "within noise";
+	if (r->lo <= 0 && r->hi >= 0)
+		return "within noise";
+	return r->scope == IOGAP_CMP_BETWEEN_RUNS ? "significant" : "differs within runs";
 }
+
+static const char *const scope_name[] = { "none", "within-run", "between-runs" };
 
 static double scale_of(int m)
 {
-	return m == M_BW ? 1.0 / 1024 : (m >= M_CLAT_MEAN ? 1e-3 : 1.0);
+	return m == IOGAP_CMP_BW ? 1.0 / 1024 : (m >= IOGAP_CMP_CLAT_MEAN ? 1e-3 : 1.0);
 }
 
 static void usage(FILE *f)
 {
 	fputs("usage: iogap compare RUN_A RUN_B [RUN...] [--json FILE|-] [--seed N] [--boot N]\n"
 	      "                     [--no-pool]\n"
+	      "       iogap compare PASTE [...]\n"
 	      "  RUN: a run directory (ours or `iogap import`ed), one side of one (a directory\n"
-	      "  with probe.json), or a fio JSON file.  Runs of one configuration are pooled;\n"
+	      "  with probe.json), a fio JSON file, or fio text output; PASTE: a text file of\n"
+	      "  several fio outputs, each after its name line.  Runs of one configuration (a\n"
+	      "  paste: one name) are pooled;\n"
 	      "  every other configuration is compared with the first: per side, job, direction\n"
 	      "  and metric, the difference, its 95% confidence interval and a verdict.\n", f);
 }
@@ -1024,7 +1196,7 @@ struct cmp_ctx {
 	uint64_t seed;
 	struct jw *jw;
 	FILE *out;
-	unsigned significant, noise, none;
+	unsigned significant, within_run, noise, none;
 };
 
 /* compare group gi with group 0 for side labels la (in group 0) and lb */
@@ -1041,7 +1213,7 @@ static void compare_pair(struct cmp_ctx *c, size_t gi, const char *la, const cha
 		return;
 	for (size_t j = 0; j < side->nj; j++) {
 		for (int d = 0; d < 2; d++) {
-			const struct cdir **ca = calloc(A->nr, sizeof(*ca)), **cb = calloc(B->nr, sizeof(*cb));
+			const struct iogap_cmp_dir **ca = calloc(A->nr, sizeof(*ca)), **cb = calloc(B->nr, sizeof(*cb));
 			bool ok = ca && cb;
 
 			for (size_t k = 0; ok && k < A->nr; k++)
@@ -1058,7 +1230,7 @@ static void compare_pair(struct cmp_ctx *c, size_t gi, const char *la, const cha
 					strcmp(la, lb) ? " vs " : "", strcmp(la, lb) ? lb : "",
 					side->j[j].name, dir_key[d], A->nr, A->nr > 1 ? "s" : "", gi, B->nr,
 					B->nr > 1 ? "s" : "");
-				fprintf(c->out, "  %-15s %12s %12s %9s  %-21s %-32s %s\n", "metric", "A",
+				fprintf(c->out, "  %-15s %12s %12s %9s  %-21s %-40s %s\n", "metric", "A",
 					"B", "diff", "95% CI of diff", "method", "verdict");
 			}
 			if (c->jw) {
@@ -1070,20 +1242,22 @@ static void compare_pair(struct cmp_ctx *c, size_t gi, const char *la, const cha
 				jw_str(c->jw, "dir", dir_key[d]);
 				jw_obj(c->jw, "metrics");
 			}
-			for (int m = 0; m < M_NR; m++) {
-				struct result r;
+			for (int m = 0; m < IOGAP_CMP_NR; m++) {
+				struct iogap_cmp_result r;
 				const char *v;
 				char ci[64] = "-", meth[96];
 				double sc = scale_of(m);
 
-				compare_metric(ca, A->nr, cb, B->nr, m, c->nboot,
-					       c->seed ^ ((uint64_t)m << 48) ^ ((uint64_t)j << 32) ^ (uint64_t)d,
-					       &r);
+				iogap_cmp_metric(ca, A->nr, cb, B->nr, m, c->nboot,
+						 c->seed ^ ((uint64_t)m << 48) ^ ((uint64_t)j << 32) ^ (uint64_t)d,
+						 &r);
 				if (isnan(r.a) || isnan(r.b))
 					continue;
-				v = verdict_of(&r);
+				v = iogap_cmp_verdict(&r);
 				if (!strcmp(v, "significant"))
 					c->significant++;
+				else if (!strcmp(v, "differs within runs"))
+					c->within_run++;
 				else if (!strcmp(v, "within noise"))
 					c->noise++;
 				else
@@ -1098,9 +1272,9 @@ static void compare_pair(struct cmp_ctx *c, size_t gi, const char *la, const cha
 
 					if (r.a != 0)
 						snprintf(dif, sizeof(dif), "%+.2f%%", 100 * r.diff / r.a);
-					fprintf(c->out, "  %-15s %12.2f %12.2f %9s  %-21s %-32s %s%s\n",
+					fprintf(c->out, "  %-15s %12.2f %12.2f %9s  %-21s %-40s %s%s\n",
 						metric_label[m], r.a * sc, r.b * sc, dif, ci, meth, v,
-						!strcmp(v, "significant") ?
+						strcmp(v, "within noise") && strcmp(v, "no interval") ?
 						((r.diff > 0) == metric_higher_better[m] ? " (B better)" :
 						 " (B worse)") : "");
 				}
@@ -1116,6 +1290,7 @@ static void compare_pair(struct cmp_ctx *c, size_t gi, const char *la, const cha
 					}
 					jw_str(c->jw, "method", r.method);
 					jw_str(c->jw, "samples", r.detail);
+					jw_str(c->jw, "scope", scope_name[r.scope]);
 					jw_str(c->jw, "verdict", v);
 					jw_end(c->jw);
 				}
@@ -1162,25 +1337,54 @@ int iogap_cmd_compare(int argc, char **argv)
 		} else
 			args[na++] = argv[i];
 	}
-	if (na < 2 || c.nboot < 100 || c.nboot > 1000000) {
+	if (!na || c.nboot < 100 || c.nboot > 1000000) {
 		usage(stderr);
 		free(args);
 		return 2;
 	}
-	c.runs = calloc(na, sizeof(*c.runs));
-	c.g = calloc(na, sizeof(*c.g));
-	if (!c.runs || !c.g) {
-		free(args);
-		return 1;
-	}
 	for (size_t i = 0; i < na; i++) {
-		if (load_run(&c.runs[i], args[i], err, sizeof(err))) {
+		struct crun *pasted = NULL, *nr;
+		size_t np = 0;
+
+		if (is_file(args[i]) && load_paste(args[i], &pasted, &np, err, sizeof(err))) {
+			for (size_t k = 0; k < np; k++)
+				run_free(&pasted[k]);
+			free(pasted);
 			fprintf(stderr, "iogap compare: %s\n", err);
-			c.nruns = i + 1;
 			rc = 1;
 			goto out;
 		}
-		c.nruns = i + 1;
+		nr = realloc(c.runs, (c.nruns + (np ? np : 1)) * sizeof(*nr));
+		if (!nr) {
+			free(pasted);
+			rc = 1;
+			goto out;
+		}
+		c.runs = nr;
+		if (np) {
+			memcpy(&c.runs[c.nruns], pasted, np * sizeof(*pasted));
+			c.nruns += np;
+			free(pasted);
+			continue;
+		}
+		c.nruns++;
+		if (load_run(&c.runs[c.nruns - 1], args[i], err, sizeof(err))) {
+			fprintf(stderr, "iogap compare: %s\n", err);
+			rc = 1;
+			goto out;
+		}
+	}
+	if (c.nruns < 2) {
+		fprintf(stderr, "iogap compare: %s: one run; compare needs two (or a paste "
+			"holding several fio outputs)\n", args[0]);
+		rc = 2;
+		goto out;
+	}
+	na = c.nruns;
+	c.g = calloc(na, sizeof(*c.g));
+	if (!c.g) {
+		rc = 1;
+		goto out;
 	}
 	/* groups: one per configuration, unless that leaves just one */
 	for (size_t i = 0; i < na; i++) {
@@ -1218,8 +1422,8 @@ int iogap_cmd_compare(int argc, char **argv)
 	if (!json || strcmp(json, "-"))
 		c.out = stdout;
 	if (c.out) {
-		fprintf(c.out, "iogap compare: 95%% confidence intervals of B - A (seeded bootstrap, "
-			"%u resamples; docs/reports.md)\n", c.nboot);
+		fprintf(c.out, "iogap compare: 95%% confidence intervals of B - A (what each covers: "
+			"method column; docs/reports.md)\n");
 		for (size_t k = 0; k < c.ng; k++) {
 			const struct crun *r0 = &c.runs[c.g[k].runs[0]];
 
@@ -1296,6 +1500,7 @@ int iogap_cmd_compare(int argc, char **argv)
 		if (c.jw) {
 			jw_close(&w, ']');
 			jw_u64(&w, "significant", c.significant);
+			jw_u64(&w, "differs_within_runs", c.within_run);
 			jw_u64(&w, "within_noise", c.noise);
 			jw_u64(&w, "no_interval", c.none);
 			jw_end(&w);
@@ -1304,9 +1509,15 @@ int iogap_cmd_compare(int argc, char **argv)
 				fclose(jf);
 		}
 	}
-	if (c.out)
-		fprintf(c.out, "\nsummary: %u significant, %u within noise, %u without an interval\n",
-			c.significant, c.noise, c.none);
+	if (c.out) {
+		fprintf(c.out, "\nsummary: %u significant, %u differ within runs, %u within noise, "
+			"%u without an interval\n", c.significant, c.within_run, c.noise, c.none);
+		if (c.within_run)
+			fputs("note: \"differs within runs\": the difference exceeds the variation "
+			      "within these runs;\n      run-to-run variation is not measured (one run "
+			      "a side): repeat each side\n      >= 3 times and compare the runs "
+			      "together for a verdict.\n", c.out);
+	}
 out:
 	for (size_t i = 0; i < c.nruns; i++)
 		run_free(&c.runs[i]);

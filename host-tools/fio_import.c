@@ -356,6 +356,9 @@ static int parse_json(const char *name, const char *text, size_t len, size_t lin
 		 jp_str(jp_get(&r->doc, "fio version")) ? jp_str(jp_get(&r->doc, "fio version")) : "");
 	r->timestamp = to_int(jp_num(jp_get(&r->doc, "timestamp"), 0));
 	opts_from_json(jp_get(&r->doc, "global options"), &r->global_opts, &r->global_nr);
+	/* fio lists every option a job set; an import of a paste says itself */
+	r->opts_complete = jp_get(&r->doc, "iogap_options_complete") ?
+			   jp_num(jp_get(&r->doc, "iogap_options_complete"), 0) != 0 : true;
 	r->jobs = calloc(jobs->n ? jobs->n : 1, sizeof(*r->jobs));
 	if (!r->jobs)
 		return iogap_seterr(err, errlen, "%s: out of memory", name);
@@ -376,6 +379,7 @@ static int parse_json(const char *name, const char *text, size_t len, size_t lin
 		j->members = 1;
 		jp_copy(&j->src, o);
 		opts_from_json(jp_get(o, "job options"), &j->opts, &j->opts_nr);
+		r->opts_complete &= jp_get(o, "job options") != NULL;
 		for (int dd = 0; dd < IOGAP_DDIR_NR; dd++) {
 			struct fioi_dir *x = &j->dir[dd];
 
@@ -472,10 +476,62 @@ static const char *after_name(const char *s, const char *what)
 	return p;
 }
 
-static bool is_cmdline(const char *s, size_t *off)
+/* A shell prompt at the start of a pasted line: "$ ", "# ", "% ", "> ",
+ * "[user@host dir]# ", "user@host:~$ ".  Returns what follows, or s. */
+static const char *skip_prompt(const char *s)
 {
 	const char *p = s;
 
+	if (*p == '[' && strchr(p, ']'))
+		p = strchr(p, ']') + 1;
+	else if (strcspn(p, " \t") > 1 && strchr("#$%>", p[strcspn(p, " \t") - 1]) &&
+		 p[strcspn(p, "@:")] && strcspn(p, "@:") < strcspn(p, " \t"))
+		p += strcspn(p, " \t") - 1;        /* user@host:dir$ */
+	if (strchr("#$%>", *p) && *p && (p[1] == ' ' || p[1] == '\t'))
+		return skip_sp(p + 1);
+	return s;
+}
+
+/* The words a command can hide behind: sudo [-flags], time, env, nohup,
+ * VAR=value. */
+static const char *skip_wrappers(const char *p)
+{
+	bool after_sudo = false;
+
+	for (;;) {
+		size_t w = strcspn(p, " \t");
+
+		if (!w)
+			return p;
+		if ((w == 4 && !strncmp(p, "sudo", 4))) {
+			after_sudo = true;
+		} else if (after_sudo && p[0] == '-') {
+			if (w == 2 && strchr("ugCDhpr", p[1]))
+				p = skip_sp(p + w) + strcspn(skip_sp(p + w), " \t");  /* -u user */
+		} else if (!((w == 4 && !strncmp(p, "time", 4)) || (w == 3 && !strncmp(p, "env", 3)) ||
+			     (w == 5 && !strncmp(p, "nohup", 5)) ||
+			     (memchr(p, '=', w) && (isalpha((unsigned char)p[0]) || p[0] == '_')))) {
+			return p;
+		}
+		p = skip_sp(p + strcspn(p, " \t"));
+	}
+}
+
+/* Is this pasted line fio's command line?  *off: where "fio" starts. */
+static bool is_cmdline(const char *s, size_t *off)
+{
+	const char *p = skip_wrappers(skip_prompt(s)), *w;
+	size_t n = strcspn(p, " \t");
+
+	/* after a prompt and wrappers: a word whose basename is fio */
+	for (w = p + n; w > p && w[-1] != '/'; w--)
+		;
+	if (p + n - w == 3 && !strncmp(w, "fio", 3)) {
+		*off = (size_t)(p - s);
+		return true;
+	}
+	/* anywhere else in the line: "fio --…" or "fio x.fio" */
+	p = s;
 	while ((p = strstr(p, "fio"))) {
 		bool word_start = p == s || p[-1] == ' ' || p[-1] == '/' || p[-1] == '$' ||
 				  p[-1] == '#' || p[-1] == '>';
@@ -1123,26 +1179,78 @@ static int text_line(struct tctx *c, const struct tline *l, enum kind k)
 	}
 }
 
-/* fio's command line as pasted: "fio --name=a --rw=read job.fio" */
+/* The next shell word of *p with quotes and backslashes removed, into
+ * out; false at the end or at an operator (| > < ; &), which ends fio's
+ * part of the line. */
+static bool shell_word(const char **p, char *out, size_t outlen)
+{
+	const char *s = skip_sp(*p);
+	size_t o = 0;
+	char q = 0;
+
+	if (!*s || strchr("|<>;&", *s) || (isdigit((unsigned char)*s) && s[1] == '>'))
+		return false;
+	for (; *s && (q || (*s != ' ' && *s != '\t')); s++) {
+		if (q && *s == q) {
+			q = 0;
+			continue;
+		}
+		if (!q && (*s == '\'' || *s == '"')) {
+			q = *s;
+			continue;
+		}
+		if (!q && strchr("|<>;&", *s))
+			break;
+		if (*s == '\\' && s[1] && q != '\'')
+			s++;
+		if (o + 1 < outlen)
+			out[o++] = *s;
+	}
+	out[o] = '\0';
+	*p = s;
+	return true;
+}
+
+/* fio's arguments that are not job options */
+static bool not_a_job_option(const char *k)
+{
+	static const char *const skip[] = { "output", "eta", "minimal", "section", "debug",
+		"parse-only", "showcmd", "warnings-fatal", "max-jobs", "inflate-log", "status-interval",
+		"trigger", "aux-path", "alloc-size", "readonly", "latency-log", "terse-version",
+		"append-terse", "bandwidth-log", "merge-blktrace-only", NULL };
+
+	for (int i = 0; skip[i]; i++)
+		if (!strncmp(k, skip[i], strlen(skip[i])))
+			return true;
+	return false;
+}
+
+/* fio's command line as pasted: "fio --name=a --rw=read job.fio".  Its
+ * options are the whole story only without job files (or a client). */
 static void cmdline_opts(struct fioi_result *r)
 {
-	char *cmd, *tok, *save = NULL;
+	const char *p;
+	char tok[4096];
 	struct fioi_job *cur = NULL;
-	bool any_job = false;
+	bool any_job = false, program = true;
 
-	if (!r->cmdline || !(cmd = strdup(r->cmdline)))
-		return;
-	for (tok = strtok_r(cmd, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *eq;
+	r->opts_complete = r->cmdline != NULL;
+	for (p = r->cmdline; p && shell_word(&p, tok, sizeof(tok)); program = false) {
+		char *k = tok, *eq;
 
-		if (strncmp(tok, "--", 2))
+		if (program)
+			continue;               /* "fio" itself */
+		if (strncmp(k, "--", 2)) {
+			r->opts_complete = false;       /* a job file, or something unknown */
 			continue;
-		tok += 2;
-		eq = strchr(tok, '=');
-		if (!strncmp(tok, "output", 6) || !strncmp(tok, "eta", 3) ||
-		    !strcmp(tok, "minimal") || !strncmp(tok, "section", 7))
+		}
+		k += 2;
+		if (!strncmp(k, "client", 6) || !strncmp(k, "server", 6))
+			r->opts_complete = false;
+		if (not_a_job_option(k))
 			continue;
-		if (!strncmp(tok, "name=", 5)) {
+		eq = strchr(k, '=');
+		if (!strncmp(k, "name=", 5)) {
 			cur = NULL;
 			any_job = true;
 			for (size_t i = 0; i < r->nr; i++)
@@ -1150,14 +1258,39 @@ static void cmdline_opts(struct fioi_result *r)
 					cur = &r->jobs[i];
 		}
 		if (cur)
-			kv_add(&cur->opts, &cur->opts_nr, tok, eq ? (size_t)(eq - tok) : strlen(tok),
+			kv_add(&cur->opts, &cur->opts_nr, k, eq ? (size_t)(eq - k) : strlen(k),
 			       eq ? eq + 1 : NULL, eq ? strlen(eq + 1) : 0);
 		else if (!any_job)
-			kv_add(&r->global_opts, &r->global_nr, tok,
-			       eq ? (size_t)(eq - tok) : strlen(tok), eq ? eq + 1 : NULL,
-			       eq ? strlen(eq + 1) : 0);
+			kv_add(&r->global_opts, &r->global_nr, k, eq ? (size_t)(eq - k) : strlen(k),
+			       eq ? eq + 1 : NULL, eq ? strlen(eq + 1) : 0);
 	}
-	free(cmd);
+}
+
+static bool ends_with_backslash(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && s[n - 1] == '\\';
+}
+
+/* Append continuation line t (its "> " prompt dropped) to a command line
+ * ending in a backslash; t is consumed. */
+static int join_continued(struct tline *cmd, char *t)
+{
+	const char *c = t;
+	char *m = NULL;
+	size_t n = strlen(cmd->s) - 1;
+
+	if (*c == '>' && (c[1] == ' ' || c[1] == '\t' || !c[1]))
+		c = skip_sp(c + 1);
+	if (asprintf(&m, "%.*s %s", (int)n, cmd->s, c) < 0)
+		m = NULL;
+	free(t);
+	if (!m)
+		return -1;
+	free(cmd->s);
+	cmd->s = m;
+	return 0;
 }
 
 static int parse_text(const char *name, const char *text, size_t len, struct fioi_result *r,
@@ -1208,6 +1341,14 @@ static int parse_text(const char *name, const char *text, size_t len, struct fio
 			char *last = strrchr(t, '\r') + 1;
 
 			memmove(t, last, strlen(last) + 1);
+		}
+		if (nl && kinds[nl - 1] == K_CMD && ends_with_backslash(lines[nl - 1].s)) {
+			/* "fio --a \" then "> --b": the shell's line continuation */
+			if (join_continued(&lines[nl - 1], t)) {
+				ret = iogap_seterr(err, errlen, "%s: out of memory", name);
+				goto out;
+			}
+			continue;
 		}
 		k = classify(t, in_job);
 		if (k == K_JOBRES)
@@ -1343,6 +1484,109 @@ static const char *json_start(const char *text, size_t len, size_t *line)
 		}
 	}
 	return NULL;
+}
+
+/* A segment's label from its name line: what a directory name can hold. */
+static void segment_label(struct fioi_segment *g, const char *line, size_t n, size_t index)
+{
+	size_t o = 0;
+
+	while (n && (line[n - 1] == ':' || line[n - 1] == ' ' || line[n - 1] == '\r'))
+		n--;
+	for (size_t i = 0; i < n && o + 1 < sizeof(g->label); i++) {
+		char c = line[i];
+
+		if (isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-')
+			g->label[o++] = c;
+		else if (o && g->label[o - 1] != '-')
+			g->label[o++] = '-';
+	}
+	while (o && (g->label[o - 1] == '-' || g->label[o - 1] == '.'))
+		o--;
+	g->label[o] = '\0';
+	if (!o || g->label[0] == '.')
+		snprintf(g->label, sizeof(g->label), "run%zu", index + 1);
+}
+
+/* Does a line of kind k start another fio run, given what the current one
+ * has shown (results; the run status / disk stats that end an output)? */
+static bool starts_run(enum kind k, bool started, bool results, bool ended)
+{
+	if (!started)
+		return k == K_CMD || k == K_VERSION || k == K_JOBHDR || k == K_JOBRES;
+	return (results && (k == K_CMD || k == K_VERSION || k == K_JOBHDR)) ||
+	       (ended && k == K_JOBRES);
+}
+
+static int add_segment(struct fioi_segment **segs, size_t *n, size_t off, const char *name,
+		       size_t name_len)
+{
+	struct fioi_segment *ns = realloc(*segs, (*n + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	*segs = ns;
+	if (*n)
+		ns[*n - 1].len = off - ns[*n - 1].off;
+	ns[*n].off = off;
+	ns[*n].len = 0;
+	segment_label(&ns[*n], name, name_len, *n);
+	(*n)++;
+	return 0;
+}
+
+int fioi_split_runs(const char *text, size_t len, struct fioi_segment **out, size_t *nout)
+{
+	struct fioi_segment *segs = NULL;
+	size_t n = 0, pos = 0, last_fio_end = 0, name_at = 0, name_len = 0, line0;
+	bool started = false, results = false, ended = false;
+
+	*out = NULL;
+	*nout = 0;
+	if (json_start(text, len, &line0))
+		return 0;                       /* a JSON document: one run */
+	for (; pos < len; pos++) {
+		size_t e = pos, a, b, off;
+		char line[1024];
+		enum kind k;
+
+		while (e < len && text[e] != '\n')
+			e++;
+		for (a = pos; a < e && (text[a] == ' ' || text[a] == '\t'); a++)
+			;
+		for (b = e; b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' ||
+				      text[b - 1] == '\r'); b--)
+			;
+		snprintf(line, sizeof(line), "%.*s", (int)(b - a), text + a);
+		k = line[0] ? classify(line, false) : K_IGNORE;
+		if (starts_run(k, started, results, ended)) {
+			/* the run owns the text since the previous run's last fio
+			 * line; its name is the last other line in that text */
+			if (add_segment(&segs, &n, n ? last_fio_end : 0, text + name_at, name_len)) {
+				free(segs);
+				return -1;
+			}
+			started = true;
+			results = ended = false;
+		}
+		results |= k == K_JOBRES;
+		ended |= k == K_GROUP || k == K_DISKHDR || k == K_DISK;
+		off = 0;
+		if (k == K_UNKNOWN && !is_cmdline(line, &off) && skip_prompt(line)[0] &&
+		    skip_prompt(line) == line) {
+			name_at = a;
+			name_len = b - a;
+		} else if (k != K_UNKNOWN && k != K_IGNORE) {
+			name_len = 0;
+			last_fio_end = e < len ? e + 1 : e;
+		}
+		pos = e;
+	}
+	if (n)
+		segs[n - 1].len = len - segs[n - 1].off;
+	*out = segs;
+	*nout = n;
+	return 0;
 }
 
 bool fioi_looks_like_output(const char *text, size_t len)

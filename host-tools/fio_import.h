@@ -92,6 +92,10 @@ struct fioi_result {
 	char source[4096];
 	char version[64];       /* "fio-3.1"; "" when the paste has none */
 	char *cmdline;          /* the fio command, when pasted; else NULL */
+	/* the options below are all the jobs set (fio's JSON; a pasted
+	 * command line without job files): an option absent is at fio's
+	 * default.  Otherwise an absent option is unknown. */
+	bool opts_complete;
 	long long timestamp;    /* JSON "timestamp" or the text's job date; 0 unknown */
 	struct iogap_job_kv *global_opts;
 	size_t global_nr;
@@ -101,6 +105,19 @@ struct fioi_result {
 };
 
 const char *fioi_format_name(enum fioi_format f);  /* "fio-json", "fio-text-3" … */
+
+/* One fio output inside a paste holding several ("name line, then fio's
+ * output", again): text[off, off + len), labelled from its name line (a
+ * directory-safe form) or "runN". */
+struct fioi_segment {
+	size_t off, len;
+	char label[64];
+};
+
+/* Split pasted normal-format text into its fio outputs (a run starts at a
+ * command line, version or job header line after the previous run's
+ * results).  *n = 0 for JSON or no fio lines.  0, or -1 out of memory. */
+int fioi_split_runs(const char *text, size_t len, struct fioi_segment **segs, size_t *n);
 
 /* Does this text look like fio output (JSON or normal)? */
 bool fioi_looks_like_output(const char *text, size_t len);

@@ -330,6 +330,8 @@ int fioi_write_json(const struct fioi_result *r, FILE *f, char *err, size_t errl
 	} else {
 		for (size_t i = 0; arr && i < arr->n && i < r->nr; i++)
 			text_overlay(r, &r->jobs[i], &arr->items[i]);
+		/* the text showed all options only with a plain command line */
+		jp_set_u64(&doc, "iogap_options_complete", r->opts_complete);
 	}
 	jp_write(f, &doc);
 	ret = ferror(f) ? -1 : 0;
@@ -358,27 +360,16 @@ static bool label_ok(const char *l)
 	return true;
 }
 
-static int copy_file(const char *from, const char *to)
+static int write_text(const char *path, const char *text, size_t len)
 {
-	FILE *a = fopen(from, "rb"), *b;
-	char buf[65536];
-	size_t n;
+	FILE *f = fopen(path, "wb");
 	int ret = 0;
 
-	if (!a)
+	if (!f)
 		return -1;
-	b = fopen(to, "wb");
-	if (!b) {
-		fclose(a);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), a)) > 0)
-		if (fwrite(buf, 1, n, b) != n)
-			ret = -1;
-	if (ferror(a))
+	if (fwrite(text, 1, len, f) != len)
 		ret = -1;
-	fclose(a);
-	if (fclose(b))
+	if (fclose(f))
 		ret = -1;
 	return ret;
 }
@@ -392,7 +383,9 @@ static void usage(FILE *f)
 	      "  extension.  RUN_DIR defaults to ./iogap-import.\n", f);
 }
 
-static int import_one(const char *dir, const char *file, const char *label, const char *cmd)
+/* One fio output (a file's text, or one run of a paste) into dir/label. */
+static int import_one(const char *dir, const char *file, const char *src, size_t srclen,
+		      const char *label, const char *cmd)
 {
 	struct fioi_result r;
 	char err[1024] = "", path[8192], mpath[8192];
@@ -402,7 +395,7 @@ static int import_one(const char *dir, const char *file, const char *label, cons
 	FILE *f;
 	int ret = 1;
 
-	if (fioi_parse_file(file, &r, err, sizeof(err))) {
+	if (fioi_parse_buf(file, src, srclen, &r, err, sizeof(err))) {
 		fprintf(stderr, "iogap import: %s\n", err);
 		return 1;
 	}
@@ -429,11 +422,11 @@ static int import_one(const char *dir, const char *file, const char *label, cons
 	/* the source as given, and for text the fio-style report */
 	snprintf(path, sizeof(path), "%s/%s/source.%s", dir, label,
 		 r.format == FIOI_TEXT2 || r.format == FIOI_TEXT3 ? "txt" : "json");
-	if (copy_file(file, path))
+	if (write_text(path, src, srclen))
 		fprintf(stderr, "iogap import: warning: cannot copy %s to %s\n", file, path);
 	if (r.format == FIOI_TEXT2 || r.format == FIOI_TEXT3) {
 		snprintf(path, sizeof(path), "%s/%s/probe.txt", dir, label);
-		copy_file(file, path);
+		write_text(path, src, srclen);
 	}
 
 	/* manifest: kept and updated when the directory has one */
@@ -488,10 +481,61 @@ out:
 	return ret;
 }
 
+/* A file: one fio output, or a paste of several ("name line, then fio's
+ * output", again), each run into its own label: the name line's (prefixed
+ * "LABEL-" when --label was given), made unique with "-2", "-3"... */
+static int import_file(const char *dir, const char *file, const char *label, bool given,
+		       const char *cmd)
+{
+	struct fioi_segment *segs = NULL;
+	size_t len, nseg = 0;
+	char *text = iogap_read_file(file, 0, &len), (*names)[140] = NULL;
+	int ret = 1;
+
+	if (!text) {
+		fprintf(stderr, "iogap import: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	if (fioi_split_runs(text, len, &segs, &nseg) || nseg < 2) {
+		ret = import_one(dir, file, text, len, label, cmd);
+		goto out;
+	}
+	if (!(names = calloc(nseg, sizeof(*names))))
+		goto out;
+	for (size_t i = 0; i < nseg; i++) {
+		unsigned same = 1;
+		char name[140];
+
+		snprintf(name, sizeof(name), "%s%s%s", given ? label : "", given ? "-" : "",
+			 segs[i].label);
+		for (size_t k = 0; k < i; k++)
+			same += !strcmp(segs[k].label, segs[i].label);
+		if (same > 1)
+			snprintf(names[i], sizeof(names[i]), "%.120s-%u", name, same);
+		else
+			snprintf(names[i], sizeof(names[i]), "%s", name);
+		if (!label_ok(names[i])) {
+			fprintf(stderr, "iogap import: %s: run %zu: bad label '%s'\n", file, i + 1,
+				names[i]);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < nseg; i++)
+		if (import_one(dir, file, text + segs[i].off, segs[i].len, names[i], cmd))
+			goto out;
+	ret = 0;
+out:
+	free(names);
+	free(segs);
+	free(text);
+	return ret;
+}
+
 int iogap_cmd_import(int argc, char **argv)
 {
 	const char *dir = "iogap-import", *label = NULL;
 	const char *files[256], *labels[256];
+	bool label_given[256];
 	char cmd[4096] = "iogap", def[256][80];
 	size_t nf = 0, off = strlen(cmd);
 
@@ -516,6 +560,7 @@ int iogap_cmd_import(int argc, char **argv)
 			return 2;
 		} else if (nf < 256) {
 			files[nf] = argv[i];
+			label_given[nf] = label != NULL;
 			if (!label) {
 				const char *b = strrchr(argv[i], '/');
 				char *dot;
@@ -553,7 +598,7 @@ int iogap_cmd_import(int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < nf; i++)
-		if (import_one(dir, files[i], labels[i], cmd))
+		if (import_file(dir, files[i], labels[i], label_given[i], cmd))
 			return 1;
 	return 0;
 }

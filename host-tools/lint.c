@@ -23,27 +23,80 @@ static const char *const level_name[] = { "INFO", "WARNING", "ERROR" };
 static const char *const ddir_names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
 static const char *const lat_names[3] = { "slat", "clat", "lat" };
 
+/* One finding; printed at the end, grouped by kind. */
+struct finding {
+	enum level lv;
+	const char *code, *why, *todo;
+	char *msg;
+};
+
 struct lint {
 	int worst;
-	unsigned count;
+	struct finding *f;
+	size_t count;
 	uint64_t ram;           /* bytes; 0 unknown */
 	bool ram_given;
 };
 
+/* Record a finding of kind code (code, why and todo are string constants:
+ * a new kind of finding is one function calling this). */
 __attribute__((format(printf, 6, 7)))
 static void finding(struct lint *L, enum level lv, const char *code, const char *why,
 		    const char *todo, const char *fmt, ...)
 {
+	struct finding *n = realloc(L->f, (L->count + 1) * sizeof(*n));
 	va_list ap;
 
-	printf("%s %s: ", level_name[lv], code);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n    why: %s\n    do: %s\n", why, todo);
 	if ((int)lv > L->worst)
-		L->worst = (int)lv;
+		L->worst = (int)lv;     /* the exit status holds even without memory */
+	if (!n)
+		return;
+	L->f = n;
+	n = &L->f[L->count];
+	*n = (struct finding){ lv, code, why, todo, NULL };
+	va_start(ap, fmt);
+	if (vasprintf(&n->msg, fmt, ap) < 0)
+		n->msg = NULL;
+	va_end(ap);
 	L->count++;
+}
+
+static bool same_kind(const struct finding *a, const struct finding *b)
+{
+	return !strcmp(a->code, b->code) && !strcmp(a->why, b->why) && !strcmp(a->todo, b->todo);
+}
+
+/* One entry per kind: its level is the worst of its findings, the
+ * findings' messages one a line, then why and do once. */
+static void print_findings(const struct lint *L)
+{
+	bool *done = calloc(L->count ? L->count : 1, sizeof(*done));
+
+	for (size_t i = 0; done && i < L->count; i++) {
+		enum level lv = L->f[i].lv;
+		size_t n = 0;
+
+		if (done[i])
+			continue;
+		for (size_t k = i; k < L->count; k++)
+			if (!done[k] && same_kind(&L->f[i], &L->f[k])) {
+				n++;
+				lv = L->f[k].lv > lv ? L->f[k].lv : lv;
+			}
+		if (n == 1)
+			printf("%s %s: %s\n", level_name[lv], L->f[i].code,
+			       L->f[i].msg ? L->f[i].msg : "");
+		else
+			printf("%s %s (%zu findings):\n", level_name[lv], L->f[i].code, n);
+		for (size_t k = i; k < L->count; k++)
+			if (!done[k] && same_kind(&L->f[i], &L->f[k])) {
+				if (n > 1)
+					printf("    - %s\n", L->f[k].msg ? L->f[k].msg : "");
+				done[k] = true;
+			}
+		printf("    why: %s\n    do: %s\n", L->f[i].why, L->f[i].todo);
+	}
+	free(done);
 }
 
 /* ---- a side: one fio result or job file ------------------------------- */
@@ -74,9 +127,10 @@ static bool opt_true(const char *v)
 		     !strcasecmp(v, "yes"));
 }
 
-static bool opts_known(const struct side *s, const struct fioi_job *j)
+/* Does an option's absence mean fio's default (else: unknown)? */
+static bool opts_known(const struct side *s)
 {
-	return s->is_job || j->opts_nr || s->r.global_nr;
+	return s->is_job || s->r.opts_complete;
 }
 
 /* 1 direct, 0 buffered, -1 unknown */
@@ -90,14 +144,14 @@ static int direct_of(const struct side *s, const struct fioi_job *j)
 		return opt_true(d) ? 1 : 0;
 	if (b)
 		return opt_true(b) ? 0 : 1;
-	return opts_known(s, j) ? 0 : -1;
+	return opts_known(s) ? 0 : -1;
 }
 
 static const char *engine_of(const struct side *s, const struct fioi_job *j)
 {
 	if (j->ioengine[0])
 		return j->ioengine;
-	if (opts_known(s, j))
+	if (opts_known(s))
 		return "psync";         /* fio 3.x's default */
 	return NULL;
 }
@@ -157,7 +211,8 @@ static void check_job(struct lint *L, const struct side *s, const struct fioi_jo
 				"set direct=1 (and fill the file first), or use a sync engine when "
 				"page-cache behaviour is what you want to measure",
 				"%s: job '%s': ioengine=%s %s%s%s", s->what, j->name, eng,
-				direct == 0 ? "without direct=1" : "and direct unknown",
+				direct == 0 ? "without direct=1" :
+				"with direct unknown (the output does not show all of the job's options)",
 				ev[0] ? ": " : "", ev);
 	}
 
@@ -181,9 +236,9 @@ static void check_job(struct lint *L, const struct side *s, const struct fioi_jo
 				"buffered I/O over a working set smaller than RAM is served from the "
 				"page cache after the first touch: the numbers are memory numbers",
 				"set direct=1, or make size several times larger than RAM",
-				"%s: job '%s': size=%s (%s) fits in %s of RAM with direct=%d",
+				"%s: job '%s': size=%s (%s) fits in %s of RAM with direct=%s",
 				s->what, j->name, v, fmt_bytes(a, sizeof(a), (double)size),
-				fmt_bytes(b, sizeof(b), (double)ram), direct < 0 ? 0 : direct);
+				fmt_bytes(b, sizeof(b), (double)ram), direct < 0 ? "unknown" : "0");
 		for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 			const struct fioi_dir *x = &j->dir[d];
 			const struct fioi_lat *l = x->lat[2].have ? &x->lat[2] : &x->lat[1];
@@ -199,7 +254,7 @@ static void check_job(struct lint *L, const struct side *s, const struct fioi_jo
 					"%s: job '%s': %s %s avg %s at %.0f IOPS%s", s->what, j->name,
 					ddir_names[d], lat_names[l == &x->lat[2] ? 2 : 1],
 					fmt_ns(c, sizeof(c), l->mean), x->iops,
-					direct == 0 ? " without direct=1" : "");
+					direct == 0 ? " without direct=1" : " (direct unknown)");
 		}
 	}
 
@@ -330,7 +385,7 @@ static void compare_sides(struct lint *L, const struct side *a, const struct sid
 			snprintf(y, sizeof(y), "%u", jb->iodepth);
 			diff_opt(d, sizeof(d), &o, "iodepth", x, y);
 		}
-		if (opts_known(a, ja) && opts_known(b, jb)) {
+		if (opts_known(a) && opts_known(b)) {
 			/* every option either side set, each key once */
 			const struct side *sd[2] = { a, b };
 			const struct fioi_job *jj[2] = { ja, jb };
@@ -384,79 +439,72 @@ static void add_kv(struct iogap_job_kv **kv, size_t *nr, const char *k, const ch
 	(*nr)++;
 }
 
-/* A fio job file, options only: [global] sections apply to the jobs after
- * them; values are kept as written (${VAR} stays unknown). */
-static int read_jobfile(struct side *s, const char *path, const char *text)
+/* Reading a job file with the probe's lexer: [global] options apply to the
+ * jobs after them; values are kept as written (${VAR} stays unknown). */
+struct jobfile_reader {
+	struct side *s;
+	struct iogap_job_kv *glob;
+	size_t gnr;
+	struct fioi_job *cur;           /* NULL: in [global] */
+	bool oom;
+};
+
+static int jf_section(void *ctx, const char *name, int line)
 {
-	struct iogap_job_kv *glob = NULL;
-	size_t gnr = 0;
-	struct fioi_job *cur = NULL;
-	bool in_global = false;
-	const char *p = text;
+	struct jobfile_reader *jr = ctx;
+	struct fioi_result *r = &jr->s->r;
+	struct fioi_job *nj;
+
+	(void)line;
+	jr->cur = NULL;
+	if (!strcmp(name, "global"))
+		return 0;
+	nj = realloc(r->jobs, (r->nr + 1) * sizeof(*nj));
+	if (!nj) {
+		jr->oom = true;
+		return -1;
+	}
+	r->jobs = nj;
+	jr->cur = &nj[r->nr++];
+	memset(jr->cur, 0, sizeof(*jr->cur));
+	snprintf(jr->cur->name, sizeof(jr->cur->name), "%s", name);
+	for (size_t i = 0; i < jr->gnr; i++)
+		add_kv(&jr->cur->opts, &jr->cur->opts_nr, jr->glob[i].key, jr->glob[i].value);
+	return 0;
+}
+
+static int jf_option(void *ctx, const char *key, const char *val, int line)
+{
+	struct jobfile_reader *jr = ctx;
+
+	(void)line;
+	if (jr->cur)
+		add_kv(&jr->cur->opts, &jr->cur->opts_nr, key, val);
+	else
+		add_kv(&jr->glob, &jr->gnr, key, val);
+	return 0;
+}
+
+static int read_jobfile(struct side *s, const char *path, const char *text, size_t len,
+			char *err, size_t errlen)
+{
+	struct jobfile_reader jr = { .s = s };
+	const struct iogap_jobfile_lexer lx = { .ctx = &jr, .section = jf_section,
+						.option = jf_option };
+	int ret;
 
 	memset(&s->r, 0, sizeof(s->r));
 	s->is_job = true;
 	snprintf(s->r.source, sizeof(s->r.source), "%s", path);
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char line[4096], *l = line, *e, *eq;
-
-		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
-		p += n + (p[n] == '\n');
-		while (isspace((unsigned char)*l))
-			l++;
-		e = l + strlen(l);
-		while (e > l && isspace((unsigned char)e[-1]))
-			*--e = '\0';
-		if (!*l || *l == '#' || *l == ';')
-			continue;
-		if ((e = strstr(l, " #")) || (e = strstr(l, "\t#")) || (e = strstr(l, " ;")))
-			*e = '\0';
-		if (*l == '[') {
-			char name[128];
-
-			snprintf(name, sizeof(name), "%.*s", (int)strcspn(l + 1, "]"), l + 1);
-			in_global = !strcmp(name, "global");
-			cur = NULL;
-			if (!in_global) {
-				struct fioi_job *nj = realloc(s->r.jobs, (s->r.nr + 1) * sizeof(*nj));
-
-				if (!nj)
-					return -1;
-				s->r.jobs = nj;
-				cur = &nj[s->r.nr++];
-				memset(cur, 0, sizeof(*cur));
-				snprintf(cur->name, sizeof(cur->name), "%s", name);
-				for (size_t i = 0; i < gnr; i++)
-					add_kv(&cur->opts, &cur->opts_nr, glob[i].key, glob[i].value);
-			}
-			continue;
-		}
-		eq = strchr(l, '=');
-		if (eq) {
-			char *k = l, *v = eq + 1;
-
-			*eq = '\0';
-			while (eq > k && isspace((unsigned char)eq[-1]))
-				*--eq = '\0';
-			while (isspace((unsigned char)*v))
-				v++;
-			if (in_global)
-				add_kv(&glob, &gnr, k, v);
-			else if (cur)
-				add_kv(&cur->opts, &cur->opts_nr, k, v);
-		} else if (in_global) {
-			add_kv(&glob, &gnr, l, NULL);
-		} else if (cur) {
-			add_kv(&cur->opts, &cur->opts_nr, l, NULL);
-		}
+	ret = iogap_jobfile_lex(path, text, len, &lx, err, errlen);
+	if (jr.oom)
+		snprintf(err, errlen, "%s: out of memory", path);
+	for (size_t i = 0; i < jr.gnr; i++) {
+		free(jr.glob[i].key);
+		free(jr.glob[i].value);
 	}
-	for (size_t i = 0; i < gnr; i++) {
-		free(glob[i].key);
-		free(glob[i].value);
-	}
-	free(glob);
-	for (size_t i = 0; i < s->r.nr; i++) {
+	free(jr.glob);
+	for (size_t i = 0; !ret && i < s->r.nr; i++) {
 		struct fioi_job *j = &s->r.jobs[i];
 		const char *v;
 
@@ -467,7 +515,7 @@ static int read_jobfile(struct side *s, const char *path, const char *text)
 		if ((v = fioi_opt(&s->r, j, "iodepth")) && !strchr(v, '$'))
 			j->iodepth = (unsigned)strtoul(v, NULL, 10);
 	}
-	return 0;
+	return ret;
 }
 
 static uint64_t local_ram(void)
@@ -501,24 +549,73 @@ static bool looks_like_job(const char *text)
 	return false;
 }
 
-static int load_file(struct side *s, const char *path, char *err, size_t errlen)
+/* Room for one more side, zeroed (not yet counted in *ns); NULL: no memory. */
+static struct side *new_side(struct side **sides, size_t ns)
+{
+	struct side *n = realloc(*sides, (ns + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	*sides = n;
+	memset(&n[ns], 0, sizeof(*n));
+	return &n[ns];
+}
+
+/* fio output: one side, or one per run of a paste holding several. */
+static int load_output(struct side **sides, size_t *ns, const char *path, const char *text,
+		       size_t len, char *err, size_t errlen)
+{
+	struct fioi_segment whole = { 0, len, "" }, *segs = NULL;
+	size_t nseg = 0;
+	int ret = 0;
+
+	if (fioi_split_runs(text, len, &segs, &nseg) || nseg < 2) {
+		free(segs);
+		segs = &whole;
+		nseg = 1;
+	}
+	for (size_t i = 0; !ret && i < nseg; i++) {
+		struct side *s = new_side(sides, *ns);
+
+		if (!s) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			ret = -1;
+			break;
+		}
+		snprintf(s->what, sizeof(s->what), "%.4000s%s%.64s%s", path, nseg > 1 ? "[" : "",
+			 segs[i].label, nseg > 1 ? "]" : "");
+		snprintf(s->label, sizeof(s->label), "%s", segs[i].label);
+		ret = fioi_parse_buf(s->what, text + segs[i].off, segs[i].len, &s->r, err, errlen);
+		*ns += !ret;
+	}
+	if (segs != &whole)
+		free(segs);
+	return ret;
+}
+
+/* A file argument: fio output (one or several runs) or a job file. */
+static int load_file(struct side **sides, size_t *ns, const char *path, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len;
 	int ret;
 
-	snprintf(s->what, sizeof(s->what), "%s", path);
 	if (!(text = iogap_read_file(path, 0, &len))) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fioi_looks_like_output(text, len)) {
-		ret = fioi_parse_buf(path, text, len, &s->r, err, errlen);
+		ret = load_output(sides, ns, path, text, len, err, errlen);
 	} else if (looks_like_job(text)) {
-		ret = read_jobfile(s, path, text);
-		s->ram = local_ram();
-		if (ret)
-			snprintf(err, errlen, "%s: out of memory", path);
+		struct side *s = new_side(sides, *ns);
+
+		ret = -1;
+		if (s) {
+			snprintf(s->what, sizeof(s->what), "%s", path);
+			ret = read_jobfile(s, path, text, len, err, errlen);
+			s->ram = local_ram();
+			*ns += 1;       /* counted either way: freed with the others */
+		}
 	} else {
 		snprintf(err, errlen, "%s: neither a fio job file (no [section]) nor fio output "
 			 "(no \"(groupid=\" result lines or fio JSON)", path);
@@ -662,21 +759,10 @@ int iogap_cmd_lint(int argc, char **argv)
 			}
 			continue;
 		}
-		{
-			struct side *n = realloc(sides, (ns + 1) * sizeof(*n));
-
-			if (!n) {
-				ret = 2;
-				goto out;
-			}
-			sides = n;
-			memset(&sides[ns], 0, sizeof(*sides));
-			if (load_file(&sides[ns], a, err, sizeof(err))) {
-				fprintf(stderr, "iogap lint: %s\n", err);
-				ret = 2;
-				goto out;
-			}
-			ns++;
+		if (load_file(&sides, &ns, a, err, sizeof(err))) {
+			fprintf(stderr, "iogap lint: %s\n", err);
+			ret = 2;
+			goto out;
 		}
 	}
 	if (!ns) {
@@ -688,10 +774,14 @@ int iogap_cmd_lint(int argc, char **argv)
 			check_job(&L, &sides[i], &sides[i].r.jobs[k]);
 	for (size_t i = 1; i < ns; i++)
 		compare_sides(&L, &sides[0], &sides[i]);
+	print_findings(&L);
 	if (!L.count)
 		printf("no findings\n");
 	ret = L.worst >= L_WARNING ? 1 : 0;
 out:
+	for (size_t i = 0; i < L.count; i++)
+		free(L.f[i].msg);
+	free(L.f);
 	for (size_t i = 0; i < ns; i++)
 		fioi_free(&sides[i].r);
 	free(sides);

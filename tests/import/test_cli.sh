@@ -14,7 +14,7 @@ t() {
 has() { grep -q -- "$1" "$2"; echo $?; }
 manifest() { python3 -c "import json,sys; m=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; echo $?; }
 
-echo 1..16
+echo 1..25
 
 "$IOGAP" import --dir "$T/run" --label bare "$D/nvme-passthrough-baremetal.txt" \
 	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
@@ -76,9 +76,10 @@ t $? "lint io_uring job without direct: buffered-async and cache-working-set"
 	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
 "$IOGAP" lint "$T/fx" >"$T/lint6" 2>&1
 rc=$?
-[ $rc = 1 ] && [ "$(grep -c '^WARNING buffered-async' "$T/lint6")" -ge 2 ] &&
+[ $rc = 1 ] && grep -q '^WARNING buffered-async (2 findings):' "$T/lint6" &&
+	[ "$(grep -c "^    - .*job 'test': ioengine=libaio without direct=1" "$T/lint6")" = 2 ] &&
 	! grep -q "sides-differ" "$T/lint6"
-t $? "lint the fixtures' run dir: both sides buffered, same job parameters"
+t $? "lint the fixtures' run dir: both sides buffered (one finding, two entries), same job parameters"
 
 "$IOGAP" import --dir "$T/mis" --label bare "$D/fio333-randrw-libaio-buffered.out" \
 	--label vm "$D/fio333-psync-qd8.out" >"$T/out" 2>&1 &&
@@ -95,6 +96,68 @@ t $? "lint two outputs of different fio versions: version-differs"
 "$IOGAP" lint "$D/fio333-null.txt" >"$T/lint9" 2>&1
 grep -q "^WARNING cpu-saturated: .*usr=99.60%" "$T/lint9"
 t $? "lint null-engine output: cpu-saturated"
+
+# the VM fixture's output without its command line, behind other pasted ones
+body() { grep -v '^\[centos' "$D/nvme-passthrough-vm.txt"; }
+{ printf '%s\n' '# fio --ioengine=libaio --name=test --filename=test --bs=4k \' \
+	'    --size=40G --readwrite=randrw --direct=1 \' '    --runtime=120 --time_based'; body; } >"$T/p-direct.txt"
+"$IOGAP" lint "$T/p-direct.txt" >"$T/lint10" 2>&1
+rc=$?
+! grep -q "buffered-async\|cache-" "$T/lint10" && [ $rc = 0 ]
+t $? "pasted '# fio … \\' command line continued over lines with --direct=1: no buffered finding"
+
+{ printf '%s\n' '[user@host nvme0]# sudo fio --ioengine=libaio --name=test --bs=4k \' \
+	'> --readwrite=randrw 2>&1 | tee out.txt'; body; } >"$T/p-sudo.txt"
+"$IOGAP" lint "$T/p-sudo.txt" >"$T/lint11" 2>&1
+grep -q "^WARNING buffered-async: .*job 'test': ioengine=libaio without direct=1" "$T/lint11"
+t $? "'[user@host dir]# sudo fio …' continued with '> ': direct known absent"
+
+{ echo '$ fio --ioengine=libaio randrw.fio'; body; } >"$T/p-jobfile.txt"
+body >"$T/p-none.txt"
+"$IOGAP" lint "$T/p-jobfile.txt" >"$T/lint12" 2>&1
+"$IOGAP" lint "$T/p-none.txt" >"$T/lint13" 2>&1
+grep -q "buffered-async: .*with direct unknown (the output does not show" "$T/lint12" &&
+	grep -q "buffered-async: .*with direct unknown" "$T/lint13" &&
+	! grep -q "libaio without direct=1" "$T/lint12" "$T/lint13"
+t $? "a command line naming a job file, or none: direct is unknown, not absent"
+
+"$IOGAP" lint "$D/fio333-multi.json" >"$T/lint14" 2>&1
+[ "$(grep -c '^WARNING few-samples' "$T/lint14")" = 1 ] &&
+	grep -q '^WARNING few-samples (5 findings):' "$T/lint14" &&
+	[ "$(grep -c "^    - .*job '" "$T/lint14")" = 5 ] && [ "$(grep -c '^    why: ' "$T/lint14")" = 1 ]
+t $? "identical findings grouped: one few-samples entry listing its 5 jobs, why/do once"
+
+printf '[global]\ndirect=1\n[job\nrw=read\n' >"$T/badsection.fio"
+"$IOGAP" lint "$T/badsection.fio" >"$T/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "badsection.fio:3: bad section header '\[job'" "$T/out"
+t $? "job file read by the probe's lexer: a broken section header is an error with file:line"
+
+printf '[global]\nioengine=libaio  # async\ndirect=${DIRECT}\n[j]\nrw=randread\n' >"$T/var.fio"
+"$IOGAP" lint "$T/var.fio" >"$T/lint15" 2>&1
+! grep -q "buffered-async" "$T/lint15"
+t $? "job file: direct=\${VAR} is unknown (no buffered finding), trailing comment dropped"
+
+{ echo "v17.2.6 (before):"; cat "$D/nvme-passthrough-baremetal.txt"; echo "v18.2.0 (after):"
+  cat "$D/nvme-passthrough-vm.txt"; echo "v17.2.6 (before):"; cat "$D/nvme-passthrough-baremetal.txt"
+} >"$T/paste.txt"
+"$IOGAP" import --dir "$T/pasted" "$T/paste.txt" >"$T/out" 2>&1
+rc=$?
+[ $rc = 0 ] &&
+	[ "$(manifest "$T/pasted/manifest.json" "set(m['phases'])=={'v17.2.6-before','v18.2.0-after','v17.2.6-before-2'}")" = 0 ] &&
+	[ "$(manifest "$T/pasted/v18.2.0-after/probe.json" "m['jobs'][0]['read']['total_ios']==839283")" = 0 ] &&
+	! grep -q "v18.2.0" "$T/pasted/v17.2.6-before/source.txt"
+t $? "a paste of three named fio outputs imports as three runs, labelled from the name lines"
+
+"$IOGAP" lint "$D/paste-two-runs.txt" >"$T/lint16" 2>&1
+grep -q "^WARNING buffered-async: .*paste-two-runs.txt\[before-fio-3.1-bare-metal\]: job 'test'" "$T/lint16" &&
+	! grep -q "buffered-async.*\[after\]" "$T/lint16" &&
+	grep -q "^WARNING sides-differ: .*\[before-fio-3.1-bare-metal\] vs .*\[after\]: .*direct: (unset) vs 1" "$T/lint16"
+t $? "lint a paste of two runs: each run checked on its own command line, the two compared"
+
+"$IOGAP" import --dir "$T/pasted2" --label ceph "$T/paste.txt" >"$T/out" 2>&1 &&
+	[ -s "$T/pasted2/ceph-v18.2.0-after/probe.json" ]
+t $? "--label with a multi-run paste prefixes the runs' labels"
 
 printf 'hello\nworld\n' >"$T/garbage.txt"
 "$IOGAP" import --dir "$T/g" "$T/garbage.txt" >"$T/out" 2>&1
