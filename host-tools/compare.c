@@ -72,31 +72,6 @@ double iogap_cmp_quantile(double *v, size_t n, double q)
 	return i + 1 < n ? v[i] * (1 - frac) + v[i + 1] * frac : v[n - 1];
 }
 
-void iogap_cmp_boot_mean_diff(const double *a, size_t na, const double *b, size_t nb,
-			      unsigned nboot, uint64_t seed, double *lo, double *hi)
-{
-	double *d = malloc(nboot * sizeof(*d));
-	uint64_t rng = seed;
-
-	*lo = *hi = NAN;
-	if (!d || !na || !nb) {
-		free(d);
-		return;
-	}
-	for (unsigned r = 0; r < nboot; r++) {
-		double sa = 0, sb = 0;
-
-		for (size_t i = 0; i < na; i++)
-			sa += a[iogap_cmp_rand(&rng) % na];
-		for (size_t i = 0; i < nb; i++)
-			sb += b[iogap_cmp_rand(&rng) % nb];
-		d[r] = sb / (double)nb - sa / (double)na;
-	}
-	*lo = iogap_cmp_quantile(d, nboot, 0.025);
-	*hi = iogap_cmp_quantile(d, nboot, 0.975);
-	free(d);
-}
-
 /* percentile p (%) of a fio histogram, or its mean when p < 0 */
 static double hist_stat(const uint64_t *h, double p)
 {

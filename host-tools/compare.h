@@ -30,14 +30,6 @@ uint64_t iogap_cmp_poisson(uint64_t *rng, double mean);
 double iogap_cmp_quantile(double *v, size_t n, double q);
 
 /*
- * Percentile bootstrap of the difference of two means: resample a and b
- * (independently, with replacement, nboot times) and return the 2.5% and
- * 97.5% quantiles of mean(b*) - mean(a*).  Deterministic for a seed.
- */
-void iogap_cmp_boot_mean_diff(const double *a, size_t na, const double *b, size_t nb,
-			      unsigned nboot, uint64_t seed, double *lo, double *hi);
-
-/*
  * Poisson bootstrap over a fio histogram (per-request data reconstructed
  * from its buckets): the 95% interval of percentile p (in %; p < 0: the
  * mean) of histogram b minus that of a.
