@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cpuload.h"
+#include "trace_file.h"
 #include "util.h"
 
 /* local backend daemons watched by process name (besides our children) */
@@ -200,6 +201,27 @@ bool iogap_cpu_saturated_at(const struct iogap_cpuload *cl, const struct iogap_c
 			hi = mid;
 	}
 	return lo < cl->nsec && cl->sec[lo].start_ns <= t && s->sec_sat[lo];
+}
+
+int iogap_cpuload_trace_share(const struct iogap_cpuload *cl, const struct iogap_cpu_summary *s,
+			      const char *trace, int64_t offset_ns, uint64_t *hit, uint64_t *all,
+			      char *err, size_t errlen)
+{
+	struct iogap_trace_reader *r = iogap_trace_reader_open(trace, err, errlen);
+	struct iogap_trace_record rec;
+	int got;
+
+	*hit = *all = 0;
+	if (!r)
+		return -1;
+	while ((got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0) {
+		if (rec.flags & IOGAP_REC_RAMP || rec.op > IOGAP_OP_WRITE)
+			continue;
+		(*all)++;
+		*hit += iogap_cpu_saturated_at(cl, s, (uint64_t)((int64_t)rec.start_ns - offset_ns));
+	}
+	iogap_trace_reader_close(r);
+	return got < 0 ? -1 : 0;
 }
 
 void iogap_cpu_summary_text(const struct iogap_cpuload *cl, const struct iogap_cpu_summary *s,

@@ -83,6 +83,15 @@ void iogap_cpu_summary_free(struct iogap_cpu_summary *s);
 /* Is host time t (CLOCK_MONOTONIC ns) inside a saturated second? */
 bool iogap_cpu_saturated_at(const struct iogap_cpuload *cl, const struct iogap_cpu_summary *s,
 			    uint64_t t);
+/* Of a probe trace's requests (outside ramp), those submitted in a
+ * saturated second, the trace's clock mapped to the host's as
+ * host = t - offset_ns (0 for a bare-metal trace; a guest trace's offset
+ * from the run's clock alignment, drift left out: < 1 ms over a run).
+ * 0, or -1 with err. */
+int iogap_cpuload_trace_share(const struct iogap_cpuload *cl, const struct iogap_cpu_summary *s,
+			      const char *trace, int64_t offset_ns, uint64_t *hit, uint64_t *all,
+			      char *err, size_t errlen);
+
 /* One line naming what was saturated and how much, into buf ("" if nothing). */
 void iogap_cpu_summary_text(const struct iogap_cpuload *cl, const struct iogap_cpu_summary *s,
 			    char *buf, size_t n);

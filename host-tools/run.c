@@ -22,6 +22,7 @@
 
 #include "align.h"
 #include "control.h"
+#include "cpuload.h"
 #include "job.h"
 #include "json_writer.h"
 #include "run.h"
@@ -41,6 +42,7 @@ struct run_opts {
 	const char *kernel, *initrd;
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy;
+	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -65,7 +67,7 @@ struct run_state {
 	uint64_t run_id;
 	const char *accel_used;
 	char accel_note[512];
-	struct phase bare, vm;
+	struct phase bare, vm, matched;
 	struct iogap_sync_sample sync_before[SYNC_ROUNDS], sync_after[SYNC_ROUNDS];
 	size_t n_before, n_after;
 	char guest_hello[512];
@@ -227,16 +229,17 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Run the probe on the host; returns its exit status or -1. */
-static int run_host_probe(struct run_state *s, char err[], size_t errlen)
+/* Run the probe on the host into RUN/SIDE; returns its exit status or -1. */
+static int run_host_probe(struct run_state *s, const char *side, char **jobs, int nr_jobs,
+			  char err[], size_t errlen)
 {
-	char dir[PATH_MAX + 8], trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48],
+	char dir[PATH_MAX + 16], trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48],
 	     runid[32], errf[PATH_MAX + 32], latency[64];
 	const char *argv[64];
 	int argc = 0, status;
 	pid_t pid;
 
-	snprintf(dir, sizeof(dir), "%s/bare", s->dir);
+	snprintf(dir, sizeof(dir), "%s/%s", s->dir, side);
 	mkdir(dir, 0755);
 	snprintf(trace, sizeof(trace), "%s/probe.trace", dir);
 	snprintf(out, sizeof(out), "--output=%s/probe.txt", dir);
@@ -293,8 +296,8 @@ static int run_host_probe(struct run_state *s, char err[], size_t errlen)
 			argv[argc++] = zonesize;
 		}
 	}
-	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++)
-		argv[argc++] = s->o.jobs[i];
+	for (int i = 0; i < nr_jobs && argc < 62; i++)
+		argv[argc++] = jobs[i];
 	argv[argc] = NULL;
 
 	pid = fork();
@@ -677,6 +680,8 @@ static void write_manifest(struct run_state *s, int argc, char **argv)
 	jw_obj(&w, "phases");
 	phase_json(&w, &s->bare);
 	phase_json(&w, &s->vm);
+	if (s->o.match_load)
+		phase_json(&w, &s->matched);
 	jw_end(&w);
 	if (s->have_pairing) {
 		const struct iogap_clock_map *m = &s->rd.pairing.map;
@@ -820,6 +825,140 @@ static void setup_failed(struct run_state *s, int argc, char **argv, const char 
 	fprintf(stderr, "iogap run: %s\n(run directory: %s)\n", why, s->dir);
 }
 
+/* Host CPU use while a phase runs, into RUN/SIDE/cpuload.txt (cpuload.h). */
+static struct iogap_cpuload_sampler *cpu_start(struct run_state *s, const char *side)
+{
+	char path[PATH_MAX + 32], err[512];
+	struct iogap_cpuload_sampler *cpu;
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, side);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/cpuload.txt", s->dir, side);
+	cpu = iogap_cpuload_start(path, err, sizeof(err));
+	if (!cpu)
+		warn(s, "%s", err);
+	return cpu;
+}
+
+/* The VM's IOPS (read, write) of the probe.json entries named `name`:
+ * clones reported one by one, or a reporting group named after its first
+ * job.  0 when the VM reported none. */
+static int vm_iops(const struct jp_value *pj, const char *name, double iops[2])
+{
+	const struct jp_value *jobs = jp_get(pj, "jobs");
+	int found = 0;
+
+	iops[0] = iops[1] = 0;
+	for (size_t i = 0; jobs && jobs->type == JP_ARRAY && i < jobs->n; i++) {
+		const char *jn = jp_str(jp_get(&jobs->items[i], "jobname"));
+
+		if (!jn || strcmp(jn, name))
+			continue;
+		found = 1;
+		iops[0] += jp_num(jp_path(&jobs->items[i], "read/iops"), 0);
+		iops[1] += jp_num(jp_path(&jobs->items[i], "write/iops"), 0);
+	}
+	return found;
+}
+
+/* Each job's rate per clone: the IOPS of its entry in vm/probe.json over
+ * the clones the entry covers — a job without an entry of its own joins
+ * the reporting group before it (group_reporting), and the group's IOPS
+ * are shared evenly by all its clones.  rates[k][2]; 0,0 when unknown. */
+static void job_rates(const struct iogap_job_list *l, const struct jp_value *pj, double (*rates)[2])
+{
+	for (size_t k = 0; k < l->nr;) {
+		double iops[2];
+		size_t end = k + 1, clones = l->jobs[k].numjobs ? l->jobs[k].numjobs : 1;
+		int have = vm_iops(pj, l->jobs[k].name, iops);
+
+		for (; end < l->nr && !vm_iops(pj, l->jobs[end].name, rates[end]); end++)
+			clones += l->jobs[end].numjobs ? l->jobs[end].numjobs : 1;
+		for (; k < end; k++) {
+			rates[k][0] = have ? iops[0] / (double)clones : 0;
+			rates[k][1] = have ? iops[1] / (double)clones : 0;
+		}
+	}
+}
+
+/* A job file with rate_iops=R,W (the VM's rates) after each job's section
+ * header, written to out; everything else as given. */
+static int write_rated_job(struct run_state *s, const char *in, const char *out,
+			   const struct jp_value *pj, char *err, size_t errlen)
+{
+	struct iogap_job_list l = { 0 };
+	size_t len;
+	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
+	double (*rates)[2] = NULL;
+	FILE *f = NULL;
+
+	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) ||
+	    !(rates = calloc(l.nr + 1, sizeof(*rates))) || !(f = fopen(out, "w"))) {
+		if (!text || !rates || !f)
+			iogap_seterr(err, errlen, "%s: %s", text ? out : in, strerror(errno));
+		free(text);
+		free(rates);
+		iogap_job_list_free(&l);
+		return -1;
+	}
+	job_rates(&l, pj, rates);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char sect[256];
+
+		fprintf(f, "%s\n", line);
+		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
+			continue;
+		for (size_t k = 0; k < l.nr; k++) {
+			if (strcmp(l.jobs[k].name, sect))
+				continue;
+			if (rates[k][0] > 0 || rates[k][1] > 0)
+				fprintf(f, "rate_iops=%.0f,%.0f\n", rates[k][0], rates[k][1]);
+			else
+				warn(s, "--match-load: no VM result for job '%.100s': not rate limited", sect);
+			break;
+		}
+	}
+	free(text);
+	free(rates);
+	iogap_job_list_free(&l);
+	return fclose(f) ? iogap_seterr(err, errlen, "%s: %s", out, strerror(errno)) : 0;
+}
+
+/* --match-load: bare metal again, open loop at the IOPS the VM achieved,
+ * so backend and device stages compare at equal load (docs/reports.md). */
+static void run_matched(struct run_state *s)
+{
+	char dir[PATH_MAX + 16], path[PATH_MAX + 32], *jobs[64];
+	struct iogap_cpuload_sampler *cpu;
+	struct jp_value pj;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/bare-matched", s->dir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/vm/probe.json", s->dir);
+	s->matched.status = "failed";
+	if (iogap_json_load(path, &pj, s->matched.message, sizeof(s->matched.message)))
+		return;
+	while (n < s->o.nr_jobs && n < 64) {
+		snprintf(path, sizeof(path), "%s/job%d.fio", dir, n);
+		if (!(jobs[n] = strdup(path)))
+			goto out;
+		if (write_rated_job(s, s->o.jobs[n++], path, &pj, s->matched.message,
+				    sizeof(s->matched.message)))
+			goto out;
+	}
+	cpu = cpu_start(s, "bare-matched");
+	fprintf(stderr, "iogap: bare metal phase at the VM's IOPS (--match-load)...\n");
+	if (run_host_probe(s, "bare-matched", jobs, n, s->matched.message,
+			   sizeof(s->matched.message)) == 0)
+		s->matched.status = "ok";
+	iogap_cpuload_stop(cpu);
+out:
+	while (n > 0)
+		free(jobs[--n]);
+	jp_free(&pj);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
@@ -840,6 +979,8 @@ static void usage(FILE *f)
 	      "  --allow-destroy-data  write even to a target that holds data\n"
 	      "  --ring-size N         records per filter ring in memory (default 262144); the\n"
 	      "                        rings are drained into the run directory while QEMU runs\n"
+	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
+	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -866,6 +1007,7 @@ int iogap_cmd_run(int argc, char **argv)
 		{ "allow-destroy-data", no_argument, NULL, 'D' },
 		{ "inject-delay-ns", required_argument, NULL, 'J' },
 		{ "ring-size", required_argument, NULL, 'R' },
+		{ "match-load", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -881,6 +1023,7 @@ int iogap_cmd_run(int argc, char **argv)
 				  .boot_timeout_s = 60 };
 	s->bare = (struct phase){ .name = "bare", .status = "skipped" };
 	s->vm = (struct phase){ .name = "vm", .status = "skipped" };
+	s->matched = (struct phase){ .name = "bare_matched", .status = "skipped" };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -903,6 +1046,7 @@ int iogap_cmd_run(int argc, char **argv)
 		case 'D': s->o.allow_destroy = true; break;
 		case 'J': s->o.inject_delay_ns = strtoull(optarg, NULL, 0); break;
 		case 'R': s->o.ring_size = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'L': s->o.match_load = true; break;
 		case 'h': usage(stdout); free(s); return 0;
 		default: usage(stderr); free(s); return 2;
 		}
@@ -912,6 +1056,11 @@ int iogap_cmd_run(int argc, char **argv)
 	if (!s->o.target_spec || !s->o.nr_jobs) {
 		fprintf(stderr, "iogap run: need --target and at least one job file\n");
 		usage(stderr);
+		free(s);
+		return 2;
+	}
+	if (s->o.match_load && (s->o.vm_only || s->o.bare_only)) {
+		fprintf(stderr, "iogap run: --match-load needs both phases\n");
 		free(s);
 		return 2;
 	}
@@ -996,15 +1145,24 @@ int iogap_cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	if (!s->o.vm_only) {
+		struct iogap_cpuload_sampler *cpu = cpu_start(s, "bare");
+
 		fprintf(stderr, "iogap: bare metal phase...\n");
-		if (run_host_probe(s, s->bare.message, sizeof(s->bare.message)) == 0)
+		if (run_host_probe(s, "bare", s->o.jobs, s->o.nr_jobs, s->bare.message,
+				   sizeof(s->bare.message)) == 0)
 			s->bare.status = "ok";
 		else
 			s->bare.status = "failed";
+		iogap_cpuload_stop(cpu);
 	}
 	if (!s->o.bare_only && !interrupted && strcmp(s->bare.status, "failed")) {
+		struct iogap_cpuload_sampler *cpu = cpu_start(s, "vm");
+		int vm_rc;
+
 		fprintf(stderr, "iogap: VM phase...\n");
-		if (run_vm(s, err, sizeof(err)) == 0) {
+		vm_rc = run_vm(s, err, sizeof(err));
+		iogap_cpuload_stop(cpu);
+		if (vm_rc == 0) {
 			s->vm.status = "ok";
 			if (align_vm(s, err, sizeof(err))) {
 				s->vm.status = "failed";
@@ -1016,6 +1174,8 @@ int iogap_cmd_run(int argc, char **argv)
 		}
 
 	}
+	if (s->o.match_load && !interrupted && !strcmp(s->vm.status, "ok"))
+		run_matched(s);
 	if (interrupted) {
 		s->vm.status = s->vm.status[0] == 'o' ? s->vm.status : "interrupted";
 		snprintf(s->vm.message + strlen(s->vm.message),
@@ -1023,7 +1183,8 @@ int iogap_cmd_run(int argc, char **argv)
 	}
 	write_manifest(s, argc, argv);
 	print_summary(s);
-	rc = strcmp(s->bare.status, "failed") && strcmp(s->vm.status, "failed") && !interrupted ? 0 : 1;
+	rc = strcmp(s->bare.status, "failed") && strcmp(s->vm.status, "failed") &&
+	     strcmp(s->matched.status, "failed") && !interrupted ? 0 : 1;
 	if (rc) {
 		if (!strcmp(s->bare.status, "failed"))
 			fprintf(stderr, "iogap run: bare metal phase failed: %s\n", s->bare.message);

@@ -265,6 +265,7 @@ int main(int argc, char **argv)
 	const char *spec = "synthetic", *cpu = NULL, *phase[8];
 	double bare_iops = 0, matched_iops = 0;
 	size_t nphase = 0;
+	struct synth_cfg synth_cfg0;
 	char path[4096];
 	FILE *f;
 
@@ -306,13 +307,15 @@ int main(int argc, char **argv)
 	if (!dir)
 		return 2;
 	mkdir(dir, 0755);
+	synth_default(&synth_cfg0);   /* the VM side's clock offset, for the manifest */
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
 	f = fopen(path, "w");
 	if (!f)
 		return 1;
 	fprintf(f, "{\n  \"iogap\" : \"mkrun\",\n  \"run_id\" : \"%016x\",\n  \"target\" : "
 		"{\n    \"spec\" : \"%s\"\n  },\n  \"vm\" : {\n    \"accel\" : \"synthetic\"\n  },\n"
-		"  \"phases\" : {", RUN_ID, spec);
+		"  \"clock\" : {\n    \"offset_ns\" : %" PRId64 "\n  },\n  \"phases\" : {", RUN_ID, spec,
+		(int64_t)synth_cfg0.off0);
 	for (size_t i = 0; i < nphase; i++) {
 		const char *eq = strchr(phase[i], '=');
 
