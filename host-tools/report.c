@@ -717,14 +717,14 @@ static void verdict_vm_only(const struct report *rep, const struct unit *u, int 
 }
 
 /* The share of a side's requests submitted while the CPU was saturated. */
-static void verdict_cpu(const struct report *rep, const struct unit *u, int d, char *out,
-			size_t n, size_t *l)
+static void verdict_cpu(const struct report *rep, const struct unit *u, char *out, size_t n,
+			size_t *l)
 {
 	for (int s = 0; s < SIDES; s++) {
 		uint64_t all = u->d[s][0].lat[K_LAT].n + u->d[s][1].lat[K_LAT].n;
 
-		(void)d;
-		if (!u->cpu_sat[s] || !all)
+		/* the sides the verdict compares */
+		if (!u->cpu_sat[s] || !all || (s != SIDE_VM && s != rep->ref))
 			continue;
 		cat(out, n, l, " The host CPU was saturated (%s) while %.0f%% of the %s requests were "
 		    "submitted: their times include waiting for a CPU%s.", rep->cpu[s].sum.host_sat ?
@@ -752,7 +752,7 @@ static void verdict(const struct report *rep, size_t k, int d, char *out, size_t
 		verdict_gap(rep, u, d, g, out, n, &l);
 	else
 		verdict_vm_only(rep, u, d, out, n, &l);
-	verdict_cpu(rep, u, d, out, n, &l);
+	verdict_cpu(rep, u, out, n, &l);
 }
 
 /* ------------------------------------------------------------ terminal */
@@ -819,7 +819,7 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 	const struct iogap_rstat *st = u->stage[d];
 	const struct dirstat *vm = &u->d[SIDE_VM][d], *bare = &u->d[SIDE_BARE][d];
 	const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-	char v[512];
+	char v[2048];
 
 	if (!vm->lat[K_LAT].n && !bare->lat[K_LAT].n)
 		return;
@@ -958,7 +958,7 @@ static void print_text(const struct report *rep, FILE *f)
 			"instruction emulation; expect them much smaller under KVM.\n");
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
-			char v[1024];
+			char v[2048];
 
 			verdict(rep, k, d, v, sizeof(v));
 			if (v[0])
@@ -1148,7 +1148,7 @@ static int write_json(const struct report *rep, FILE *f)
 		for (int d = 0; d < 2; d++) {
 			const struct iogap_rstat *st = u->stage[d];
 			const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-			char v[1024];
+			char v[2048];
 
 			if (!u->d[SIDE_VM][d].lat[K_LAT].n && !u->d[SIDE_BARE][d].lat[K_LAT].n)
 				continue;
@@ -1542,7 +1542,7 @@ static int write_html(const struct report *rep, FILE *f)
 	fputs("</p>\n<h2>Verdict</h2>\n", f);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
-			char v[1024];
+			char v[2048];
 
 			verdict(rep, k, d, v, sizeof(v));
 			if (v[0]) {

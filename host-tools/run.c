@@ -840,68 +840,68 @@ static struct iogap_cpuload_sampler *cpu_start(struct run_state *s, const char *
 	return cpu;
 }
 
-/* The VM's IOPS (read, write) of the probe.json entries named `name`:
- * clones reported one by one, or a reporting group named after its first
- * job.  0 when the VM reported none. */
-static int vm_iops(const struct jp_value *pj, const char *name, double iops[2])
+/* The VM's IOPS per job index and direction, from vm/probe.trace (records
+ * outside ramp over the job's active span, as the report counts them):
+ * exact per job even where the probe's JSON reports a group. */
+static double (*vm_job_iops(struct run_state *s, size_t *njobs, char *err, size_t errlen))[2]
 {
-	const struct jp_value *jobs = jp_get(pj, "jobs");
-	int found = 0;
+	char path[PATH_MAX + 32];
+	struct iogap_records rec;
+	uint64_t (*span)[2];
+	double (*iops)[2] = NULL;
+	size_t n = 0;
 
-	iops[0] = iops[1] = 0;
-	for (size_t i = 0; jobs && jobs->type == JP_ARRAY && i < jobs->n; i++) {
-		const char *jn = jp_str(jp_get(&jobs->items[i], "jobname"));
+	snprintf(path, sizeof(path), "%s/vm/probe.trace", s->dir);
+	if (iogap_records_load(path, &rec, err, errlen))
+		return NULL;
+	for (size_t i = 0; i < rec.nr; i++)
+		n = rec.r[i].job >= n ? rec.r[i].job + 1u : n;
+	span = calloc(n + 1, sizeof(*span));
+	iops = calloc(n + 1, sizeof(*iops));
+	for (size_t i = 0; span && iops && i < rec.nr; i++) {
+		const struct iogap_trace_record *r = &rec.r[i];
 
-		if (!jn || strcmp(jn, name))
+		if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_WRITE)
 			continue;
-		found = 1;
-		iops[0] += jp_num(jp_path(&jobs->items[i], "read/iops"), 0);
-		iops[1] += jp_num(jp_path(&jobs->items[i], "write/iops"), 0);
+		if (!span[r->job][0] || r->start_ns < span[r->job][0])
+			span[r->job][0] = r->start_ns;
+		if (r->complete_ns > span[r->job][1])
+			span[r->job][1] = r->complete_ns;
+		iops[r->job][r->op]++;
 	}
-	return found;
+	for (size_t j = 0; span && iops && j < n; j++)
+		for (int d = 0; d < 2; d++)
+			iops[j][d] = span[j][1] > span[j][0] ?
+				     iops[j][d] * 1e9 / (double)(span[j][1] - span[j][0]) : 0;
+	if (!span || !iops) {
+		free(iops);
+		iops = NULL;
+		iogap_seterr(err, errlen, "out of memory");
+	}
+	free(span);
+	free(rec.r);
+	*njobs = n;
+	return iops;
 }
 
-/* Each job's rate per clone: the IOPS of its entry in vm/probe.json over
- * the clones the entry covers — a job without an entry of its own joins
- * the reporting group before it (group_reporting), and the group's IOPS
- * are shared evenly by all its clones.  rates[k][2]; 0,0 when unknown. */
-static void job_rates(const struct iogap_job_list *l, const struct jp_value *pj, double (*rates)[2])
-{
-	for (size_t k = 0; k < l->nr;) {
-		double iops[2];
-		size_t end = k + 1, clones = l->jobs[k].numjobs ? l->jobs[k].numjobs : 1;
-		int have = vm_iops(pj, l->jobs[k].name, iops);
-
-		for (; end < l->nr && !vm_iops(pj, l->jobs[end].name, rates[end]); end++)
-			clones += l->jobs[end].numjobs ? l->jobs[end].numjobs : 1;
-		for (; k < end; k++) {
-			rates[k][0] = have ? iops[0] / (double)clones : 0;
-			rates[k][1] = have ? iops[1] / (double)clones : 0;
-		}
-	}
-}
-
-/* A job file with rate_iops=R,W (the VM's rates) after each job's section
- * header, written to out; everything else as given. */
+/* A job file with rate_iops=R,W (the VM's rates per clone) after each
+ * job's section header, written to out; everything else as given.  *first
+ * is the file's first job index, advanced past its jobs. */
 static int write_rated_job(struct run_state *s, const char *in, const char *out,
-			   const struct jp_value *pj, char *err, size_t errlen)
+			   double (*iops)[2], size_t njobs, size_t *first, char *err, size_t errlen)
 {
 	struct iogap_job_list l = { 0 };
 	size_t len;
 	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
-	double (*rates)[2] = NULL;
 	FILE *f = NULL;
 
-	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) ||
-	    !(rates = calloc(l.nr + 1, sizeof(*rates))) || !(f = fopen(out, "w"))) {
-		if (!text || !rates || !f)
+	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) || !(f = fopen(out, "w"))) {
+		if (!text || !f)
 			iogap_seterr(err, errlen, "%s: %s", text ? out : in, strerror(errno));
 		free(text);
-		free(rates);
 		iogap_job_list_free(&l);
 		return -1;
 	}
-	job_rates(&l, pj, rates);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char sect[256];
 
@@ -909,17 +909,21 @@ static int write_rated_job(struct run_state *s, const char *in, const char *out,
 		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
 			continue;
 		for (size_t k = 0; k < l.nr; k++) {
+			size_t j = *first + k;
+			unsigned clones = l.jobs[k].numjobs ? l.jobs[k].numjobs : 1;
+
 			if (strcmp(l.jobs[k].name, sect))
 				continue;
-			if (rates[k][0] > 0 || rates[k][1] > 0)
-				fprintf(f, "rate_iops=%.0f,%.0f\n", rates[k][0], rates[k][1]);
+			if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
+				fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones,
+					iops[j][1] / clones);
 			else
-				warn(s, "--match-load: no VM result for job '%.100s': not rate limited", sect);
+				warn(s, "--match-load: no VM requests of job '%.100s': not rate limited", sect);
 			break;
 		}
 	}
+	*first += l.nr;
 	free(text);
-	free(rates);
 	iogap_job_list_free(&l);
 	return fclose(f) ? iogap_seterr(err, errlen, "%s: %s", out, strerror(errno)) : 0;
 }
@@ -930,20 +934,21 @@ static void run_matched(struct run_state *s)
 {
 	char dir[PATH_MAX + 16], path[PATH_MAX + 32], *jobs[64];
 	struct iogap_cpuload_sampler *cpu;
-	struct jp_value pj;
+	double (*iops)[2];
+	size_t njobs, first = 0;
 	int n = 0;
 
 	snprintf(dir, sizeof(dir), "%s/bare-matched", s->dir);
 	mkdir(dir, 0755);
-	snprintf(path, sizeof(path), "%s/vm/probe.json", s->dir);
 	s->matched.status = "failed";
-	if (iogap_json_load(path, &pj, s->matched.message, sizeof(s->matched.message)))
+	iops = vm_job_iops(s, &njobs, s->matched.message, sizeof(s->matched.message));
+	if (!iops)
 		return;
 	while (n < s->o.nr_jobs && n < 64) {
 		snprintf(path, sizeof(path), "%s/job%d.fio", dir, n);
 		if (!(jobs[n] = strdup(path)))
 			goto out;
-		if (write_rated_job(s, s->o.jobs[n++], path, &pj, s->matched.message,
+		if (write_rated_job(s, s->o.jobs[n++], path, iops, njobs, &first, s->matched.message,
 				    sizeof(s->matched.message)))
 			goto out;
 	}
@@ -956,7 +961,7 @@ static void run_matched(struct run_state *s)
 out:
 	while (n > 0)
 		free(jobs[--n]);
-	jp_free(&pj);
+	free(iops);
 }
 
 static void usage(FILE *f)

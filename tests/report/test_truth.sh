@@ -77,7 +77,7 @@ ok $? "loads apart: the verdict says so, names both loads' IOPS and --match-load
 "$MKRUN" --dir "$WORK/matched" --vm 100000 --bare-seconds 2 --matched-iops 50000 >/dev/null 2>&1
 report "$WORK/matched"
 [ $rc = 0 ] && grep -q "^sides: .*bare metal at the VM's IOPS" "$WORK/matched.txt" &&
-	json "$WORK/matched.json" 'l = d["jobs"][0]["load"]; l["reference"] == "bare_matched" and
+	json "$WORK/matched.json" '(l := d["jobs"][0]["load"])["reference"] == "bare_matched" and
 		l["differs"] == 0 and "bare" in l and "bare_matched" in l and
 		"bare_matched" in d["jobs"][0]["read"]' &&
 	grep -q "the gap: VM .* - bare metal at the VM's IOPS" "$WORK/matched.txt" &&
@@ -87,7 +87,7 @@ ok $? "with bare-matched/: both bare-metal runs shown, the gap against the match
 # --- host CPU saturation ---------------------------------------------------
 "$MKRUN" --dir "$WORK/hog" --vm 100000 --bare-seconds 2 --bare-iops 50000 --cpu hog >/dev/null 2>&1
 report "$WORK/hog"
-[ $rc = 0 ] && json "$WORK/hog.json" 'c = d["cpu"]["vm"]; c["host_saturated_s"] == c["seconds"] > 0 and
+[ $rc = 0 ] && json "$WORK/hog.json" '(c := d["cpu"]["vm"])["host_saturated_s"] == c["seconds"] > 0 and
 	d["jobs"][0]["load"]["vm"]["cpu_saturated_pct"] == 100' &&
 	grep -q "^VM CPU: .*all cores busy (>= 95%) in [1-9]" "$WORK/hog.txt" &&
 	grep -q "^  mixed read: .*host CPU was saturated (all cores busy) while 100% of the VM requests" "$WORK/hog.txt"
@@ -98,7 +98,7 @@ ok $? "lint: host-saturated warning with the share of requests" "$WORK/hog.lint"
 
 "$MKRUN" --dir "$WORK/quiet" --vm 100000 --bare-seconds 2 --bare-iops 50000 --cpu quiet >/dev/null 2>&1
 report "$WORK/quiet"
-[ $rc = 0 ] && json "$WORK/quiet.json" 'c = d["cpu"]["vm"]; c["host_saturated_s"] == 0 and c["saturated_s"] == 0 and
+[ $rc = 0 ] && json "$WORK/quiet.json" '(c := d["cpu"]["vm"])["host_saturated_s"] == 0 and c["saturated_s"] == 0 and
 	[t["role"] for t in c["busy_threads"]] == ["vcpu"] and d["jobs"][0]["load"]["vm"]["cpu_saturated_pct"] == 0' &&
 	! grep -q "CPU was saturated" "$WORK/quiet.txt" && grep -q "vcpu thread 'CPU 0/TCG'.*not counted as saturation" "$WORK/quiet.txt"
 ok $? "a quiet TCG-like run (vCPU at 100%, host half busy): not saturated, the busy vCPU named as a fact" "$WORK/quiet.txt"
