@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,7 @@ int iogap_cpuload_summarize(const struct iogap_cpuload *cl, struct iogap_cpu_sum
 	for (size_t k = 0; k < cl->nsec; k++) {
 		const struct iogap_cpu_sec *sec = &cl->sec[k];
 		bool sat = sec->host_pct >= IOGAP_CPU_SATURATED_PCT;
+		double watched = 0;
 
 		s->host_sat += sat;
 		s->host_mean_pct += sec->host_pct / (double)cl->nsec;
@@ -168,11 +170,13 @@ int iogap_cpuload_summarize(const struct iogap_cpuload *cl, struct iogap_cpu_sum
 		for (size_t u = sec->first_use; u < sec->first_use + sec->nuse; u++) {
 			const struct iogap_cpu_use *use = &cl->use[u];
 
+			watched += use->pct;
 			if (use->pct < IOGAP_CPU_SATURATED_PCT)
 				continue;
 			count_busy(s, use->task);
 			sat = sat || strcmp(cl->task[use->task].role, "vcpu");
 		}
+		s->others_mean_pct += fmax(sec->host_pct * cl->ncpu - watched, 0) / (double)cl->nsec;
 		s->sec_sat[k] = sat;
 		s->sat += sat;
 	}
@@ -233,8 +237,10 @@ void iogap_cpu_summary_text(const struct iogap_cpuload *cl, const struct iogap_c
 	if (!s->nsec)
 		return;
 	l = (size_t)snprintf(buf, n, "host CPU (%u cores): mean %.0f%%, max %.0f%%, all cores busy "
-			     "(>= %.0f%%) in %zu of %zu s", cl->ncpu, s->host_mean_pct, s->host_max_pct,
-			     IOGAP_CPU_SATURATED_PCT, s->host_sat, s->nsec);
+			     "(>= %.0f%%) in %zu of %zu s; processes outside this run (and threads "
+			     "under 1%%) %.0f%% of a core on average", cl->ncpu, s->host_mean_pct,
+			     s->host_max_pct, IOGAP_CPU_SATURATED_PCT, s->host_sat, s->nsec,
+			     s->others_mean_pct);
 	for (size_t i = 0; i < s->nbusy && l < n; i++) {
 		const struct iogap_cpu_task *t = &cl->task[s->busy[i].task];
 

@@ -73,6 +73,7 @@ struct iogap_cpu_summary {
 	size_t nsec, host_sat;    /* seconds sampled, seconds with the host saturated */
 	size_t sat;               /* seconds saturated (host, or a non-vCPU task) */
 	double host_max_pct, host_mean_pct;
+	double others_mean_pct;   /* host use outside the watched threads, % of one core */
 	struct iogap_cpu_busy_task busy[16];   /* tasks with saturated seconds, most first */
 	size_t nbusy;
 	bool *sec_sat;            /* per second: saturated (malloc'd) */

@@ -1046,6 +1046,7 @@ static void json_truth(struct jw *w, const struct report *rep)
 		jw_u64(w, "saturated_s", c->sum.sat);
 		jw_float(w, "host_mean_pct", c->sum.host_mean_pct);
 		jw_float(w, "host_max_pct", c->sum.host_max_pct);
+		jw_float(w, "others_mean_pct", c->sum.others_mean_pct);
 		jw_open(w, "busy_threads", '[');
 		for (size_t i = 0; i < c->sum.nbusy; i++) {
 			const struct iogap_cpu_task *t = &c->cl.task[c->sum.busy[i].task];

@@ -88,10 +88,11 @@ ok $? "with bare-matched/: both bare-metal runs shown, the gap against the match
 "$MKRUN" --dir "$WORK/hog" --vm 100000 --bare-seconds 2 --bare-iops 50000 --cpu hog >/dev/null 2>&1
 report "$WORK/hog"
 [ $rc = 0 ] && json "$WORK/hog.json" '(c := d["cpu"]["vm"])["host_saturated_s"] == c["seconds"] > 0 and
+	abs(c["others_mean_pct"] - 80) < 0.01 and
 	d["jobs"][0]["load"]["vm"]["cpu_saturated_pct"] == 100' &&
 	grep -q "^VM CPU: .*all cores busy (>= 95%) in [1-9]" "$WORK/hog.txt" &&
 	grep -q "^  mixed read: .*host CPU was saturated (all cores busy) while 100% of the VM requests" "$WORK/hog.txt"
-ok $? "all cores busy: saturated seconds counted, the verdict gives the share of requests" "$WORK/hog.txt"
+ok $? "all cores busy: saturated seconds counted, others' use (2 x 100% - 100% - 20%), the verdict gives the share of requests" "$WORK/hog.txt"
 "$IOGAP" lint "$WORK/hog" >"$WORK/hog.lint" 2>&1
 [ $? = 1 ] && grep -q "^WARNING host-saturated: .*/vm: .*100% of the requests were submitted in a saturated second" "$WORK/hog.lint"
 ok $? "lint: host-saturated warning with the share of requests" "$WORK/hog.lint"
