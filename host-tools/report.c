@@ -1509,6 +1509,21 @@ static void html_stage_table(FILE *f, const struct report *rep, const struct uni
 	fputs("</table>\n", f);
 }
 
+static void html_load(FILE *f, const struct unit *u, const struct gap *g)
+{
+	fputs("<p class=\"note\">Load (both directions; in flight = IOPS × mean latency):", f);
+	for (int s = 0; s < SIDES; s++) {
+		struct load l = side_load(u, s);
+
+		if (l.iops > 0)
+			fprintf(f, " %s %.0f IOPS, %.1f in flight;", side_name[s], l.iops, l.inflight);
+	}
+	if (g && g->ok && g->load_differs)
+		fprintf(f, " <b>loads differ by more than %.0f%%: the backend stage is not "
+			"comparable</b>", 100 * LOAD_TOLERANCE);
+	fputs("</p>\n", f);
+}
+
 static int write_html(const struct report *rep, FILE *f)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -1540,7 +1555,16 @@ static int write_html(const struct report *rep, FILE *f)
 		if (!strcmp(rep->accel, "tcg"))
 			fputs(" <b>The VM ran under TCG</b>: guest-side timings include emulation.", f);
 	}
-	fputs("</p>\n<h2>Verdict</h2>\n", f);
+	fputs("</p>\n", f);
+	if (rep->rd.n_incomplete) {
+		fputs("<p class=\"verdict\"><b>Incomplete data, verdicts provisional:</b>", f);
+		for (size_t i = 0; i < rep->rd.n_incomplete; i++) {
+			fputs(i ? "; " : " ", f);
+			html_esc(f, rep->rd.incomplete[i]);
+		}
+		fputs("</p>\n", f);
+	}
+	fputs("<h2>Verdict</h2>\n", f);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
 			char v[2048];
@@ -1567,20 +1591,26 @@ static int write_html(const struct report *rep, FILE *f)
 			html_esc(f, u->name);
 			fprintf(f, " — %s</h2>\n", dir_key[d]);
 			html_stage_table(f, rep, u, d);
+			html_load(f, u, g);
 			if (g && g->ok) {
-				fprintf(f, "<h3>The gap: VM %.2f µs − bare metal %.2f µs = %+.2f µs per "
+				fprintf(f, "<h3>The gap: VM %.2f µs − %s %.2f µs = %+.2f µs per "
 					"request</h3>\n<table class=\"num\"><tr><th>where</th><th>µs</th>"
 					"<th>clock ±</th><th>%% of gap</th></tr>\n", g->vm_total / 1e3,
-					g->bare_total / 1e3, g->gap / 1e3);
+					side_name[rep->ref], g->bare_total / 1e3, g->gap / 1e3);
 				for (int c = 0; c < C_NR; c++) {
-					char e[32] = "";
+					char e[32] = "", share[64];
 
 					if (g->err[c] > 0)
 						snprintf(e, sizeof(e), "±%.1f", g->err[c] / 1e3);
-					fprintf(f, "<tr><td>%s</td><td>%+.2f</td><td>%s</td><td>%.1f%%</td></tr>\n",
+					if (c == C_BACKEND && g->load_differs)
+						snprintf(share, sizeof(share), "not comparable: the loads differ");
+					else
+						snprintf(share, sizeof(share), "%.1f%%",
+							 g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
+					fprintf(f, "<tr><td>%s</td><td>%+.2f</td><td>%s</td><td>%s</td></tr>\n",
 						c == C_BACKEND ? "backend (B − bare)" :
 						c == C_OTHER ? "other (unpaired, drift)" : contrib_key[c],
-						g->contrib[c] / 1e3, e, g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
+						g->contrib[c] / 1e3, e, share);
 				}
 				fputs("</table>\n", f);
 			}

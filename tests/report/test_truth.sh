@@ -74,6 +74,14 @@ json "$WORK/qd.json" 'all("not at equal load" in d["jobs"][0][x]["verdict"] and
 	"--match-load" in d["jobs"][0][x]["verdict"] for x in ("read", "write"))'
 ok $? "loads apart: the verdict says so, names both loads' IOPS and --match-load" "$WORK/qd.json"
 
+"$IOGAP" report "$WORK/qd" --html "$WORK/qd.html" >/dev/null 2>&1 &&
+	grep -q "not comparable: the loads differ" "$WORK/qd.html" &&
+	grep -q "loads differ by more than 10%" "$WORK/qd.html"
+ok $? "HTML: the load line and the backend row flagged" "$WORK/qd.html"
+"$IOGAP" report "$WORK/open" --html "$WORK/open.html" >/dev/null 2>&1
+[ $? = 3 ] && grep -q "Incomplete data, verdicts provisional:.*vm/top.trace" "$WORK/open.html"
+ok $? "HTML: incomplete data said before the verdicts" "$WORK/open.html"
+
 "$MKRUN" --dir "$WORK/matched" --vm 100000 --bare-seconds 2 --matched-iops 50000 >/dev/null 2>&1
 report "$WORK/matched"
 [ $rc = 0 ] && grep -q "^sides: .*bare metal at the VM's IOPS" "$WORK/matched.txt" &&
