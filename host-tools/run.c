@@ -1145,6 +1145,10 @@ int iogap_cmd_run(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		s->run_id |= 1;
+		/* a reused directory: its old manifest names another run, and the
+		 * run-directory reader checks every trace against it */
+		snprintf(err, sizeof(err), "%.4000s/manifest.json", s->dir);
+		unlink(err);
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
