@@ -840,128 +840,30 @@ static struct iogap_cpuload_sampler *cpu_start(struct run_state *s, const char *
 	return cpu;
 }
 
-/* The VM's IOPS per job index and direction, from vm/probe.trace (records
- * outside ramp over the job's active span, as the report counts them):
- * exact per job even where the probe's JSON reports a group. */
-static double (*vm_job_iops(struct run_state *s, size_t *njobs, char *err, size_t errlen))[2]
-{
-	char path[PATH_MAX + 32];
-	struct iogap_records rec;
-	uint64_t (*span)[2];
-	double (*iops)[2] = NULL;
-	size_t n = 0;
-
-	snprintf(path, sizeof(path), "%s/vm/probe.trace", s->dir);
-	if (iogap_records_load(path, &rec, err, errlen))
-		return NULL;
-	for (size_t i = 0; i < rec.nr; i++)
-		n = rec.r[i].job >= n ? rec.r[i].job + 1u : n;
-	span = calloc(n + 1, sizeof(*span));
-	iops = calloc(n + 1, sizeof(*iops));
-	for (size_t i = 0; span && iops && i < rec.nr; i++) {
-		const struct iogap_trace_record *r = &rec.r[i];
-
-		if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_WRITE)
-			continue;
-		if (!span[r->job][0] || r->start_ns < span[r->job][0])
-			span[r->job][0] = r->start_ns;
-		if (r->complete_ns > span[r->job][1])
-			span[r->job][1] = r->complete_ns;
-		iops[r->job][r->op]++;
-	}
-	for (size_t j = 0; span && iops && j < n; j++)
-		for (int d = 0; d < 2; d++)
-			iops[j][d] = span[j][1] > span[j][0] ?
-				     iops[j][d] * 1e9 / (double)(span[j][1] - span[j][0]) : 0;
-	if (!span || !iops) {
-		free(iops);
-		iops = NULL;
-		iogap_seterr(err, errlen, "out of memory");
-	}
-	free(span);
-	free(rec.r);
-	*njobs = n;
-	return iops;
-}
-
-/* A job file with rate_iops=R,W (the VM's rates per clone) after each
- * job's section header, written to out; everything else as given.  *first
- * is the file's first job index, advanced past its jobs. */
-static int write_rated_job(struct run_state *s, const char *in, const char *out,
-			   double (*iops)[2], size_t njobs, size_t *first, char *err, size_t errlen)
-{
-	struct iogap_job_list l = { 0 };
-	size_t len;
-	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
-	FILE *f = NULL;
-
-	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) || !(f = fopen(out, "w"))) {
-		if (!text || !f)
-			iogap_seterr(err, errlen, "%s: %s", text ? out : in, strerror(errno));
-		free(text);
-		iogap_job_list_free(&l);
-		return -1;
-	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char sect[256];
-
-		fprintf(f, "%s\n", line);
-		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
-			continue;
-		for (size_t k = 0; k < l.nr; k++) {
-			size_t j = *first + k;
-			unsigned clones = l.jobs[k].numjobs ? l.jobs[k].numjobs : 1;
-
-			if (strcmp(l.jobs[k].name, sect))
-				continue;
-			if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
-				fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones,
-					iops[j][1] / clones);
-			else
-				warn(s, "--match-load: no VM requests of job '%.100s': not rate limited", sect);
-			break;
-		}
-	}
-	*first += l.nr;
-	free(text);
-	iogap_job_list_free(&l);
-	return fclose(f) ? iogap_seterr(err, errlen, "%s: %s", out, strerror(errno)) : 0;
-}
-
 /* --match-load: bare metal again, open loop at the IOPS the VM achieved,
  * so backend and device stages compare at equal load (docs/reports.md). */
 static void run_matched(struct run_state *s)
 {
-	char dir[PATH_MAX + 16], path[PATH_MAX + 32], *jobs[64];
+	char dir[PATH_MAX + 16], *jobs[64] = { NULL }, note[512] = "";
 	struct iogap_cpuload_sampler *cpu;
-	double (*iops)[2];
-	size_t njobs, first = 0;
-	int n = 0;
+	int n = s->o.nr_jobs < 64 ? s->o.nr_jobs : 64;
 
 	snprintf(dir, sizeof(dir), "%s/bare-matched", s->dir);
 	mkdir(dir, 0755);
 	s->matched.status = "failed";
-	iops = vm_job_iops(s, &njobs, s->matched.message, sizeof(s->matched.message));
-	if (!iops)
+	if (iogap_rundir_rated_jobs(s->dir, s->o.jobs, n, dir, jobs, note, sizeof(note),
+				    s->matched.message, sizeof(s->matched.message)))
 		return;
-	while (n < s->o.nr_jobs && n < 64) {
-		snprintf(path, sizeof(path), "%s/job%d.fio", dir, n);
-		if (!(jobs[n] = strdup(path)))
-			goto out;
-		if (write_rated_job(s, s->o.jobs[n++], path, iops, njobs, &first, s->matched.message,
-				    sizeof(s->matched.message)))
-			goto out;
-	}
+	if (note[0])
+		warn(s, "--match-load: %s", note);
 	cpu = cpu_start(s, "bare-matched");
 	fprintf(stderr, "iogap: bare metal phase at the VM's IOPS (--match-load)...\n");
 	if (run_host_probe(s, "bare-matched", jobs, n, s->matched.message,
 			   sizeof(s->matched.message)) == 0)
 		s->matched.status = "ok";
 	iogap_cpuload_stop(cpu);
-out:
-	while (n > 0)
-		free(jobs[--n]);
-	free(iops);
+	for (int i = 0; i < n; i++)
+		free(jobs[i]);
 }
 
 static void usage(FILE *f)

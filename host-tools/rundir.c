@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "job.h"
 #include "rundir.h"
 #include "trace_file.h"
 #include "util.h"
@@ -335,4 +336,117 @@ void iogap_rundir_free(struct iogap_rundir *rd)
 	if (rd->have_vm)
 		iogap_pairing_free(&rd->pairing);
 	memset(rd, 0, sizeof(*rd));
+}
+
+/* ------------------------------------------------------- --match-load */
+
+/* The VM's IOPS per job index and direction, from vm/probe.trace (records
+ * outside ramp over the job's active span, as the report counts them):
+ * exact per job even where the probe's JSON reports a group.  NULL with
+ * err; *njobs = job indices seen. */
+static double (*vm_job_iops(const char *dir, size_t *njobs, char *err, size_t errlen))[2]
+{
+	char path[PATH_MAX + 32];
+	struct iogap_records rec;
+	uint64_t (*span)[2];
+	double (*iops)[2];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
+	if (iogap_records_load(path, &rec, err, errlen))
+		return NULL;
+	for (size_t i = 0; i < rec.nr; i++)
+		n = rec.r[i].job >= n ? rec.r[i].job + 1u : n;
+	span = calloc(n + 1, sizeof(*span));
+	iops = calloc(n + 1, sizeof(*iops));
+	for (size_t i = 0; span && iops && i < rec.nr; i++) {
+		const struct iogap_trace_record *r = &rec.r[i];
+
+		if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_WRITE)
+			continue;
+		if (!span[r->job][0] || r->start_ns < span[r->job][0])
+			span[r->job][0] = r->start_ns;
+		if (r->complete_ns > span[r->job][1])
+			span[r->job][1] = r->complete_ns;
+		iops[r->job][r->op]++;
+	}
+	for (size_t j = 0; span && iops && j < n; j++)
+		for (int d = 0; d < 2; d++)
+			iops[j][d] = span[j][1] > span[j][0] ?
+				     iops[j][d] * 1e9 / (double)(span[j][1] - span[j][0]) : 0;
+	if (!span || !iops) {
+		free(iops);
+		iops = NULL;
+		iogap_seterr(err, errlen, "out of memory");
+	}
+	free(span);
+	free(rec.r);
+	*njobs = n;
+	return iops;
+}
+
+/* One job file with the rates inserted; *first is its first job index,
+ * advanced past its jobs.  Jobs without VM requests go into note. */
+static int write_rated_job(const char *in, const char *out, double (*iops)[2], size_t njobs,
+			   size_t *first, char *note, size_t notelen, char *err, size_t errlen)
+{
+	struct iogap_job_list l = { 0 };
+	size_t len;
+	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
+	FILE *f = NULL;
+
+	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) || !(f = fopen(out, "w"))) {
+		if (!text || !f)
+			iogap_seterr(err, errlen, "%s: %s", text ? out : in, strerror(errno));
+		free(text);
+		iogap_job_list_free(&l);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char sect[256];
+
+		fprintf(f, "%s\n", line);
+		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
+			continue;
+		for (size_t k = 0; k < l.nr; k++) {
+			size_t j = *first + k, nl = strlen(note);
+			unsigned clones = l.jobs[k].numjobs ? l.jobs[k].numjobs : 1;
+
+			if (strcmp(l.jobs[k].name, sect))
+				continue;
+			if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
+				fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones,
+					iops[j][1] / clones);
+			else if (nl + 1 < notelen)
+				snprintf(note + nl, notelen - nl, "%sjob '%.100s' had no VM requests: not "
+					 "rate limited", nl ? "; " : "", sect);
+			break;
+		}
+	}
+	*first += l.nr;
+	free(text);
+	iogap_job_list_free(&l);
+	return fclose(f) ? iogap_seterr(err, errlen, "%s: %s", out, strerror(errno)) : 0;
+}
+
+int iogap_rundir_rated_jobs(const char *dir, char **jobs, int n, const char *outdir, char **paths,
+			    char *note, size_t notelen, char *err, size_t errlen)
+{
+	size_t njobs, first = 0;
+	double (*iops)[2] = vm_job_iops(dir, &njobs, err, errlen);
+	int rc = 0;
+
+	if (!iops)
+		return -1;
+	for (int i = 0; i < n && !rc; i++) {
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s/job%d.fio", outdir, i);
+		if (!(paths[i] = strdup(path)))
+			rc = iogap_seterr(err, errlen, "out of memory");
+		else
+			rc = write_rated_job(jobs[i], path, iops, njobs, &first, note, notelen, err, errlen);
+	}
+	free(iops);
+	return rc;
 }

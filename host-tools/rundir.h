@@ -65,4 +65,13 @@ int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errl
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen);
 void iogap_rundir_free(struct iogap_rundir *rd);
 
+/* `iogap run --match-load`: the job files jobs[0..n) copied to
+ * OUTDIR/jobI.fio (paths[I], malloc'd, freed by the caller even on error)
+ * with rate_iops=R,W after each job's section header: the IOPS per clone
+ * the VM achieved for that job (DIR/vm/probe.trace, outside ramp, over the
+ * job's active span).  Jobs without VM requests are named in note.  0, or
+ * -1 with err. */
+int iogap_rundir_rated_jobs(const char *dir, char **jobs, int n, const char *outdir, char **paths,
+			    char *note, size_t notelen, char *err, size_t errlen);
+
 #endif
