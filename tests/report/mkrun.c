@@ -23,6 +23,8 @@
  * --open FILE: FILE (e.g. vm/top.trace) left without the COMPLETE flag;
  * --foreign FILE: FILE written with another run's id;
  * --phase NAME=STATUS: manifest.json's phases.NAME.status (repeatable).
+ * --rate-jobs FILE: then write FILE as `iogap run --match-load` would run it
+ *   (iogap_rundir_rated_jobs) to D/job0.fio; prints "note ..." if any.
  * manifest.json gets target.spec = SPEC (compare groups runs by it) and
  * run_id 1234, the traces' id.
  */
@@ -262,7 +264,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 1, mean_ns = 80000;
 	size_t nvm = 0;
 	double bare_s = 0, scale = 1.0;
-	const char *spec = "synthetic", *cpu = NULL, *phase[8];
+	const char *spec = "synthetic", *cpu = NULL, *phase[8], *rate_jobs = NULL;
 	double bare_iops = 0, matched_iops = 0;
 	size_t nphase = 0;
 	struct synth_cfg synth_cfg0;
@@ -294,6 +296,8 @@ int main(int argc, char **argv)
 			open_file = argv[++i];
 		else if (!strcmp(argv[i], "--foreign") && i + 1 < argc)
 			foreign_file = argv[++i];
+		else if (!strcmp(argv[i], "--rate-jobs") && i + 1 < argc)
+			rate_jobs = argv[++i];
 		else if (!strcmp(argv[i], "--phase") && i + 1 < argc && nphase < 8)
 			phase[nphase++] = argv[++i];
 		else {
@@ -368,6 +372,19 @@ int main(int argc, char **argv)
 	}
 	if (bare_s > 0 && write_bare("bare", seed, bare_s, bare_iops, mean_ns, scale))
 		return 1;
+	if (rate_jobs) {
+		char *out = NULL, note[512] = "", err[512];
+		int rc = iogap_rundir_rated_jobs(dir, (char **)&rate_jobs, 1, dir, &out, note,
+						 sizeof(note), err, sizeof(err));
+
+		free(out);
+		if (rc) {
+			fprintf(stderr, "mkrun: %s\n", err);
+			return 1;
+		}
+		if (note[0])
+			printf("note %s\n", note);
+	}
 	if (bare_s > 0 && matched_iops > 0 &&
 	    write_bare("bare-matched", seed + 1, bare_s, matched_iops, mean_ns, scale))
 		return 1;

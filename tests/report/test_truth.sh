@@ -92,6 +92,23 @@ report "$WORK/matched"
 	! grep -q "not at equal load" "$WORK/matched.txt"
 ok $? "with bare-matched/: both bare-metal runs shown, the gap against the matched one, no flag" "$WORK/matched.txt"
 
+# --match-load's job files: the VM's IOPS per clone after each job's header
+printf '[global]\nbs=4k\n\n[mixed]\nrw=randrw\nnumjobs=2\n\n[other]\nrw=read\n' >"$WORK/rate.fio"
+"$MKRUN" --dir "$WORK/rate" --vm 100000 --rate-jobs "$WORK/rate.fio" >"$WORK/rate.out" 2>&1
+python3 - "$WORK/rate/vm/probe.json" "$WORK/rate/job0.fio" >"$WORK/why" 2>&1 <<'PY'
+import json, re, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+text = open(sys.argv[2]).read()
+m = re.search(r"\[mixed\]\nrate_iops=(\d+),(\d+)\n", text)
+print(f"# VM read {j['read']['iops']:.0f} write {j['write']['iops']:.0f} IOPS; job file:\n" +
+      "".join("#   " + l + "\n" for l in text.splitlines()))
+ok = m and all(abs(2 * int(m.group(i + 1)) / j[d]["iops"] - 1) < 0.01 for i, d in enumerate(("read", "write")))
+sys.exit(0 if ok and text.count("rate_iops") == 1 and "numjobs=2" in text else 1)
+PY
+st=$?
+[ $st = 0 ] && grep -q "^note job 'other' had no VM requests: not rate limited" "$WORK/rate.out"
+ok $? "--match-load job file: rate_iops = the VM's IOPS per clone (numjobs=2), a job without VM requests named" "$WORK/why"
+
 # --- host CPU saturation ---------------------------------------------------
 "$MKRUN" --dir "$WORK/hog" --vm 100000 --bare-seconds 2 --bare-iops 50000 --cpu hog >/dev/null 2>&1
 report "$WORK/hog"
