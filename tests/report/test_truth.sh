@@ -39,6 +39,12 @@ grep -q "firm" "$WORK/equal.txt" && ! grep -q "firm" "$WORK/open.txt" &&
 	json "$WORK/open.json" 'all(d["jobs"][0][x]["verdict"].startswith("PROVISIONAL") for x in ("read", "write"))'
 ok $? "over incomplete data no verdict is firm, each says PROVISIONAL" "$WORK/open.txt"
 
+"$MKRUN" --dir "$WORK/bopen" --vm 100000 --bare-seconds 2 --bare-iops 50000 --open bare/probe.trace >/dev/null 2>&1
+report "$WORK/bopen"
+[ $rc = 3 ] && head -1 "$WORK/bopen.txt" | grep -q "INCOMPLETE DATA.*bare/probe.trace was not closed by its writer" &&
+	json "$WORK/bopen.json" 'd["complete"] == 0 and len(d["incomplete"]) == 1'
+ok $? "a bare-metal trace without COMPLETE: exit 3, named" "$WORK/bopen.txt"
+
 "$MKRUN" --dir "$WORK/intr" --vm 100000 --bare-seconds 2 --bare-iops 50000 --phase bare=ok --phase vm=interrupted >/dev/null 2>&1
 report "$WORK/intr"
 [ $rc = 3 ] && head -1 "$WORK/intr.txt" | grep -q "the vm phase interrupted" &&
