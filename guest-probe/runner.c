@@ -487,17 +487,25 @@ static bool budget_left(const struct worker *w)
 	return w->job->time_based || w->bytes_issued < w->io_budget;
 }
 
-static void rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
+/* Ahead of the rate: as fio (rate_ddir -> io_u_quiesce), first complete
+ * every request in flight, then sleep.  Sleeping with requests in flight
+ * would stamp their completions late (they are seen only when reaped). */
+static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 {
 	uint64_t rate = w->job->rate_iops[ddir], due;
+	int r = 0;
 
 	if (!rate || w->in_ramp)
-		return;
+		return 0;
 	due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / rate;
 	if (iogap_now_ns() < due) {
-		commit(w, queued);
+		/* the slot in hand (not yet queued) counts as in flight */
+		while (in_flight(w) > 1 && (r = commit(w, queued)) >= 0 &&
+		       (r = reap(w, 1, *queued)) > 0)
+			;
 		iogap_sleep_until_ns(due);
 	}
+	return r < 0 ? r : 0;
 }
 
 static int run_loop(struct worker *w)
@@ -552,7 +560,10 @@ static int run_loop(struct worker *w)
 		ddir = pick_ddir(w);
 		if (w->zbd)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
-		rate_wait(w, ddir, &queued);
+		if ((r = rate_wait(w, ddir, &queued)) < 0) {
+			put_slot(w, io);
+			break;
+		}
 		io->ddir = ddir;
 		io->len = pick_bs(w, ddir);
 		io->offset = pick_offset(w, ddir, &io->len);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpuload.h"
 #include "fio_import.h"
 #include "util.h"
 
@@ -653,6 +654,66 @@ static uint64_t manifest_ram(const char *dir, const char *label, bool *imported)
 	return ram;
 }
 
+/* A VM side's guest-minus-host clock offset from the run's manifest (0 for
+ * bare metal or when unknown). */
+static int64_t guest_offset(const char *side_dir)
+{
+	char path[8192], err[256], *text;
+	struct jp_value m;
+	size_t len, n = strlen(side_dir);
+	int64_t off = 0;
+
+	if (n < 3 || strcmp(side_dir + n - 3, "/vm"))
+		return 0;
+	snprintf(path, sizeof(path), "%.*s/manifest.json", (int)(n - 3), side_dir);
+	if (!(text = iogap_read_file(path, 0, &len)))
+		return 0;
+	if (!jp_parse(text, len, false, &m, NULL, err, sizeof(err))) {
+		off = (int64_t)jp_num(jp_path(&m, "clock/offset_ns"), 0);
+		jp_free(&m);
+	}
+	free(text);
+	return off;
+}
+
+/* host-saturated: the run's CPU record (SIDE/cpuload.txt, `iogap run`)
+ * shows the host with all cores busy, or a QEMU, probe or backend thread
+ * at a full core, while requests were submitted (cpuload.h). */
+static void check_cpu_saturation(struct lint *L, const char *side_dir)
+{
+	char path[8192], err[512], line[2048], share[128] = "share of requests unknown (no "
+							  "readable probe.trace)";
+	struct iogap_cpuload cl;
+	struct iogap_cpu_summary sum;
+	uint64_t hit = 0, all = 0;
+
+	snprintf(path, sizeof(path), "%s/cpuload.txt", side_dir);
+	if (access(path, F_OK))
+		return;
+	if (iogap_cpuload_load(path, &cl, err, sizeof(err)) || iogap_cpuload_summarize(&cl, &sum)) {
+		fprintf(stderr, "iogap lint: %s\n", err);
+		return;
+	}
+	iogap_cpu_summary_text(&cl, &sum, line, sizeof(line));
+	if (sum.sat) {
+		snprintf(path, sizeof(path), "%s/probe.trace", side_dir);
+		if (!iogap_cpuload_trace_share(&cl, &sum, path, guest_offset(side_dir), &hit, &all,
+					       err, sizeof(err)) && all)
+			snprintf(share, sizeof(share), "%.0f%% of the requests were submitted in a "
+				 "saturated second", 100.0 * (double)hit / (double)all);
+		finding(L, L_WARNING, "host-saturated", "requests then wait for a CPU: the backend "
+			"and crossing stages include that wait, which is not the I/O path's cost",
+			"run with nothing else on the host (or more cores); pin QEMU, its iothread and "
+			"local daemons apart", "%s: %s; %s", side_dir, line, share);
+	} else if (sum.nbusy) {
+		finding(L, L_INFO, "vcpu-busy", "a vCPU thread at a full core is the guest's own work "
+			"(under TCG, its emulation), not contention by itself", "nothing, unless the "
+			"host also saturates", "%s: %s", side_dir, line);
+	}
+	iogap_cpu_summary_free(&sum);
+	iogap_cpuload_free(&cl);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: iogap lint [--ram SIZE] JOB|RUN_DIR|FIO_OUTPUT...\n"
@@ -774,6 +835,8 @@ int iogap_cmd_lint(int argc, char **argv)
 			check_job(&L, &sides[i], &sides[i].r.jobs[k]);
 	for (size_t i = 1; i < ns; i++)
 		compare_sides(&L, &sides[0], &sides[i]);
+	for (size_t i = 0; i < ns; i++)
+		check_cpu_saturation(&L, sides[i].what);
 	print_findings(&L);
 	if (!L.count)
 		printf("no findings\n");

@@ -9,12 +9,14 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cpuload.h"
 #include "json_parse.h"
 #include "json_writer.h"
 #include "report.h"
@@ -142,14 +144,16 @@ void iogap_series_free(struct iogap_series *ser)
 /* ---------------------------------------------------------------- model */
 
 enum { ST_GSUB, ST_G2Q, ST_QFMT, ST_B, ST_QRET, ST_Q2G, ST_TOTAL, ST_NR };
-enum { SIDE_VM, SIDE_BARE, SIDES };
+/* SIDE_MATCHED: bare-matched/, bare metal at the VM's IOPS (--match-load) */
+enum { SIDE_VM, SIDE_BARE, SIDE_MATCHED, SIDES };
 enum { K_SLAT, K_CLAT, K_LAT, K_NR };
 /* contributions to the gap */
 enum { C_G2Q, C_QFMT, C_BACKEND, C_QRET, C_Q2G, C_OTHER, C_NR };
 
 static const char *const stage_key[ST_NR] = { "G.submit", "G->Q", "Q.fmt", "B", "Q.ret",
 					      "Q->G", "total" };
-static const char *const side_key[SIDES] = { "vm", "bare" };
+static const char *const side_key[SIDES] = { "vm", "bare", "bare_matched" };
+static const char *const side_name[SIDES] = { "VM", "bare metal", "bare metal at the VM's IOPS" };
 static const char *const dir_key[2] = { "read", "write" };
 static const char *const kind_key[K_NR] = { "slat", "clat", "lat" };
 static const char *const contrib_key[C_NR] = { "G->Q", "Q.fmt", "backend", "Q.ret", "Q->G",
@@ -173,10 +177,22 @@ struct unit {
 	struct dirstat d[SIDES][2];
 	struct iogap_rstat stage[2][ST_NR];   /* VM requests seen at top and bottom */
 	uint64_t not_paired[2];
+	uint64_t cpu_sat[SIDES];  /* requests submitted in a CPU-saturated second */
+};
+
+/* What the backend is, for the advice (manifest's target.spec). */
+enum backend { BK_UNKNOWN, BK_FILE, BK_RBD, BK_NULL };
+
+/* One side's host CPU record (SIDE/cpuload.txt) and what was saturated. */
+struct cpu_side {
+	bool have;
+	struct iogap_cpuload cl;
+	struct iogap_cpu_summary sum;
 };
 
 struct gap {
 	bool ok;
+	bool load_differs;        /* loads differ by > 10%: backend not compared */
 	double vm_total, bare_total, gap;
 	double contrib[C_NR], err[C_NR];
 	int largest;
@@ -189,6 +205,9 @@ struct report {
 	bool have_manifest;
 	char accel[32];
 	uint64_t inject_delay_ns, null_latency_ns;
+	enum backend backend;
+	int ref;                  /* the bare-metal side the gap compares with */
+	struct cpu_side cpu[SIDES];
 	struct unit *u;
 	size_t nu;
 	uint16_t *unit_of;        /* job index -> unit */
@@ -207,59 +226,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int read_whole(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return -1;
-	for (;;) {
-		size_t got;
-
-		if (n + 65536 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 65536);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return -1;
-			}
-			buf = b;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = 0;
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-/* Parse a JSON file; 0 or -1 (missing or malformed: err says which). */
-static int load_json(const char *path, struct jp_value *v, char *err, size_t errlen)
-{
-	char *text, perr[256];
-	size_t len;
-
-	memset(v, 0, sizeof(*v));
-	if (read_whole(path, &text, &len)) {
-		snprintf(err, errlen, "%.3000s: %.200s", path, strerror(errno));
-		return -1;
-	}
-	if (jp_parse(text, len, false, v, NULL, perr, sizeof(perr))) {
-		snprintf(err, errlen, "%.3000s: %.200s", path, perr);
-		free(text);
-		return -1;
-	}
-	free(text);
-	return 0;
 }
 
 /* The info text of a probe trace (job names); malloc'd or NULL. */
@@ -319,8 +285,9 @@ static int make_units(struct report *rep, char *err, size_t errlen)
 	bool have_pj = false;
 	long cur = -1;
 
-	for (int s = 0; s < 2; s++) {
-		const struct iogap_records *r = s ? &rep->rd.bare : &rep->rd.guest;
+	for (int s = 0; s < 3; s++) {
+		const struct iogap_records *r = s == 2 ? &rep->rd.matched : s ? &rep->rd.bare :
+						&rep->rd.guest;
 
 		for (size_t i = 0; i < r->nr; i++)
 			if (r->r[i].job > maxjob)
@@ -340,7 +307,7 @@ static int make_units(struct report *rep, char *err, size_t errlen)
 			char e2[4096];
 
 			snprintf(path, sizeof(path), "%s/%s/probe.json", rep->dir, s ? "bare" : "vm");
-			if (!load_json(path, &pj, e2, sizeof(e2))) {
+			if (!iogap_json_load(path, &pj, e2, sizeof(e2))) {
 				have_pj = true;
 				jobs = jp_get(&pj, "jobs");
 				if (jobs && jobs->type != JP_ARRAY)
@@ -408,6 +375,25 @@ static int add_rec(struct dirstat *d, uint64_t t_complete, const struct iogap_tr
 	return iogap_series_add(&d->sec, t_complete, bytes, lat);
 }
 
+/* A bare-metal side's records (host clock), NULL when it did not run. */
+static const struct iogap_records *host_side(const struct report *rep, int side)
+{
+	if (side == SIDE_BARE)
+		return rep->rd.have_bare ? &rep->rd.bare : NULL;
+	if (side == SIDE_MATCHED)
+		return rep->rd.have_matched ? &rep->rd.matched : NULL;
+	return NULL;
+}
+
+/* A request submitted at host time t in a CPU-saturated second. */
+static void count_cpu_sat(const struct report *rep, struct unit *u, int side, uint64_t t)
+{
+	const struct cpu_side *c = &rep->cpu[side];
+
+	if (c->have && iogap_cpu_saturated_at(&c->cl, &c->sum, t))
+		u->cpu_sat[side]++;
+}
+
 /* The stats pass: every record once, into histograms and per-second bins. */
 static int stats_pass(struct report *rep, char *err, size_t errlen)
 {
@@ -423,12 +409,14 @@ static int stats_pass(struct report *rep, char *err, size_t errlen)
 				t0 = pg->pairs[i].g_start;
 		rep->t0[SIDE_VM] = t0 == UINT64_MAX ? 0 : t0;
 	}
-	if (rep->rd.have_bare) {
+	for (int s = SIDE_BARE; s < SIDES; s++) {
+		const struct iogap_records *rec = host_side(rep, s);
+
 		t0 = UINT64_MAX;
-		for (size_t i = 0; i < rep->rd.bare.nr; i++)
-			if (!(rep->rd.bare.r[i].flags & IOGAP_REC_RAMP) && rep->rd.bare.r[i].start_ns < t0)
-				t0 = rep->rd.bare.r[i].start_ns;
-		rep->t0[SIDE_BARE] = t0 == UINT64_MAX ? 0 : t0;
+		for (size_t i = 0; rec && i < rec->nr; i++)
+			if (!(rec->r[i].flags & IOGAP_REC_RAMP) && rec->r[i].start_ns < t0)
+				t0 = rec->r[i].start_ns;
+		rep->t0[s] = t0 == UINT64_MAX ? 0 : t0;
 	}
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int s = 0; s < SIDES; s++)
@@ -447,6 +435,7 @@ static int stats_pass(struct report *rep, char *err, size_t errlen)
 				continue;
 			u = &rep->u[rep->unit_of[g->job]];
 			span(u, SIDE_VM, p->g_start, p->g_complete);
+			count_cpu_sat(rep, u, SIDE_VM, p->g_start);
 			rc |= add_rec(&u->d[SIDE_VM][d], p->g_complete, g);
 			if (!p->top || !p->bottom || p->ambiguous || p->invalid) {
 				u->not_paired[d]++;
@@ -463,18 +452,21 @@ static int stats_pass(struct report *rep, char *err, size_t errlen)
 		}
 		rep->records += rep->rd.guest.nr + rep->rd.top.nr + rep->rd.bottom.nr;
 	}
-	if (rep->rd.have_bare) {
-		for (size_t i = 0; i < rep->rd.bare.nr; i++) {
-			const struct iogap_trace_record *r = &rep->rd.bare.r[i];
+	for (int s = SIDE_BARE; s < SIDES; s++) {
+		const struct iogap_records *rec = host_side(rep, s);
+
+		for (size_t i = 0; rec && i < rec->nr; i++) {
+			const struct iogap_trace_record *r = &rec->r[i];
 			struct unit *u;
 
 			if (r->flags & IOGAP_REC_RAMP || r->op > 1)
 				continue;
 			u = &rep->u[rep->unit_of[r->job]];
-			span(u, SIDE_BARE, r->start_ns, r->complete_ns);
-			rc |= add_rec(&u->d[SIDE_BARE][r->op], r->complete_ns, r);
+			span(u, s, r->start_ns, r->complete_ns);
+			rc |= add_rec(&u->d[s][r->op], r->complete_ns, r);
+			count_cpu_sat(rep, u, s, r->start_ns);
 		}
-		rep->records += rep->rd.bare.nr;
+		rep->records += rec ? rec->nr : 0;
 	}
 	if (rc) {
 		snprintf(err, errlen, "out of memory (per-second series)");
@@ -488,6 +480,41 @@ static double mean_of(const struct iogap_rstat *s)
 	return iogap_rstat_mean(s);
 }
 
+static double runtime_s(const struct unit *u, int side)
+{
+	return u->t_last[side] > u->t_first[side] ?
+	       (double)(u->t_last[side] - u->t_first[side]) / 1e9 : 0;
+}
+
+/* Loads further apart than this (ratio of IOPS - 1) are not comparable. */
+#define LOAD_TOLERANCE 0.10
+
+/* The load a side ran a unit at, over both directions: IOPS, and the mean
+ * number of requests in flight by Little's law (IOPS x mean latency). */
+struct load {
+	double iops, inflight;
+};
+
+static struct load side_load(const struct unit *u, int side)
+{
+	struct load l = { 0, 0 };
+	double rt = runtime_s(u, side);
+
+	for (int d = 0; d < 2 && rt > 0; d++) {
+		double iops = (double)u->d[side][d].lat[K_LAT].n / rt;
+
+		l.iops += iops;
+		l.inflight += iops * mean_of(&u->d[side][d].lat[K_LAT]) / 1e9;
+	}
+	return l;
+}
+
+static bool loads_differ(struct load a, struct load b)
+{
+	return a.iops > 0 && b.iops > 0 &&
+	       fmax(a.iops, b.iops) / fmin(a.iops, b.iops) > 1.0 + LOAD_TOLERANCE;
+}
+
 static void compute_gaps(struct report *rep)
 {
 	for (size_t k = 0; k < rep->nu && k < 256; k++) {
@@ -499,11 +526,12 @@ static void compute_gaps(struct report *rep)
 
 			memset(g, 0, sizeof(*g));
 			g->largest = -1;
-			if (!st[ST_TOTAL].n || !u->d[SIDE_BARE][d].lat[K_LAT].n)
+			if (!st[ST_TOTAL].n || !u->d[rep->ref][d].lat[K_LAT].n)
 				continue;
 			g->ok = true;
+			g->load_differs = loads_differ(side_load(u, SIDE_VM), side_load(u, rep->ref));
 			g->vm_total = mean_of(&u->d[SIDE_VM][d].lat[K_LAT]);
-			g->bare_total = mean_of(&u->d[SIDE_BARE][d].lat[K_LAT]);
+			g->bare_total = mean_of(&u->d[rep->ref][d].lat[K_LAT]);
 			g->gap = g->vm_total - g->bare_total;
 			for (int c = 0; c < C_OTHER; c++) {
 				g->contrib[c] = mean_of(&st[contrib_stage[c]]);
@@ -513,8 +541,11 @@ static void compute_gaps(struct report *rep)
 				sum += g->contrib[c];
 			}
 			g->contrib[C_OTHER] = g->gap - sum;
+			/* at different loads the backend differs by queueing: not a
+			 * term to name (docs/reports.md, "Load") */
 			for (int c = 0; c < C_OTHER; c++)
-				if (g->largest < 0 || g->contrib[c] > g->contrib[g->largest])
+				if (!(c == C_BACKEND && g->load_differs) &&
+				    (g->largest < 0 || g->contrib[c] > g->contrib[g->largest]))
 					g->largest = c;
 		}
 	}
@@ -547,19 +578,160 @@ static const char *const hint_text[ST_NR] = {
 	[ST_TOTAL] = "",
 };
 
-static void sure_text(char *buf, size_t n, double contrib, double err)
+/* What to look at in the backend, by its kind (docs/reports.md). */
+static const char *backend_hint(enum backend b)
 {
+	switch (b) {
+	case BK_RBD:
+		return "check librbd (its cache: rbd_cache and the limits in the manifest's "
+		       "target.rbd_cache_*; its threads: rbd_op_threads), QEMU's rbd driver (one image "
+		       "handle per drive, iothreads) and the OSDs (ceph osd perf, the OSD's CPU and "
+		       "device); QEMU's aio= does not apply to rbd";
+	case BK_NULL:
+		return "null-co is a synthetic backend: B is its latency-ns plus QEMU's timer "
+		       "overshoot, not a device; run against a real target for a backend verdict";
+	case BK_FILE:
+		return "check the cache mode (cache=none for O_DIRECT as on bare metal), aio= (native, "
+		       "io_uring, threads), iothreads, and the host's I/O stack";
+	default:
+		return hint_text[ST_B];
+	}
+}
+
+static const char *stage_hint(const struct report *rep, int st)
+{
+	return st == ST_B ? backend_hint(rep->backend) : hint_text[st];
+}
+
+static enum backend backend_of(const char *spec)
+{
+	if (!spec)
+		return BK_UNKNOWN;
+	if (!strncmp(spec, "rbd:", 4))
+		return BK_RBD;
+	if (!strncmp(spec, "null:", 5))
+		return BK_NULL;
+	if (!strncmp(spec, "file:", 5) || !strncmp(spec, "dev:", 4) || !strncmp(spec, "zns:", 4))
+		return BK_FILE;
+	return BK_UNKNOWN;
+}
+
+/* How sure: over incomplete data never "firm" (the missing part may change it). */
+static void sure_text(const struct report *rep, char *buf, size_t n, double contrib, double err)
+{
+	bool partial = rep->rd.n_incomplete > 0;
+
 	if (err <= 0)
-		snprintf(buf, n, "measured on the host clock alone: no clock error bar");
-	else if (err < 0.25 * fabs(contrib))
+		snprintf(buf, n, "measured on the host clock alone: no clock error bar%s",
+			 partial ? "; over incomplete data" : "");
+	else if (err < 0.25 * fabs(contrib) && !partial)
 		snprintf(buf, n, "firm: the clock error bar (+-%.1f us) is %.0f%% of it", err / 1e3,
 			 100.0 * err / fabs(contrib));
 	else if (err < fabs(contrib))
-		snprintf(buf, n, "probable: the clock error bar (+-%.1f us) is %.0f%% of it",
-			 err / 1e3, 100.0 * err / fabs(contrib));
+		snprintf(buf, n, "probable%s: the clock error bar (+-%.1f us) is %.0f%% of it",
+			 partial ? " (incomplete data)" : "", err / 1e3, 100.0 * err / fabs(contrib));
 	else
 		snprintf(buf, n, "uncertain: the clock error bar (+-%.1f us) is as large as it",
 			 err / 1e3);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void cat(char *out, size_t n, size_t *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*l >= n)
+		return;
+	va_start(ap, fmt);
+	*l += (size_t)vsnprintf(out + *l, n - *l, fmt, ap);
+	va_end(ap);
+}
+
+/* At different loads: say so, and name the largest stage only the VM has. */
+static void verdict_load(const struct report *rep, const struct unit *u, int d,
+			 const struct gap *g, char *out, size_t n, size_t *l)
+{
+	struct load vm = side_load(u, SIDE_VM), bare = side_load(u, rep->ref);
+	int c = g->largest, s = contrib_stage[c];
+	char sure[160];
+
+	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
+	cat(out, n, l, "%s %s: not at equal load — the VM ran %.0f IOPS (%.1f in flight), %s %.0f "
+	    "IOPS (%.1f in flight), %.1fx apart: the backend stage differs by queueing, not by "
+	    "virtualization, so B is not compared with bare metal (run `iogap run --match-load`). "
+	    "Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the VM's %.1f us "
+	    "per request), spent %s (%s): %s.", u->name, dir_key[d], vm.iops, vm.inflight,
+	    side_name[rep->ref], bare.iops, bare.inflight,
+	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops), stage_key[s], g->contrib[c] / 1e3,
+	    100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, where_text[s], sure,
+	    stage_hint(rep, s));
+}
+
+static void verdict_gap(const struct report *rep, const struct unit *u, int d,
+			const struct gap *g, char *out, size_t n, size_t *l)
+{
+	const struct iogap_rstat *st = u->stage[d];
+	int c = g->largest, s = contrib_stage[c];
+	double share = g->gap > 0 ? 100.0 * g->contrib[c] / g->gap : 0;
+	char sure[160];
+
+	if (g->gap <= 0) {
+		cat(out, n, l, "%s %s: the VM is not slower than bare metal (%.1f vs %.1f us per "
+		    "request).", u->name, dir_key[d], g->vm_total / 1e3, g->bare_total / 1e3);
+		return;
+	}
+	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
+	if (c == C_BACKEND)
+		cat(out, n, l, "%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal "
+		    "%.1f us) is the backend itself being slower in the VM (B %.1f us vs %.1f us on bare "
+		    "metal; %s): %s.", u->name, dir_key[d], share, g->gap / 1e3, g->vm_total / 1e3,
+		    g->bare_total / 1e3, mean_of(&st[ST_B]) / 1e3, g->bare_total / 1e3, sure,
+		    backend_hint(rep->backend));
+	else
+		cat(out, n, l, "%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal "
+		    "%.1f us) is spent %s (%.1f us; %s): %s.", u->name, dir_key[d], share,
+		    g->gap / 1e3, g->vm_total / 1e3, g->bare_total / 1e3, where_text[s],
+		    g->contrib[c] / 1e3, sure, hint_text[s]);
+	if (c == C_G2Q && mean_of(&st[ST_GSUB]) > 0.5 * g->contrib[c])
+		cat(out, n, l, " The guest's own submit call (G.submit, %.1f us) is most of it: %s.",
+		    mean_of(&st[ST_GSUB]) / 1e3, hint_text[ST_GSUB]);
+}
+
+static void verdict_vm_only(const struct report *rep, const struct unit *u, int d, char *out,
+			    size_t n, size_t *l)
+{
+	const struct iogap_rstat *st = u->stage[d];
+	int best = ST_G2Q;
+	double tot = mean_of(&st[ST_TOTAL]);
+	char sure[160];
+
+	for (int s = ST_G2Q; s <= ST_Q2G; s++)
+		if (mean_of(&st[s]) > mean_of(&st[best]))
+			best = s;
+	sure_text(rep, sure, sizeof(sure), mean_of(&st[best]),
+		  (best == ST_G2Q || best == ST_Q2G) ? rep->err_ns : 0);
+	cat(out, n, l, "%s %s: no bare-metal run to compare with; the largest stage in the VM is "
+	    "%s, %.0f%% of the %.1f us per request, spent %s (%s): %s.", u->name, dir_key[d],
+	    stage_key[best], tot > 0 ? 100.0 * mean_of(&st[best]) / tot : 0, tot / 1e3,
+	    where_text[best], sure, stage_hint(rep, best));
+}
+
+/* The share of a side's requests submitted while the CPU was saturated. */
+static void verdict_cpu(const struct report *rep, const struct unit *u, char *out, size_t n,
+			size_t *l)
+{
+	for (int s = 0; s < SIDES; s++) {
+		uint64_t all = u->d[s][0].lat[K_LAT].n + u->d[s][1].lat[K_LAT].n;
+
+		/* the sides the verdict compares */
+		if (!u->cpu_sat[s] || !all || (s != SIDE_VM && s != rep->ref))
+			continue;
+		cat(out, n, l, " The host CPU was saturated (%s) while %.0f%% of the %s requests were "
+		    "submitted: their times include waiting for a CPU%s.", rep->cpu[s].sum.host_sat ?
+		    "all cores busy" : "a QEMU, probe or backend thread at a full core",
+		    100.0 * (double)u->cpu_sat[s] / (double)all, side_name[s],
+		    s == SIDE_VM ? " (in the backend and the crossings alike)" : "");
+	}
 }
 
 /* The verdict for one job and direction, in words; "" if nothing to say. */
@@ -567,56 +739,20 @@ static void verdict(const struct report *rep, size_t k, int d, char *out, size_t
 {
 	const struct unit *u = &rep->u[k];
 	const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-	const struct iogap_rstat *st = u->stage[d];
-	char sure[160];
 	size_t l = 0;
 
 	out[0] = 0;
-	if (g && g->ok) {
-		int c = g->largest, s = contrib_stage[c];
-		double share = g->gap > 0 ? 100.0 * g->contrib[c] / g->gap : 0;
-
-		if (g->gap <= 0) {
-			snprintf(out, n, "%s %s: the VM is not slower than bare metal (%.1f vs %.1f us "
-				 "per request).", u->name, dir_key[d], g->vm_total / 1e3,
-				 g->bare_total / 1e3);
-			return;
-		}
-		sure_text(sure, sizeof(sure), g->contrib[c], g->err[c]);
-		if (c == C_BACKEND)
-			l += (size_t)snprintf(out + l, n - l,
-				"%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal %.1f us) "
-				"is the backend itself being slower in the VM (B %.1f us vs %.1f us on bare "
-				"metal; %s): %s.", u->name, dir_key[d], share, g->gap / 1e3,
-				g->vm_total / 1e3, g->bare_total / 1e3, mean_of(&st[ST_B]) / 1e3,
-				g->bare_total / 1e3, sure, hint_text[ST_B]);
-		else
-			l += (size_t)snprintf(out + l, n - l,
-				"%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal %.1f us) "
-				"is spent %s (%.1f us; %s): %s.", u->name, dir_key[d], share, g->gap / 1e3,
-				g->vm_total / 1e3, g->bare_total / 1e3, where_text[s], g->contrib[c] / 1e3,
-				sure, hint_text[s]);
-		if (c == C_G2Q && l < n && mean_of(&st[ST_GSUB]) > 0.5 * g->contrib[c])
-			l += (size_t)snprintf(out + l, n - l,
-				" The guest's own submit call (G.submit, %.1f us) is most of it: %s.",
-				mean_of(&st[ST_GSUB]) / 1e3, hint_text[ST_GSUB]);
-		(void)l;
+	if (!(g && g->ok) && !u->stage[d][ST_TOTAL].n)
 		return;
-	}
-	if (st[ST_TOTAL].n) {
-		int best = ST_G2Q;
-		double tot = mean_of(&st[ST_TOTAL]);
-
-		for (int s = ST_G2Q; s <= ST_Q2G; s++)
-			if (mean_of(&st[s]) > mean_of(&st[best]))
-				best = s;
-		sure_text(sure, sizeof(sure), mean_of(&st[best]),
-			  (best == ST_G2Q || best == ST_Q2G) ? rep->err_ns : 0);
-		snprintf(out, n, "%s %s: no bare-metal run to compare with; the largest stage in the "
-			 "VM is %s, %.0f%% of the %.1f us per request, spent %s (%s): %s.", u->name,
-			 dir_key[d], stage_key[best], tot > 0 ? 100.0 * mean_of(&st[best]) / tot : 0,
-			 tot / 1e3, where_text[best], sure, hint_text[best]);
-	}
+	if (rep->rd.n_incomplete)
+		cat(out, n, &l, "PROVISIONAL, over incomplete data (see the first line): ");
+	if (g && g->ok && g->load_differs)
+		verdict_load(rep, u, d, g, out, n, &l);
+	else if (g && g->ok)
+		verdict_gap(rep, u, d, g, out, n, &l);
+	else
+		verdict_vm_only(rep, u, d, out, n, &l);
+	verdict_cpu(rep, u, out, n, &l);
 }
 
 /* ------------------------------------------------------------ terminal */
@@ -660,13 +796,30 @@ static void print_row(FILE *f, const char *label, const struct iogap_rstat *s, d
 		b[2], b[3], b[4], b[5], b[6], e);
 }
 
+/* Each side's load for this job (both directions), and the flag. */
+static void print_load(FILE *f, const struct unit *u,
+		       const struct gap *g)
+{
+	fprintf(f, "load (both directions; in flight = IOPS x mean latency):");
+	for (int s = 0; s < SIDES; s++) {
+		struct load l = side_load(u, s);
+
+		if (l.iops > 0)
+			fprintf(f, " %s %.0f IOPS, %.1f in flight;", side_name[s], l.iops, l.inflight);
+	}
+	fputc('\n', f);
+	if (g && g->ok && g->load_differs)
+		fprintf(f, "LOADS DIFFER by more than %.0f%%: the backend stage is not comparable "
+			"(it differs by queueing, not by virtualization)\n", 100 * LOAD_TOLERANCE);
+}
+
 static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 {
 	const struct unit *u = &rep->u[k];
 	const struct iogap_rstat *st = u->stage[d];
 	const struct dirstat *vm = &u->d[SIDE_VM][d], *bare = &u->d[SIDE_BARE][d];
 	const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-	char v[512];
+	char v[2048];
 
 	if (!vm->lat[K_LAT].n && !bare->lat[K_LAT].n)
 		return;
@@ -701,14 +854,20 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 		fprintf(f, "  %-12s %6.1f%%  %10.2f us   (total %.2f us: stages sum to %+.3f%% of it)\n",
 			"sum", 100.0 * sum / tot, sum / 1e3, tot / 1e3, 100.0 * (sum - tot) / tot);
 	}
+	print_load(f, u, g);
 	if (g && g->ok) {
-		fprintf(f, "the gap: VM %.2f us - bare metal %.2f us = %+.2f us per request\n",
-			g->vm_total / 1e3, g->bare_total / 1e3, g->gap / 1e3);
+		fprintf(f, "the gap: VM %.2f us - %s %.2f us = %+.2f us per request\n",
+			g->vm_total / 1e3, side_name[rep->ref], g->bare_total / 1e3, g->gap / 1e3);
 		for (int c = 0; c < C_NR; c++) {
 			char e[32] = "";
 
 			if (g->err[c] > 0)
 				snprintf(e, sizeof(e), "+-%.1f", g->err[c] / 1e3);
+			if (c == C_BACKEND && g->load_differs) {
+				fprintf(f, "  %-22s %+10.2f us          not comparable: the loads differ\n",
+					"backend (B - bare)", g->contrib[c] / 1e3);
+				continue;
+			}
 			fprintf(f, "  %-22s %+10.2f us %-8s %6.1f%%\n",
 				c == C_BACKEND ? "backend (B - bare)" :
 				c == C_OTHER ? "other (unpaired, drift)" : contrib_key[c],
@@ -718,12 +877,6 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 	verdict(rep, k, d, v, sizeof(v));
 	if (v[0])
 		fprintf(f, "verdict: %s\n", v);
-}
-
-static double runtime_s(const struct unit *u, int side)
-{
-	return u->t_last[side] > u->t_first[side] ?
-	       (double)(u->t_last[side] - u->t_first[side]) / 1e9 : 0;
 }
 
 static void print_throughput(const struct report *rep, FILE *f)
@@ -763,9 +916,25 @@ static void print_text(const struct report *rep, FILE *f)
 {
 	const struct iogap_clock_map *m = &rep->rd.pairing.map;
 
-	fprintf(f, "iogap report: %s\n", rep->dir);
-	fprintf(f, "sides: %s%s%s\n", rep->rd.have_vm ? "VM" : "",
-		rep->rd.have_vm && rep->rd.have_bare ? " + " : "", rep->rd.have_bare ? "bare metal" : "");
+	if (rep->rd.n_incomplete) {
+		fprintf(f, "iogap report: %s: INCOMPLETE DATA, verdicts provisional:", rep->dir);
+		for (size_t i = 0; i < rep->rd.n_incomplete; i++)
+			fprintf(f, "%s %s", i ? ";" : "", rep->rd.incomplete[i]);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "iogap report: %s\n", rep->dir);
+	}
+	fprintf(f, "sides: %s%s%s%s\n", rep->rd.have_vm ? "VM" : "",
+		rep->rd.have_vm && rep->rd.have_bare ? " + " : "", rep->rd.have_bare ? "bare metal" : "",
+		rep->rd.have_matched ? " + bare metal at the VM's IOPS (bare-matched/, the gap's "
+		"reference)" : "");
+	for (int s = 0; s < SIDES; s++) {
+		char line[2048];
+
+		iogap_cpu_summary_text(&rep->cpu[s].cl, &rep->cpu[s].sum, line, sizeof(line));
+		if (rep->cpu[s].have && line[0])
+			fprintf(f, "%s CPU: %s\n", side_name[s], line);
+	}
 	if (rep->rd.have_vm) {
 		fprintf(f, "VM accel: %s%s\n", rep->accel[0] ? rep->accel : "unknown",
 			!strcmp(rep->accel, "tcg") ? " (TCG: software emulation; guest-side timings "
@@ -789,7 +958,7 @@ static void print_text(const struct report *rep, FILE *f)
 			"instruction emulation; expect them much smaller under KVM.\n");
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
-			char v[1024];
+			char v[2048];
 
 			verdict(rep, k, d, v, sizeof(v));
 			if (v[0])
@@ -848,6 +1017,81 @@ static void json_side(struct jw *w, const struct report *rep, const struct unit 
 	jw_end(w);
 }
 
+static const char *const backend_key[] = { "unknown", "file", "rbd", "null" };
+
+/* Whether the data is whole and from one run, the backend, the host CPU. */
+static void json_truth(struct jw *w, const struct report *rep)
+{
+	jw_int(w, "complete", rep->rd.n_incomplete == 0);
+	jw_open(w, "incomplete", '[');
+	for (size_t i = 0; i < rep->rd.n_incomplete; i++) {
+		jw_member(w, NULL);
+		jw_string(w, rep->rd.incomplete[i]);
+	}
+	jw_close(w, ']');
+	jw_obj(w, "backend");
+	jw_str(w, "kind", backend_key[rep->backend]);
+	jw_str(w, "advice", backend_hint(rep->backend));
+	jw_end(w);
+	jw_obj(w, "cpu");
+	for (int s = 0; s < SIDES; s++) {
+		const struct cpu_side *c = &rep->cpu[s];
+
+		if (!c->have)
+			continue;
+		jw_obj(w, side_key[s]);
+		jw_u64(w, "ncpu", c->cl.ncpu);
+		jw_u64(w, "seconds", c->sum.nsec);
+		jw_u64(w, "host_saturated_s", c->sum.host_sat);
+		jw_u64(w, "saturated_s", c->sum.sat);
+		jw_float(w, "host_mean_pct", c->sum.host_mean_pct);
+		jw_float(w, "host_max_pct", c->sum.host_max_pct);
+		jw_float(w, "others_mean_pct", c->sum.others_mean_pct);
+		jw_open(w, "busy_threads", '[');
+		for (size_t i = 0; i < c->sum.nbusy; i++) {
+			const struct iogap_cpu_task *t = &c->cl.task[c->sum.busy[i].task];
+
+			jw_obj(w, NULL);
+			jw_str(w, "role", t->role);
+			jw_str(w, "comm", t->comm);
+			jw_int(w, "pid", t->pid);
+			jw_int(w, "tid", t->tid);
+			jw_u64(w, "saturated_s", c->sum.busy[i].nsec);
+			jw_end(w);
+		}
+		jw_close(w, ']');
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+/* A job's load per side and whether the comparison is at equal load. */
+static void json_load(struct jw *w, const struct report *rep, size_t k)
+{
+	const struct unit *u = &rep->u[k];
+	bool differs = false;
+
+	for (int d = 0; d < 2 && k < 256; d++)
+		differs = differs || (rep->gap[k][d].ok && rep->gap[k][d].load_differs);
+	jw_obj(w, "load");
+	for (int s = 0; s < SIDES; s++) {
+		struct load l = side_load(u, s);
+		uint64_t all = u->d[s][0].lat[K_LAT].n + u->d[s][1].lat[K_LAT].n;
+
+		if (l.iops <= 0)
+			continue;
+		jw_obj(w, side_key[s]);
+		jw_float(w, "iops", l.iops);
+		jw_float(w, "in_flight", l.inflight);
+		if (rep->cpu[s].have)
+			jw_float(w, "cpu_saturated_pct", all ? 100.0 * (double)u->cpu_sat[s] / (double)all : 0);
+		jw_end(w);
+	}
+	jw_str(w, "reference", side_key[rep->ref]);
+	jw_int(w, "differs", differs);
+	jw_end(w);
+}
+
 static int write_json(const struct report *rep, FILE *f)
 {
 	struct jw w = { .f = f };
@@ -861,6 +1105,7 @@ static int write_json(const struct report *rep, FILE *f)
 	jw_str(&w, "accel", rep->accel);
 	jw_u64(&w, "null_latency_ns", rep->null_latency_ns);
 	jw_u64(&w, "inject_delay_ns", rep->inject_delay_ns);
+	json_truth(&w, rep);
 	if (rep->rd.have_vm) {
 		const struct iogap_pair_counts *c = &rep->rd.pairing.counts;
 
@@ -900,10 +1145,11 @@ static int write_json(const struct report *rep, FILE *f)
 		jw_obj(&w, NULL);
 		jw_str(&w, "name", u->name);
 		jw_str(&w, "job_indices", u->jobs);
+		json_load(&w, rep, k);
 		for (int d = 0; d < 2; d++) {
 			const struct iogap_rstat *st = u->stage[d];
 			const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-			char v[1024];
+			char v[2048];
 
 			if (!u->d[SIDE_VM][d].lat[K_LAT].n && !u->d[SIDE_BARE][d].lat[K_LAT].n)
 				continue;
@@ -1263,6 +1509,21 @@ static void html_stage_table(FILE *f, const struct report *rep, const struct uni
 	fputs("</table>\n", f);
 }
 
+static void html_load(FILE *f, const struct unit *u, const struct gap *g)
+{
+	fputs("<p class=\"note\">Load (both directions; in flight = IOPS × mean latency):", f);
+	for (int s = 0; s < SIDES; s++) {
+		struct load l = side_load(u, s);
+
+		if (l.iops > 0)
+			fprintf(f, " %s %.0f IOPS, %.1f in flight;", side_name[s], l.iops, l.inflight);
+	}
+	if (g && g->ok && g->load_differs)
+		fprintf(f, " <b>loads differ by more than %.0f%%: the backend stage is not "
+			"comparable</b>", 100 * LOAD_TOLERANCE);
+	fputs("</p>\n", f);
+}
+
 static int write_html(const struct report *rep, FILE *f)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -1294,10 +1555,19 @@ static int write_html(const struct report *rep, FILE *f)
 		if (!strcmp(rep->accel, "tcg"))
 			fputs(" <b>The VM ran under TCG</b>: guest-side timings include emulation.", f);
 	}
-	fputs("</p>\n<h2>Verdict</h2>\n", f);
+	fputs("</p>\n", f);
+	if (rep->rd.n_incomplete) {
+		fputs("<p class=\"verdict\"><b>Incomplete data, verdicts provisional:</b>", f);
+		for (size_t i = 0; i < rep->rd.n_incomplete; i++) {
+			fputs(i ? "; " : " ", f);
+			html_esc(f, rep->rd.incomplete[i]);
+		}
+		fputs("</p>\n", f);
+	}
+	fputs("<h2>Verdict</h2>\n", f);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
-			char v[1024];
+			char v[2048];
 
 			verdict(rep, k, d, v, sizeof(v));
 			if (v[0]) {
@@ -1321,20 +1591,26 @@ static int write_html(const struct report *rep, FILE *f)
 			html_esc(f, u->name);
 			fprintf(f, " — %s</h2>\n", dir_key[d]);
 			html_stage_table(f, rep, u, d);
+			html_load(f, u, g);
 			if (g && g->ok) {
-				fprintf(f, "<h3>The gap: VM %.2f µs − bare metal %.2f µs = %+.2f µs per "
+				fprintf(f, "<h3>The gap: VM %.2f µs − %s %.2f µs = %+.2f µs per "
 					"request</h3>\n<table class=\"num\"><tr><th>where</th><th>µs</th>"
 					"<th>clock ±</th><th>%% of gap</th></tr>\n", g->vm_total / 1e3,
-					g->bare_total / 1e3, g->gap / 1e3);
+					side_name[rep->ref], g->bare_total / 1e3, g->gap / 1e3);
 				for (int c = 0; c < C_NR; c++) {
-					char e[32] = "";
+					char e[32] = "", share[64];
 
 					if (g->err[c] > 0)
 						snprintf(e, sizeof(e), "±%.1f", g->err[c] / 1e3);
-					fprintf(f, "<tr><td>%s</td><td>%+.2f</td><td>%s</td><td>%.1f%%</td></tr>\n",
+					if (c == C_BACKEND && g->load_differs)
+						snprintf(share, sizeof(share), "not comparable: the loads differ");
+					else
+						snprintf(share, sizeof(share), "%.1f%%",
+							 g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
+					fprintf(f, "<tr><td>%s</td><td>%+.2f</td><td>%s</td><td>%s</td></tr>\n",
 						c == C_BACKEND ? "backend (B − bare)" :
 						c == C_OTHER ? "other (unpaired, drift)" : contrib_key[c],
-						g->contrib[c] / 1e3, e, g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
+						g->contrib[c] / 1e3, e, share);
 				}
 				fputs("</table>\n", f);
 			}
@@ -1351,7 +1627,7 @@ static int write_html(const struct report *rep, FILE *f)
 				iogap_rstat_pcts(&ds->lat[K_LAT], pct_list, NPCT, p);
 				fprintf(f, "<tr><td>%s</td><td>%.1f</td><td>%.0f</td><td>%.3f</td><td>%.2f</td>"
 					"<td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td></tr>\n",
-					s ? "bare metal" : "VM", rt > 0 ? (double)ds->lat[K_LAT].n / rt : 0,
+					side_name[s], rt > 0 ? (double)ds->lat[K_LAT].n / rt : 0,
 					rt > 0 ? (double)ds->bytes / 1024 / rt : 0, rt,
 					mean_of(&ds->lat[K_SLAT]) / 1e3, mean_of(&ds->lat[K_CLAT]) / 1e3,
 					mean_of(&ds->lat[K_LAT]) / 1e3, (double)p[0] / 1e3, (double)p[2] / 1e3);
@@ -1379,19 +1655,50 @@ static void read_manifest(struct report *rep)
 	const char *s;
 
 	snprintf(path, sizeof(path), "%s/manifest.json", rep->dir);
-	if (load_json(path, &rep->manifest, err, sizeof(err)))
+	if (iogap_json_load(path, &rep->manifest, err, sizeof(err)))
 		return;
 	rep->have_manifest = true;
 	s = jp_str(jp_path(&rep->manifest, "vm/accel"));
 	snprintf(rep->accel, sizeof(rep->accel), "%s", s ? s : "");
 	rep->inject_delay_ns = jp_u64(jp_path(&rep->manifest, "vm/inject_delay_ns"), 0);
 	s = jp_str(jp_path(&rep->manifest, "target/spec"));
+	rep->backend = backend_of(s);
 	if (s && !strncmp(s, "null:", 5) && strstr(s, "latency-ns="))
 		rep->null_latency_ns = strtoull(strstr(s, "latency-ns=") + 11, NULL, 10);
 }
 
+/* Each side's SIDE/cpuload.txt, when the run recorded one (a malformed one
+ * is an error: the saturation verdict would silently go missing). */
+static int read_cpuload(struct report *rep, char *err, size_t errlen)
+{
+	static const char *const dirs[SIDES] = { "vm", "bare", "bare-matched" };
+
+	for (int s = 0; s < SIDES; s++) {
+		char path[PATH_MAX + 64];
+		struct cpu_side *c = &rep->cpu[s];
+
+		snprintf(path, sizeof(path), "%s/%s/cpuload.txt", rep->dir, dirs[s]);
+		if (access(path, F_OK))
+			continue;
+		if (iogap_cpuload_load(path, &c->cl, err, errlen))
+			return -1;
+		if (iogap_cpuload_summarize(&c->cl, &c->sum)) {
+			iogap_cpuload_free(&c->cl);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		c->have = true;
+	}
+	return 0;
+}
+
 static void report_free(struct report *rep)
 {
+	for (int s = 0; s < SIDES; s++)
+		if (rep->cpu[s].have) {
+			iogap_cpu_summary_free(&rep->cpu[s].sum);
+			iogap_cpuload_free(&rep->cpu[s].cl);
+		}
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int s = 0; s < SIDES; s++)
 			for (int d = 0; d < 2; d++)
@@ -1454,6 +1761,7 @@ int iogap_cmd_report(int argc, char **argv)
 	}
 	rep->t_load = now_s() - t;
 	read_manifest(rep);
+	rep->ref = rep->rd.have_matched ? SIDE_MATCHED : SIDE_BARE;
 	if (rep->rd.have_vm) {
 		const struct iogap_clock_map *m = &rep->rd.pairing.map;
 
@@ -1466,7 +1774,7 @@ int iogap_cmd_report(int argc, char **argv)
 			rep->err_source = "ping-pong uncertainty (request bounds inconsistent)";
 		}
 	}
-	if (make_units(rep, err, sizeof(err))) {
+	if (read_cpuload(rep, err, sizeof(err)) || make_units(rep, err, sizeof(err))) {
 		fprintf(stderr, "iogap report: %s\n", err);
 		report_free(rep);
 		free(rep);
@@ -1503,6 +1811,9 @@ int iogap_cmd_report(int argc, char **argv)
 			rc = 1;
 		}
 	}
+	/* printed, but over incomplete data: a distinct status for scripts */
+	if (!rc && rep->rd.n_incomplete)
+		rc = 3;
 	report_free(rep);
 	free(rep);
 	return rc;

@@ -21,6 +21,7 @@
 #include "align.h"
 #include "child.h"
 #include "control.h"
+#include "cpuload.h"
 #include "job.h"
 #include "json_writer.h"
 #include "preflight.h"
@@ -42,6 +43,7 @@ struct run_opts {
 	const char *kernel, *initrd;
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy, force;
+	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -68,7 +70,7 @@ struct run_state {
 	uint64_t run_id;
 	const char *accel_used;
 	char accel_note[512];
-	struct phase bare, vm;
+	struct phase bare, vm, matched;
 	struct iogap_sync_sample sync_before[SYNC_ROUNDS], sync_after[SYNC_ROUNDS];
 	size_t n_before, n_after;
 	char guest_hello[512];
@@ -211,7 +213,8 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
 /* The bare-metal probe's command line (static buffers: one run a process). */
-static void probe_argv(struct run_state *s, const char *dir, const char *argv[64])
+static void probe_argv(struct run_state *s, const char *dir, char **jobs, int nr_jobs,
+		       const char *argv[64])
 {
 	static char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32],
 		    latency[64];
@@ -271,8 +274,8 @@ static void probe_argv(struct run_state *s, const char *dir, const char *argv[64
 			argv[argc++] = zonesize;
 		}
 	}
-	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++)
-		argv[argc++] = s->o.jobs[i];
+	for (int i = 0; i < nr_jobs && argc < 62; i++)
+		argv[argc++] = jobs[i];
 	argv[argc] = NULL;
 }
 
@@ -296,25 +299,26 @@ static void say_interrupted(struct phase *p, const char *what)
 		     sig ? sig : "a signal", what);
 }
 
-/* The probe on the host.  On SIGINT/SIGTERM it gets SIGTERM (it ends its
- * jobs and writes what it has), SIGKILL 5 s later.  Its stderr goes to
- * bare/probe.err through iogap, which keeps the last of it in memory: the
- * reason of a failure survives a full disk. */
-static enum phase_result run_host_probe(struct run_state *s, struct phase *p)
+/* The probe on the host into RUN/SIDE.  On SIGINT/SIGTERM it gets SIGTERM
+ * (it ends its jobs and writes what it has), SIGKILL 5 s later.  Its stderr
+ * goes to SIDE/probe.err through iogap, which keeps the last of it in
+ * memory: the reason of a failure survives a full disk. */
+static enum phase_result run_host_probe(struct run_state *s, struct phase *p, const char *side,
+					char **jobs, int nr_jobs)
 {
-	char dir[PATH_MAX + 8], errf[PATH_MAX + 32], how[128];
+	char dir[PATH_MAX + 16], errf[PATH_MAX + 32], how[128];
 	const char *argv[64];
 	struct iogap_spawn sp = { .argv = argv, .stderr_path = errf, .capture_stderr = true };
 	struct iogap_child c;
 	size_t n;
 
-	snprintf(dir, sizeof(dir), "%s/bare", s->dir);
+	snprintf(dir, sizeof(dir), "%s/%s", s->dir, side);
 	snprintf(errf, sizeof(errf), "%s/probe.err", dir);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", dir, strerror(errno));
 		return PHASE_FAILED;
 	}
-	probe_argv(s, dir, argv);
+	probe_argv(s, dir, jobs, nr_jobs, argv);
 	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
 	if (!iogap_child_wait(&c, UINT64_MAX)) {
@@ -755,6 +759,8 @@ static void manifest_json(struct run_state *s, struct jw *wp)
 	jw_obj(&w, "phases");
 	phase_json(&w, &s->bare);
 	phase_json(&w, &s->vm);
+	if (s->o.match_load)
+		phase_json(&w, &s->matched);
 	jw_end(&w);
 	if (s->have_pairing) {
 		const struct iogap_clock_map *m = &s->rd.pairing.map;
@@ -954,6 +960,8 @@ static void usage(FILE *f)
 	      "  --allow-destroy-data  write even to a target that holds data\n"
 	      "  --ring-size N         records per filter ring in memory (default 262144); the\n"
 	      "                        rings are drained into the run directory while QEMU runs\n"
+	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
+	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -1000,6 +1008,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		{ "allow-destroy-data", no_argument, NULL, 'D' },
 		{ "inject-delay-ns", required_argument, NULL, 'J' },
 		{ "ring-size", required_argument, NULL, 'R' },
+		{ "match-load", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1025,6 +1034,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'r': s->o.initrd = optarg; break;
 		case 'p': s->o.append = optarg; break;
 		case 'D': s->o.allow_destroy = true; break;
+		case 'L': s->o.match_load = true; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1051,6 +1061,10 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 	}
 	if (s->o.vm_only && s->o.bare_only) {
 		fprintf(stderr, "iogap run: --vm-only and --bare-only exclude each other\n");
+		return 2;
+	}
+	if (s->o.match_load && (s->o.vm_only || s->o.bare_only)) {
+		fprintf(stderr, "iogap run: --match-load needs both phases\n");
 		return 2;
 	}
 	if (strcmp(s->o.accel, "auto") && strcmp(s->o.accel, "kvm") && strcmp(s->o.accel, "tcg")) {
@@ -1139,16 +1153,60 @@ static void new_run_id(struct run_state *s)
 	s->run_id |= 1;
 }
 
-static void run_phase(struct run_state *s, struct phase *p,
+/* Host CPU use while a phase runs, into RUN/SIDE/cpuload.txt (cpuload.h). */
+static struct iogap_cpuload_sampler *cpu_start(struct run_state *s, const char *side)
+{
+	char path[PATH_MAX + 32], err[512];
+	struct iogap_cpuload_sampler *cpu;
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, side);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/cpuload.txt", s->dir, side);
+	cpu = iogap_cpuload_start(path, err, sizeof(err));
+	if (!cpu)
+		warn(s, "%s", err);
+	return cpu;
+}
+
+/* One phase, its host CPU use recorded into RUN/SIDE. */
+static void run_phase(struct run_state *s, struct phase *p, const char *side,
 		      enum phase_result (*fn)(struct run_state *, struct phase *))
 {
 	static const char *names[] = { [PHASE_OK] = "ok", [PHASE_FAILED] = "failed",
 				       [PHASE_INTERRUPTED] = "interrupted" };
+	struct iogap_cpuload_sampler *cpu;
 
 	p->status = "running";
 	write_manifest(s);
+	cpu = cpu_start(s, side);
 	p->status = names[fn(s, p)];
+	iogap_cpuload_stop(cpu);
 	write_manifest(s);
+}
+
+static enum phase_result bare_phase(struct run_state *s, struct phase *p)
+{
+	return run_host_probe(s, p, "bare", s->o.jobs, s->o.nr_jobs);
+}
+
+/* --match-load: bare metal again, open loop at the IOPS the VM achieved,
+ * so backend and device stages compare at equal load (docs/reports.md). */
+static enum phase_result matched_phase(struct run_state *s, struct phase *p)
+{
+	char dir[PATH_MAX + 16], *jobs[64] = { NULL }, note[512] = "";
+	int n = s->o.nr_jobs < 64 ? s->o.nr_jobs : 64;
+	enum phase_result r;
+
+	snprintf(dir, sizeof(dir), "%s/bare-matched", s->dir);
+	if (iogap_rundir_rated_jobs(s->dir, s->o.jobs, n, dir, jobs, note, sizeof(note),
+				    p->message, sizeof(p->message)))
+		return PHASE_FAILED;
+	if (note[0])
+		warn(s, "--match-load: %s", note);
+	r = run_host_probe(s, p, "bare-matched", jobs, n);
+	for (int i = 0; i < n; i++)
+		free(jobs[i]);
+	return r;
 }
 
 static enum phase_result vm_phase(struct run_state *s, struct phase *p)
@@ -1176,15 +1234,20 @@ static void not_started(struct phase *p, const char *why)
  * interrupted; else 1. */
 static int exit_status(struct run_state *s)
 {
-	bool failed = !strcmp(s->bare.status, "failed") || !strcmp(s->vm.status, "failed");
+	bool failed = !strcmp(s->bare.status, "failed") || !strcmp(s->vm.status, "failed") ||
+		      !strcmp(s->matched.status, "failed");
 
-	if (!strcmp(s->bare.status, "interrupted") || !strcmp(s->vm.status, "interrupted"))
+	if (!strcmp(s->bare.status, "interrupted") || !strcmp(s->vm.status, "interrupted") ||
+	    !strcmp(s->matched.status, "interrupted"))
 		return 128 + iogap_interrupted();
 	if (failed) {
 		if (!strcmp(s->bare.status, "failed"))
 			fprintf(stderr, "iogap run: bare metal phase failed: %s\n", s->bare.message);
 		if (!strcmp(s->vm.status, "failed"))
 			fprintf(stderr, "iogap run: VM phase failed: %s\n", s->vm.message);
+		if (!strcmp(s->matched.status, "failed"))
+			fprintf(stderr, "iogap run: matched-load phase failed: %s\n",
+				s->matched.message);
 		fprintf(stderr, "iogap run: see %s/manifest.json\n", s->dir);
 	}
 	return failed ? 1 : 0;
@@ -1196,6 +1259,7 @@ static int run_phases(struct run_state *s)
 
 	s->bare.status = s->o.vm_only ? "skipped" : "pending";
 	s->vm.status = s->o.bare_only ? "skipped" : "pending";
+	s->matched.status = s->o.match_load ? "pending" : "skipped";
 	if (prepare(s, err, sizeof(err))) {
 		setup_failed(s, err);
 		return iogap_interrupted() ? 128 + iogap_interrupted() : 1;
@@ -1203,7 +1267,7 @@ static int run_phases(struct run_state *s)
 	new_run_id(s);
 	if (!s->o.vm_only) {
 		fprintf(stderr, "iogap: bare metal phase...\n");
-		run_phase(s, &s->bare, run_host_probe);
+		run_phase(s, &s->bare, "bare", bare_phase);
 	}
 	if (!strcmp(s->bare.status, "failed"))
 		not_started(&s->vm, "the bare-metal phase failed");
@@ -1211,7 +1275,13 @@ static int run_phases(struct run_state *s)
 		not_started(&s->vm, "interrupted");
 	if (!strcmp(s->vm.status, "pending")) {
 		fprintf(stderr, "iogap: VM phase...\n");
-		run_phase(s, &s->vm, vm_phase);
+		run_phase(s, &s->vm, "vm", vm_phase);
+	}
+	if (strcmp(s->vm.status, "ok"))
+		not_started(&s->matched, "the VM phase did not succeed");
+	if (!strcmp(s->matched.status, "pending")) {
+		fprintf(stderr, "iogap: bare metal phase at the VM's IOPS (--match-load)...\n");
+		run_phase(s, &s->matched, "bare-matched", matched_phase);
 	}
 	write_manifest(s);
 	print_summary(s);
@@ -1230,6 +1300,7 @@ int iogap_cmd_run(int argc, char **argv)
 				  .boot_timeout_s = 60 };
 	s->bare = (struct phase){ .name = "bare", .status = "skipped" };
 	s->vm = (struct phase){ .name = "vm", .status = "skipped" };
+	s->matched = (struct phase){ .name = "bare_matched", .status = "skipped" };
 	s->argc = argc;
 	s->argv = argv;
 	rc = parse_options(s, argc, argv);

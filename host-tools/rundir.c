@@ -2,13 +2,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "job.h"
 #include "rundir.h"
 #include "trace_file.h"
+#include "util.h"
 
 int iogap_records_load(const char *path, struct iogap_records *out, char *err, size_t errlen)
 {
@@ -40,6 +43,7 @@ int iogap_records_load(const char *path, struct iogap_records *out, char *err, s
 		out->nr++;
 	}
 	iogap_trace_reader_close(r);
+	out->loaded = true;
 	return 0;
 fail:
 	iogap_trace_reader_close(r);
@@ -123,26 +127,163 @@ static void check_order(struct iogap_rundir *rd)
 	}
 }
 
-static int load_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+/* Parse a JSON file; 0 or -1 (missing or malformed: err says which). */
+int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen)
+{
+	char perr[256];
+	size_t len;
+	char *text = iogap_read_file(path, 0, &len);
+
+	memset(v, 0, sizeof(*v));
+	if (!text)
+		return iogap_seterr(err, errlen, "%.3000s: %.200s", path, strerror(errno));
+	if (jp_parse(text, len, false, v, NULL, perr, sizeof(perr))) {
+		free(text);
+		return iogap_seterr(err, errlen, "%.3000s: %.200s", path, perr);
+	}
+	free(text);
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void incomplete(struct iogap_rundir *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rd->n_incomplete == IOGAP_RUNDIR_MAX_REASONS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(rd->incomplete[rd->n_incomplete++], sizeof(rd->incomplete[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The trace files of a run directory, by side. */
+struct trace_slot {
+	const char *side, *name;
+	struct iogap_records *rec;
+	bool *have;               /* set once the side's probe trace loaded */
+};
+
+static void slots(struct iogap_rundir *rd, struct trace_slot out[6])
+{
+	out[0] = (struct trace_slot){ "bare", "probe", &rd->bare, &rd->have_bare };
+	out[1] = (struct trace_slot){ "bare-matched", "probe", &rd->matched, &rd->have_matched };
+	out[2] = (struct trace_slot){ "vm", "probe", &rd->guest, NULL };
+	out[3] = (struct trace_slot){ "vm", "top", &rd->top, NULL };
+	out[4] = (struct trace_slot){ "vm", "bottom", &rd->bottom, NULL };
+	out[5] = (struct trace_slot){ NULL, NULL, NULL, NULL };
+}
+
+/* What the writer left: a trace it never closed, records it dropped. */
+static void check_trace_state(struct iogap_rundir *rd, const char *rel, const struct iogap_records *r)
+{
+	if (!(r->header.flags & IOGAP_TRACE_F_COMPLETE))
+		incomplete(rd, "%s was not closed by its writer (no COMPLETE flag): the run was cut "
+			   "short, %zu records present", rel, r->nr);
+	if (r->header.dropped)
+		incomplete(rd, "%s: its writer dropped %" PRIu64 " records", rel, r->header.dropped);
+}
+
+/* The manifest: the run id, and every phase that did not end well. */
+static void read_manifest(const char *dir, struct iogap_rundir *rd)
+{
+	static const char *const phases[] = { "bare", "vm", "bare_matched" };
+	static const char *const side_dir[] = { "bare", "vm", "bare-matched" };
+	char path[PATH_MAX + 32], err[4096];
+	struct jp_value m;
+	const char *id;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	if (iogap_json_load(path, &m, err, sizeof(err))) {
+		incomplete(rd, "no readable manifest.json (%.200s): the phases' outcome and the run "
+			   "id are unknown", access(path, F_OK) ? "missing" : "malformed");
+		return;
+	}
+	rd->have_manifest = true;
+	id = jp_str(jp_get(&m, "run_id"));
+	if (id)
+		rd->run_id = strtoull(id, NULL, 16);
+	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		const struct jp_value *p = jp_path(jp_get(&m, "phases"), phases[i]);
+		const char *st = jp_str(jp_get(p, "status")), *msg = jp_str(jp_get(p, "message"));
+
+		if (st && (!strcmp(st, "failed") || !strcmp(st, "interrupted")))
+			incomplete(rd, "the %s phase %s (manifest.json)%s%.200s", phases[i], st,
+				   msg && msg[0] ? ": " : "", msg ? msg : "");
+		snprintf(path, sizeof(path), "%s/%s/probe.trace", dir, side_dir[i]);
+		if (st && !strcmp(st, "ok") && access(path, F_OK))
+			incomplete(rd, "the %s phase is ok in manifest.json but %s/probe.trace is missing",
+				   phases[i], side_dir[i]);
+	}
+	jp_free(&m);
+}
+
+/* Refuse traces from another run: each names its run id in the header
+ * (0: a writer that records none, e.g. filters before run ids reached
+ * them — accepted, nothing to compare). */
+static int check_run_ids(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+{
+	struct trace_slot sl[6];
+	size_t l = 0;
+	int foreign = 0;
+
+	slots(rd, sl);
+	for (int i = 0; !rd->run_id && sl[i].rec; i++)
+		if (!strcmp(sl[i].name, "probe") && sl[i].rec->loaded)
+			rd->run_id = sl[i].rec->header.run_id;
+	for (int i = 0; sl[i].rec; i++) {
+		uint64_t id = sl[i].rec->header.run_id;
+
+		if (!sl[i].rec->loaded || !id || id == rd->run_id)
+			continue;
+		if (!foreign++)
+			l = (size_t)snprintf(err, errlen, "%s: traces from another run (this run's id is "
+					     "%016" PRIx64 "%s):", dir, rd->run_id,
+					     rd->have_manifest ? ", from manifest.json" : "");
+		if (l < errlen)
+			l += (size_t)snprintf(err + l, errlen - l, " %s/%s.trace (run id %016" PRIx64 ")",
+					      sl[i].side, sl[i].name, id);
+	}
+	return foreign ? -1 : 0;
+}
+
+/* Load whatever trace files the directory holds (a side counts when its
+ * probe trace is there). */
+static int load_traces(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+{
+	struct trace_slot sl[6];
+	char path[PATH_MAX + 64], rel[64];
+
+	slots(rd, sl);
+	for (int i = 0; sl[i].rec; i++) {
+		bool filter = strcmp(sl[i].name, "probe");
+
+		snprintf(rel, sizeof(rel), "%s/%s.trace", sl[i].side, sl[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		/* filter records: drained traces, or the rings themselves (run
+		 * directories written before the rings were drained) */
+		if (filter && access(path, F_OK)) {
+			snprintf(rel, sizeof(rel), "%s/%s.ring", sl[i].side, sl[i].name);
+			snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		}
+		/* a side without its probe trace did not run; a VM side with one
+		 * needs both filter traces (the reader says if one is missing) */
+		if (filter ? !rd->guest.loaded : access(path, F_OK))
+			continue;
+		if (iogap_records_load(path, sl[i].rec, err, errlen))
+			return -1;
+		check_trace_state(rd, rel, sl[i].rec);
+		if (sl[i].have)
+			*sl[i].have = true;
+	}
+	return 0;
+}
+
+static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
 	struct iogap_clock_map map;
 
-	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
-	if (iogap_records_load(path, &rd->guest, err, errlen))
-		return -1;
-	/* filter records: drained traces, or the rings themselves (run
-	 * directories written before the rings were drained) */
-	for (int i = 0; i < 2; i++) {
-		const char *layer = i ? "bottom" : "top";
-		struct iogap_records *rec = i ? &rd->bottom : &rd->top;
-
-		snprintf(path, sizeof(path), "%s/vm/%s.trace", dir, layer);
-		if (access(path, F_OK))
-			snprintf(path, sizeof(path), "%s/vm/%s.ring", dir, layer);
-		if (iogap_records_load(path, rec, err, errlen))
-			return -1;
-	}
 	snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
 	if (iogap_sync_load(path, &rd->sync_before, &rd->n_before, err, errlen))
 		return -1;
@@ -164,16 +305,14 @@ static int load_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t e
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
+	bool vm;
 
 	memset(rd, 0, sizeof(*rd));
-	snprintf(path, sizeof(path), "%s/bare/probe.trace", dir);
-	if (!access(path, F_OK)) {
-		if (iogap_records_load(path, &rd->bare, err, errlen))
-			goto fail;
-		rd->have_bare = true;
-	}
+	read_manifest(dir, rd);
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
-	if (!access(path, F_OK) && load_vm(dir, rd, err, errlen))
+	vm = !access(path, F_OK);
+	if (load_traces(dir, rd, err, errlen) || check_run_ids(dir, rd, err, errlen) ||
+	    (vm && align_vm(dir, rd, err, errlen)))
 		goto fail;
 	if (!rd->have_bare && !rd->have_vm) {
 		snprintf(err, errlen, "%s: no bare/ or vm/ results", dir);
@@ -191,9 +330,123 @@ void iogap_rundir_free(struct iogap_rundir *rd)
 	free(rd->guest.r);
 	free(rd->top.r);
 	free(rd->bottom.r);
+	free(rd->matched.r);
 	free(rd->sync_before);
 	free(rd->sync_after);
 	if (rd->have_vm)
 		iogap_pairing_free(&rd->pairing);
 	memset(rd, 0, sizeof(*rd));
+}
+
+/* ------------------------------------------------------- --match-load */
+
+/* The VM's IOPS per job index and direction, from vm/probe.trace (records
+ * outside ramp over the job's active span, as the report counts them):
+ * exact per job even where the probe's JSON reports a group.  NULL with
+ * err; *njobs = job indices seen. */
+static double (*vm_job_iops(const char *dir, size_t *njobs, char *err, size_t errlen))[2]
+{
+	char path[PATH_MAX + 32];
+	struct iogap_records rec;
+	uint64_t (*span)[2];
+	double (*iops)[2];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
+	if (iogap_records_load(path, &rec, err, errlen))
+		return NULL;
+	for (size_t i = 0; i < rec.nr; i++)
+		n = rec.r[i].job >= n ? rec.r[i].job + 1u : n;
+	span = calloc(n + 1, sizeof(*span));
+	iops = calloc(n + 1, sizeof(*iops));
+	for (size_t i = 0; span && iops && i < rec.nr; i++) {
+		const struct iogap_trace_record *r = &rec.r[i];
+
+		if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_WRITE)
+			continue;
+		if (!span[r->job][0] || r->start_ns < span[r->job][0])
+			span[r->job][0] = r->start_ns;
+		if (r->complete_ns > span[r->job][1])
+			span[r->job][1] = r->complete_ns;
+		iops[r->job][r->op]++;
+	}
+	for (size_t j = 0; span && iops && j < n; j++)
+		for (int d = 0; d < 2; d++)
+			iops[j][d] = span[j][1] > span[j][0] ?
+				     iops[j][d] * 1e9 / (double)(span[j][1] - span[j][0]) : 0;
+	if (!span || !iops) {
+		free(iops);
+		iops = NULL;
+		iogap_seterr(err, errlen, "out of memory");
+	}
+	free(span);
+	free(rec.r);
+	*njobs = n;
+	return iops;
+}
+
+/* One job file with the rates inserted; *first is its first job index,
+ * advanced past its jobs.  Jobs without VM requests go into note. */
+static int write_rated_job(const char *in, const char *out, double (*iops)[2], size_t njobs,
+			   size_t *first, char *note, size_t notelen, char *err, size_t errlen)
+{
+	struct iogap_job_list l = { 0 };
+	size_t len;
+	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
+	FILE *f = NULL;
+
+	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) || !(f = fopen(out, "w"))) {
+		if (!text || !f)
+			iogap_seterr(err, errlen, "%s: %s", text ? out : in, strerror(errno));
+		free(text);
+		iogap_job_list_free(&l);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char sect[256];
+
+		fprintf(f, "%s\n", line);
+		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
+			continue;
+		for (size_t k = 0; k < l.nr; k++) {
+			size_t j = *first + k, nl = strlen(note);
+			unsigned clones = l.jobs[k].numjobs ? l.jobs[k].numjobs : 1;
+
+			if (strcmp(l.jobs[k].name, sect))
+				continue;
+			if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
+				fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones,
+					iops[j][1] / clones);
+			else if (nl + 1 < notelen)
+				snprintf(note + nl, notelen - nl, "%sjob '%.100s' had no VM requests: not "
+					 "rate limited", nl ? "; " : "", sect);
+			break;
+		}
+	}
+	*first += l.nr;
+	free(text);
+	iogap_job_list_free(&l);
+	return fclose(f) ? iogap_seterr(err, errlen, "%s: %s", out, strerror(errno)) : 0;
+}
+
+int iogap_rundir_rated_jobs(const char *dir, char **jobs, int n, const char *outdir, char **paths,
+			    char *note, size_t notelen, char *err, size_t errlen)
+{
+	size_t njobs, first = 0;
+	double (*iops)[2] = vm_job_iops(dir, &njobs, err, errlen);
+	int rc = 0;
+
+	if (!iops)
+		return -1;
+	for (int i = 0; i < n && !rc; i++) {
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s/job%d.fio", outdir, i);
+		if (!(paths[i] = strdup(path)))
+			rc = iogap_seterr(err, errlen, "out of memory");
+		else
+			rc = write_rated_job(jobs[i], path, iops, njobs, &first, note, notelen, err, errlen);
+	}
+	free(iops);
+	return rc;
 }

@@ -4,6 +4,12 @@
  * both sides, the filter rings, the sync samples, the clock map and the
  * request pairs.  Shared by `iogap run` (right after a run) and the
  * reports (docs/iogap-run.md describes the directory).
+ *
+ * Every file is checked against the run: a trace whose run id differs
+ * from the manifest's is refused (the load fails and names it), and what
+ * makes the data incomplete (a trace its writer never closed, dropped
+ * records, a phase the manifest records as failed or interrupted) is
+ * collected in `incomplete` for the caller to show (docs/reports.md).
  */
 #ifndef IOGAP_RUNDIR_H
 #define IOGAP_RUNDIR_H
@@ -12,22 +18,34 @@
 #include <stddef.h>
 
 #include "align.h"
+#include "json_parse.h"
 
 struct iogap_records {
 	struct iogap_trace_record *r;
 	size_t nr;
 	struct iogap_trace_header header;
+	bool loaded;
 };
 
+#define IOGAP_RUNDIR_MAX_REASONS 12
+
 struct iogap_rundir {
-	struct iogap_records bare, guest, top, bottom;
-	bool have_bare, have_vm;
+	/* matched: bare-matched/, the bare-metal run at the VM's IOPS
+	 * (`iogap run --match-load`) */
+	struct iogap_records bare, guest, top, bottom, matched;
+	bool have_bare, have_vm, have_matched;
 	struct iogap_sync_sample *sync_before, *sync_after;
 	size_t n_before, n_after;
 	struct iogap_pairing pairing;     /* valid when have_vm */
 	/* clock sanity over exact pairs: mapped guest submit <= top entry <=
 	 * bottom entry <= bottom exit <= top exit <= mapped guest completion */
 	uint64_t order_checked, order_violations;
+	/* the run's id: the manifest's, else the first probe trace's; 0 unknown */
+	uint64_t run_id;
+	bool have_manifest;
+	/* why the data is incomplete, one reason each (none: complete) */
+	char incomplete[IOGAP_RUNDIR_MAX_REASONS][320];
+	size_t n_incomplete;
 };
 
 /* Load every trace/ring file (readers validate them). */
@@ -38,9 +56,22 @@ int iogap_sync_save(const char *path, const struct iogap_sync_sample *s, size_t 
 int iogap_sync_load(const char *path, struct iogap_sync_sample **s, size_t *n, char *err,
 		    size_t errlen);
 
-/* Load dir/bare and dir/vm as present, align and pair the VM side.
- * 0, or -1 with err ("DIR: no bare/ or vm/ results"). */
+/* Parse a JSON file; 0, or -1 with err naming the file (missing or malformed). */
+int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen);
+
+/* Load dir/bare, dir/vm and dir/bare-matched as present, check every
+ * trace's run id, align and pair the VM side.  0, or -1 with err ("DIR: no
+ * bare/ or vm/ results", "DIR: traces from another run: …"). */
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen);
 void iogap_rundir_free(struct iogap_rundir *rd);
+
+/* `iogap run --match-load`: the job files jobs[0..n) copied to
+ * OUTDIR/jobI.fio (paths[I], malloc'd, freed by the caller even on error)
+ * with rate_iops=R,W after each job's section header: the IOPS per clone
+ * the VM achieved for that job (DIR/vm/probe.trace, outside ramp, over the
+ * job's active span).  Jobs without VM requests are named in note.  0, or
+ * -1 with err. */
+int iogap_rundir_rated_jobs(const char *dir, char **jobs, int n, const char *outdir, char **paths,
+			    char *note, size_t notelen, char *err, size_t errlen);
 
 #endif

@@ -344,6 +344,8 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 	argv[argc++] = "-smp"; argv[argc++] = smp;
 	argv[argc++] = "-m"; argv[argc++] = mem;
 	argv[argc++] = "-nodefaults";
+	/* named threads ("CPU 0/TCG", "IO …"): cpuload.c tells vCPUs apart by name */
+	argv[argc++] = "-name"; argv[argc++] = "iogap,debug-threads=on";
 	argv[argc++] = "-no-user-config";
 	argv[argc++] = "-display"; argv[argc++] = "none";
 	argv[argc++] = "-no-reboot";

@@ -13,7 +13,20 @@
  * --bare-seconds T: a bare-metal side, QD1 closed loop for T seconds, each
  *   request 20 us + exponential(M) ns, times F (--scale): bare/probe.trace
  *   and bare/probe.json (fio JSON with the same numbers).
- * manifest.json gets target.spec = SPEC (compare groups runs by it).
+ * --bare-iops R: the bare-metal side open loop instead, a request every 1/R s.
+ * --matched-iops R: also bare-matched/ (as `iogap run --match-load`), open
+ *   loop at R IOPS, same latencies.
+ * --cpu hog|quiet: vm/cpuload.txt over the VM's host time: hog = every
+ *   core busy each second; quiet = the host half busy, the vCPU thread at
+ *   100% (as under TCG), the iothread at 20%.
+ * Broken runs, for the completeness and run-id checks:
+ * --open FILE: FILE (e.g. vm/top.trace) left without the COMPLETE flag;
+ * --foreign FILE: FILE written with another run's id;
+ * --phase NAME=STATUS: manifest.json's phases.NAME.status (repeatable).
+ * --rate-jobs FILE: then write FILE as `iogap run --match-load` would run it
+ *   (iogap_rundir_rated_jobs) to D/job0.fio; prints "note ..." if any.
+ * manifest.json gets target.spec = SPEC (compare groups runs by it) and
+ * run_id 1234, the traces' id.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,12 +37,32 @@
 #include <sys/stat.h>
 
 #include "../align/synth.h"
+#include "cpuload.h"
 #include "json_writer.h"
 #include "rundir.h"
 #include "stats.h"
 #include "trace_file.h"
 
+#define RUN_ID 0x1234
+
 static const char *dir;
+static const char *open_file, *foreign_file;
+
+/* Clear the COMPLETE flag, as a writer that never closed leaves it. */
+static int leave_open(const char *path)
+{
+	struct iogap_trace_header h;
+	FILE *f = fopen(path, "r+b");
+	int rc = -1;
+
+	if (f && fread(&h, sizeof(h), 1, f) == 1) {
+		h.flags &= (uint16_t)~IOGAP_TRACE_F_COMPLETE;
+		rc = fseek(f, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, f) != 1 ? -1 : 0;
+	}
+	if (f && fclose(f))
+		rc = -1;
+	return rc;
+}
 
 static int write_trace(const char *name, uint16_t producer, uint16_t clock, const char *layer,
 		       const char *info, const struct iogap_trace_record *r, size_t n)
@@ -41,7 +74,7 @@ static int write_trace(const char *name, uint16_t producer, uint16_t clock, cons
 	memset(&h, 0, sizeof(h));
 	h.producer = producer;
 	h.clock = clock;
-	h.run_id = 0x1234;
+	h.run_id = foreign_file && !strcmp(name, foreign_file) ? 0xbad0bad0 : RUN_ID;
 	snprintf((char *)h.layer, sizeof(h.layer), "%s", layer);
 	h.start_ns = n ? r[0].start_ns : 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -59,7 +92,7 @@ static int write_trace(const char *name, uint16_t producer, uint16_t clock, cons
 		fprintf(stderr, "mkrun: %s\n", err);
 		return -1;
 	}
-	return 0;
+	return open_file && !strcmp(name, open_file) ? leave_open(path) : 0;
 }
 
 /* fio JSON (the subset compare and report read) from the records */
@@ -150,12 +183,91 @@ static int write_fio_json(const char *name, const struct iogap_trace_record *r, 
 	return fclose(f);
 }
 
+/* A bare-metal side: closed loop (QD1, the next request 300 ns after the
+ * last completion) or, with iops > 0, open loop at that rate. */
+static int write_bare(const char *side, uint64_t seed, double secs, double iops, uint64_t mean_ns,
+		      double scale)
+{
+	uint64_t rs = seed * 0x9e3779b97f4a7c15ull + 7, t = 1000000000000ull, end;
+	size_t cap = 1 << 16, n = 0;
+	struct iogap_trace_record *r = malloc(cap * sizeof(*r));
+	const char *info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
+			   "numjobs=1 filename=x\n";
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, side);
+	mkdir(path, 0755);
+	end = t + (uint64_t)(secs * 1e9);
+	while (r && t < end) {
+		uint64_t slat = 500 + synth_rand(&rs) % 200;
+		uint64_t clat = (uint64_t)((20000.0 + -log(synth_u01(&rs)) * (double)mean_ns) * scale);
+
+		if (n == cap) {
+			struct iogap_trace_record *nr = realloc(r, (cap *= 2) * sizeof(*r));
+
+			if (!nr)
+				break;
+			r = nr;
+		}
+		memset(&r[n], 0, sizeof(r[n]));
+		r[n].tag = n + 1;
+		r[n].offset = (synth_rand(&rs) % 262144) * 4096;
+		r[n].length = 4096;
+		r[n].result = 4096;
+		r[n].start_ns = t;
+		r[n].issue_ns = t + slat;
+		r[n].complete_ns = t + slat + clat;
+		r[n].op = synth_u01(&rs) < 0.5 ? IOGAP_OP_READ : IOGAP_OP_WRITE;
+		r[n].thread = 1;
+		t = iops > 0 ? t + (uint64_t)(1e9 / iops) : r[n].complete_ns + 300;
+		n++;
+	}
+	if (!r || t < end)
+		return -1;
+	snprintf(path, sizeof(path), "%s/probe.trace", side);
+	rc = write_trace(path, IOGAP_PRODUCER_PROBE_BARE, IOGAP_CLOCK_HOST_MONOTONIC, "bare", info,
+			 r, n);
+	snprintf(path, sizeof(path), "%s/probe.json", side);
+	rc = rc || write_fio_json(path, r, n, "mixed");
+	printf("%s records %zu\n", side, n);
+	free(r);
+	return rc;
+}
+
+/* vm/cpuload.txt over [first, last] on the host clock, one line a second. */
+static int write_cpuload(const char *kind, uint64_t first, uint64_t last)
+{
+	char path[4096];
+	FILE *f;
+	bool hog = !strcmp(kind, "hog");
+
+	if (!hog && strcmp(kind, "quiet"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/vm/cpuload.txt", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	iogap_cpuload_write_header(f, 2);
+	iogap_cpuload_write_task(f, 0, 100, 101, "vcpu", "CPU 0/TCG");
+	iogap_cpuload_write_task(f, 1, 100, 102, "iothread", "IO iothread0");
+	for (uint64_t t = first - 1000000; t <= last; t += 1000000000ull) {
+		iogap_cpuload_write_sec(f, t, t + 1000000000ull, hog ? 100.0 : 55.0);
+		iogap_cpuload_write_use(f, 0, 100.0);
+		iogap_cpuload_write_use(f, 1, 20.0);
+	}
+	return fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = 1, mean_ns = 80000;
 	size_t nvm = 0;
 	double bare_s = 0, scale = 1.0;
-	const char *spec = "synthetic";
+	const char *spec = "synthetic", *cpu = NULL, *phase[8], *rate_jobs = NULL;
+	double bare_iops = 0, matched_iops = 0;
+	size_t nphase = 0;
+	struct synth_cfg synth_cfg0;
 	char path[4096];
 	FILE *f;
 
@@ -174,21 +286,49 @@ int main(int argc, char **argv)
 			mean_ns = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--spec") && i + 1 < argc)
 			spec = argv[++i];
+		else if (!strcmp(argv[i], "--bare-iops") && i + 1 < argc)
+			bare_iops = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--matched-iops") && i + 1 < argc)
+			matched_iops = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			cpu = argv[++i];
+		else if (!strcmp(argv[i], "--open") && i + 1 < argc)
+			open_file = argv[++i];
+		else if (!strcmp(argv[i], "--foreign") && i + 1 < argc)
+			foreign_file = argv[++i];
+		else if (!strcmp(argv[i], "--rate-jobs") && i + 1 < argc)
+			rate_jobs = argv[++i];
+		else if (!strcmp(argv[i], "--phase") && i + 1 < argc && nphase < 8)
+			phase[nphase++] = argv[++i];
 		else {
 			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
-				"[--scale F] [--mean-ns M] [--spec SPEC]\n");
+				"[--scale F] [--mean-ns M] [--spec SPEC] [--bare-iops R] "
+				"[--matched-iops R] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
+				"[--phase NAME=STATUS]...\n");
 			return 2;
 		}
 	}
 	if (!dir)
 		return 2;
 	mkdir(dir, 0755);
+	synth_default(&synth_cfg0);   /* the VM side's clock offset, for the manifest */
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
 	f = fopen(path, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "{\n  \"iogap\" : \"mkrun\",\n  \"target\" : {\n    \"spec\" : \"%s\"\n  },\n"
-		"  \"vm\" : {\n    \"accel\" : \"synthetic\"\n  }\n}\n", spec);
+	fprintf(f, "{\n  \"iogap\" : \"mkrun\",\n  \"run_id\" : \"%016x\",\n  \"target\" : "
+		"{\n    \"spec\" : \"%s\"\n  },\n  \"vm\" : {\n    \"accel\" : \"synthetic\"\n  },\n"
+		"  \"clock\" : {\n    \"offset_ns\" : %" PRId64 "\n  },\n  \"phases\" : {", RUN_ID, spec,
+		(int64_t)synth_cfg0.off0);
+	for (size_t i = 0; i < nphase; i++) {
+		const char *eq = strchr(phase[i], '=');
+
+		if (!eq)
+			return 2;
+		fprintf(f, "%s\n    \"%.*s\" : { \"status\" : \"%s\", \"message\" : \"mkrun\" }",
+			i ? "," : "", (int)(eq - phase[i]), phase[i], eq + 1);
+	}
+	fprintf(f, "\n  }\n}\n");
 	fclose(f);
 
 	if (nvm) {
@@ -226,48 +366,27 @@ int main(int argc, char **argv)
 		       (double)(c.fmt_base + c.fmt_mean), (double)(c.be_base + c.be_mean),
 		       (double)(c.ret_base + c.ret_mean), (double)(c.q2g_base + c.q2g_mean));
 		printf("records %zu\n", s.ng + s.nt + s.nb);
+		if (cpu && write_cpuload(cpu, s.t[0].start_ns, s.t[s.nt - 1].complete_ns))
+			return 1;
 		synth_free(&s);
 	}
-	if (bare_s > 0) {
-		uint64_t rs = seed * 0x9e3779b97f4a7c15ull + 7, t = 1000000000000ull, end;
-		size_t cap = 1 << 16, n = 0;
-		struct iogap_trace_record *r = malloc(cap * sizeof(*r));
-		const char *info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
-				   "numjobs=1 filename=x\n";
+	if (bare_s > 0 && write_bare("bare", seed, bare_s, bare_iops, mean_ns, scale))
+		return 1;
+	if (rate_jobs) {
+		char *out = NULL, note[512] = "", err[512];
+		int rc = iogap_rundir_rated_jobs(dir, (char **)&rate_jobs, 1, dir, &out, note,
+						 sizeof(note), err, sizeof(err));
 
-		snprintf(path, sizeof(path), "%s/bare", dir);
-		mkdir(path, 0755);
-		end = t + (uint64_t)(bare_s * 1e9);
-		while (r && t < end) {
-			uint64_t slat = 500 + synth_rand(&rs) % 200;
-			uint64_t clat = (uint64_t)((20000.0 + -log(synth_u01(&rs)) * (double)mean_ns) * scale);
-
-			if (n == cap) {
-				struct iogap_trace_record *nr = realloc(r, (cap *= 2) * sizeof(*r));
-
-				if (!nr)
-					return 1;
-				r = nr;
-			}
-			memset(&r[n], 0, sizeof(r[n]));
-			r[n].tag = n + 1;
-			r[n].offset = (synth_rand(&rs) % 262144) * 4096;
-			r[n].length = 4096;
-			r[n].result = 4096;
-			r[n].start_ns = t;
-			r[n].issue_ns = t + slat;
-			r[n].complete_ns = t + slat + clat;
-			r[n].op = synth_u01(&rs) < 0.5 ? IOGAP_OP_READ : IOGAP_OP_WRITE;
-			r[n].thread = 1;
-			t = r[n].complete_ns + 300;
-			n++;
-		}
-		if (!r || write_trace("bare/probe.trace", IOGAP_PRODUCER_PROBE_BARE,
-				      IOGAP_CLOCK_HOST_MONOTONIC, "bare", info, r, n) ||
-		    write_fio_json("bare/probe.json", r, n, "mixed"))
+		free(out);
+		if (rc) {
+			fprintf(stderr, "mkrun: %s\n", err);
 			return 1;
-		printf("bare records %zu\n", n);
-		free(r);
+		}
+		if (note[0])
+			printf("note %s\n", note);
 	}
+	if (bare_s > 0 && matched_iops > 0 &&
+	    write_bare("bare-matched", seed + 1, bare_s, matched_iops, mean_ns, scale))
+		return 1;
 	return 0;
 }
