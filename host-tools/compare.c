@@ -922,14 +922,19 @@ static struct tsample ratio_sample(const double *y, const double *x, size_t k)
 	return t;
 }
 
-/* Welch's interval for B - A, centred on diff; false when there is no
- * spread to build one from. */
+/* Welch's interval for B - A, centred on diff; false without two samples a
+ * side.  Samples that agree exactly on both sides (a rate limiter that hit
+ * its rate in every run) leave no doubt: the interval is diff itself. */
 static bool welch(struct tsample a, struct tsample b, double diff, double *lo, double *hi)
 {
 	double se2 = a.se2 + b.se2, df, half;
 
-	if (!(se2 > 0) || a.k < 2 || b.k < 2)
+	if (a.k < 2 || b.k < 2 || isnan(se2))
 		return false;
+	if (se2 == 0) {
+		*lo = *hi = diff;
+		return true;
+	}
 	df = se2 * se2 / (a.se2 * a.se2 / (double)(a.k - 1) + b.se2 * b.se2 / (double)(b.k - 1));
 	half = iogap_cmp_t_quantile(0.975, df) * sqrt(se2);
 	*lo = diff - half;
