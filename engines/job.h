@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define IOGAP_DDIR_NR 3          /* read, write, trim: fio's order */
 #define IOGAP_MAX_PERCENTILES 20
@@ -166,6 +167,9 @@ enum iogap_output_format {
  * fio, otherwise).  Returns 0, or -1 with "file:line: message" in err. */
 int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
 			struct iogap_job_list *list, char *err, size_t errlen);
+/* fio's --showcmd: parse path (errors as iogap_jobfile_parse) and print
+ * it to out as one "fio --key=value ... --name=job ..." line. */
+int iogap_jobfile_showcmd(const char *path, FILE *out, char *err, size_t errlen);
 /* Parse from memory; name is used in messages. */
 int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 			    const struct iogap_job *defaults, struct iogap_job_list *list,

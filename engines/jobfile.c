@@ -26,6 +26,8 @@ struct parse_ctx {
 	int line;
 	char *err;
 	size_t errlen;
+	FILE *showcmd;             /* --showcmd: echo sections and options here */
+	bool shown_any;
 };
 
 static int perr(struct parse_ctx *c, const char *fmt, ...)
@@ -1161,11 +1163,47 @@ static int start_section(struct parse_ctx *c, struct section_state *st, struct i
 	return 0;
 }
 
+/* fio's --showcmd: "fio --global-opt=v --name=job --opt=v ..." per file */
+static void showcmd_section(struct parse_ctx *c, const char *name)
+{
+	if (!c->showcmd)
+		return;
+	if (!c->shown_any)
+		fputs("fio ", c->showcmd);
+	c->shown_any = true;
+	if (strcmp(name, "global"))
+		fprintf(c->showcmd, "--name=%s ", name);
+}
+
+static void showcmd_option(struct parse_ctx *c, const char *key, const char *val)
+{
+	if (!c->showcmd)
+		return;
+	if (val)
+		fprintf(c->showcmd, "--%s=%s ", key, val);
+	else
+		fprintf(c->showcmd, "--%s ", key);
+}
+
+static int parse_text(struct parse_ctx *pc, const char *text, size_t len,
+		      const struct iogap_job *defaults, struct iogap_job_list *list);
+
 int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 			    const struct iogap_job *defaults, struct iogap_job_list *list,
 			    char *err, size_t errlen)
 {
 	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
+
+	return parse_text(&c, text, len, defaults, list);
+}
+
+static int parse_text(struct parse_ctx *pc, const char *text, size_t len,
+		      const struct iogap_job *defaults, struct iogap_job_list *list)
+{
+	struct parse_ctx c = *pc;
+	const char *name = c.file;
+	char *err = c.err;
+	size_t errlen = c.errlen;
 	struct section_state st;
 	size_t first_job = list->nr;
 	const char *p = text, *end = text + len;
@@ -1212,6 +1250,7 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 			*close = '\0';
 			if (start_section(&c, &st, list, trim(s + 1)))
 				goto out;
+			showcmd_section(&c, trim(s + 1));
 			continue;
 		}
 		if (!st.cur) {
@@ -1244,6 +1283,7 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 			}
 			if (set_option(&c, st.cur, key, val))
 				goto out;
+			showcmd_option(&c, key, val);
 		}
 	}
 	if (list->nr == first_job) {
@@ -1258,6 +1298,8 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 		st.global.kv = NULL;
 		st.global.kv_nr = 0;
 	}
+	if (c.showcmd)
+		fputc('\n', c.showcmd);
 	ret = 0;
 out:
 	job_free(&st.global);
@@ -1268,9 +1310,10 @@ out:
 	return ret;
 }
 
-int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
-			struct iogap_job_list *list, char *err, size_t errlen)
+static int parse_file(const char *path, const struct iogap_job *defaults,
+		      struct iogap_job_list *list, FILE *showcmd, char *err, size_t errlen)
 {
+	struct parse_ctx c = { .file = path, .err = err, .errlen = errlen, .showcmd = showcmd };
 	size_t len;
 	char *buf = iogap_read_file(path, 64u << 20, &len);
 	int ret;
@@ -1280,8 +1323,23 @@ int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
 			return iogap_seterr(err, errlen, "%s: job file larger than 64 MiB", path);
 		return iogap_seterr(err, errlen, "%s: cannot open job file: %s", path, strerror(errno));
 	}
-	ret = iogap_jobfile_parse_buf(path, buf, len, defaults, list, err, errlen);
+	ret = parse_text(&c, buf, len, defaults, list);
 	free(buf);
+	return ret;
+}
+
+int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
+			struct iogap_job_list *list, char *err, size_t errlen)
+{
+	return parse_file(path, defaults, list, NULL, err, errlen);
+}
+
+int iogap_jobfile_showcmd(const char *path, FILE *out, char *err, size_t errlen)
+{
+	struct iogap_job_list list = { 0 };
+	int ret = parse_file(path, NULL, &list, out, err, errlen);
+
+	iogap_job_list_free(&list);
 	return ret;
 }
 
@@ -1395,8 +1453,12 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
-	if (j->time_based && !j->runtime_ns)
-		return perr(&c, "job '%s': time_based needs a runtime", j->name);
+	if (j->time_based && !j->runtime_ns) {
+		/* fio warns and runs the job as if time_based were not set */
+		fprintf(stderr, "iogap-probe: %s:%d: job '%s': time_based requires a runtime/timeout "
+			"setting; ignored, as fio does\n", j->source_file, j->source_line, j->name);
+		j->time_based = false;
+	}
 	if (!j->percentile_nr) {
 		static const double def[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
 					      99, 99.5, 99.9, 99.95, 99.99 };
