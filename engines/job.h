@@ -126,6 +126,11 @@ struct iogap_job {
 	unsigned max_open_zones, job_max_open_zones;
 	double zone_reset_threshold, zone_reset_frequency;
 
+	/* ioengine=pvsync2's options (fio's names and defaults) */
+	bool hipri;               /* RWF_HIPRI: polled completion */
+	unsigned hipri_percentage; /* of the requests hipri applies to; 100 */
+	bool nowait;              /* RWF_NOWAIT */
+
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */

@@ -740,6 +740,10 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 	return 0;
 }
 
+BOOL_OPT(opt_hipri, hipri)
+BOOL_OPT(opt_nowait, nowait)
+UINT_OPT(opt_hipri_percentage, hipri_percentage, 100, 0)
+
 static int opt_busy_poll(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	if (parse_bool(val, &j->rbd_busy_poll))
@@ -918,6 +922,9 @@ static const struct opt_def options[] = {
 	{ "clustername", opt_rbd_str },
 	{ "ceph_conf", opt_rbd_str },
 	{ "busy_poll", opt_busy_poll },
+	{ "hipri", opt_hipri },
+	{ "hipri_percentage", opt_hipri_percentage },
+	{ "nowait", opt_nowait },
 	{ "buffer_pattern", opt_buffer_pattern },
 };
 
@@ -940,6 +947,7 @@ static void job_defaults(struct iogap_job *j)
 	j->allow_file_create = true;
 	j->randrepeat = true;
 	j->clat_percentiles = true;
+	j->hipri_percentage = 100;
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -1426,6 +1434,14 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
 			    "busy_poll apply only to ioengine=rbd", j->name);
 	}
+	if (iogap_engine_find(j->ioengine)->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
+	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
+		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
+			"queue depth will be capped at 1\n");
+	if ((j->hipri || j->nowait || j->hipri_percentage != 100) && strcmp(j->ioengine, "pvsync2"))
+		return perr(&c, "job '%s': hipri, hipri_percentage and nowait are options of "
+			    "ioengine=pvsync2 (io_uring's hipri is not supported), not of %s",
+			    j->name, j->ioengine);
 	if (!j->filename) {
 		/* fio's default: jobname.jobnum.filenum in the current directory */
 		size_t n = strlen(j->name) + 8;

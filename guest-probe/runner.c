@@ -417,7 +417,7 @@ static int reap(struct worker *w, unsigned min, unsigned queued)
 		w->stat.total_complete++;
 	}
 	for (int i = 0; i < n; i++) {
-		account(w, w->done[i], now, true);
+		account(w, w->done[i], now, !w->ectx.sync);
 		put_slot(w, w->done[i]);
 	}
 	return n;
@@ -496,6 +496,27 @@ static void rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 	if (iogap_now_ns() < due) {
 		commit(w, queued);
 		iogap_sleep_until_ns(due);
+	}
+}
+
+/* Queue io; while the engine answers BUSY, submit what it holds, reap,
+ * and offer the same request again (fio's FIO_Q_BUSY: requeue). */
+static int queue_retrying(struct worker *w, struct iogap_io *io, unsigned *queued)
+{
+	for (;;) {
+		int q = w->ops->queue(&w->ectx, io), r;
+
+		if (q != IOGAP_Q_BUSY)
+			return q;
+		r = commit(w, queued);
+		if (r >= 0 && in_flight(w) - 1 > *queued)   /* io's own slot is not in flight */
+			r = reap(w, 1, *queued + 1);
+		else if (r == 0)
+			r = -EBUSY;                          /* nothing to wait for: no progress */
+		if (r < 0)
+			return r;
+		if (w->ectx.sync)   /* fio re-stamps a requeued request */
+			io->issue_ns = iogap_now_ns();
 	}
 }
 
@@ -581,25 +602,19 @@ static int run_loop(struct worker *w)
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		io->start_ns = iogap_now_ns();
+		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
 		 * trims async engines run synchronously (async_ioengine_sync_trim) */
 		if (sync_engine || ddir == IOGAP_OP_TRIM)
-			io->issue_ns = io->start_ns;
-		q = w->ops->queue(&w->ectx, io);
+			io->issue_ns = w->ops->prep ? iogap_now_ns() : io->start_ns;
+		if (q == 0)
+			q = queue_retrying(w, io, &queued);
 		if (q < 0) {
 			io->result = q;
 			io->issue_ns = iogap_now_ns();
 			account(w, io, io->issue_ns, false);
 			put_slot(w, io);
 			break;
-		}
-		if (q == IOGAP_Q_BUSY) {
-			if (w->zbd)   /* zbd.c: undo the write pointer reservation */
-				iogap_zbd_cancel(w->zbd, io);
-			put_slot(w, io);
-			if ((r = commit(w, &queued)) < 0 || (r = reap(w, 1, queued)) < 0)
-				break;
-			continue;
 		}
 		w->bytes_issued += io->len;
 		w->ios_issued[ddir]++;
@@ -625,7 +640,7 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
-		if (!(w->ops->flags & IOGAP_ENGINE_SETS_ISSUE))
+		if (!(w->ops->flags & IOGAP_ENGINE_SETS_ISSUE) && !sync_engine)
 			io->issue_ns = iogap_now_ns();
 		if (++queued >= j->iodepth_batch && (r = commit(w, &queued)) < 0)
 			break;
@@ -747,7 +762,7 @@ static int setup_worker(struct worker *w)
 	w->ectx.fd = w->fd;
 	w->ectx.depth = j->iodepth;
 	w->ectx.now_ns = iogap_now_ns;
-	w->ectx.sync = w->ops->flags & IOGAP_ENGINE_SYNC;
+	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
 	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
 		if (!w->err[0])
 			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
