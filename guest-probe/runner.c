@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -981,6 +982,16 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
 		return -1;
 	}
+	/* the job never touches what lies before its offset: leave a hole */
+	if (have < j->offset) {
+		if (ftruncate(fd, (off_t)j->offset)) {
+			snprintf(err, errlen, "%s: extending to offset %" PRIu64 ": %s", j->filename,
+				 j->offset, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		have = j->offset;
+	}
 	/* write real data: a sparse or fallocated file reads back zeros
 	 * without touching the device and would measure nothing */
 	buf = malloc(1 << 20);
@@ -1019,6 +1030,101 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	}
 	close(fd);
 	return 0;
+}
+
+/* Bytes layout_file will write for j: 0 for devices and big enough files. */
+static uint64_t layout_bytes(const struct iogap_job *j)
+{
+	uint64_t need = j->offset + j->size, have = 0;
+	struct stat st;
+
+	if (!j->size || (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+		return 0;
+	if (stat(j->filename, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return 0;
+		have = (uint64_t)st.st_size;
+	}
+	if (have < j->offset)
+		have = j->offset;   /* a hole, see layout_file */
+	return need > have ? need - have : 0;
+}
+
+/* The directory a (possibly not yet existing) file will be created in. */
+static void parent_dir(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* Refuse, with the sizes, files to lay out that do not fit in the free
+ * space of their filesystems (all jobs' files together, per filesystem). */
+static int check_free_space(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		uint64_t want = layout_bytes(j), total = 0, avail;
+		char dir[4096];
+		struct statvfs vfs;
+		struct stat st;
+		dev_t dev;
+
+		if (!want)
+			continue;
+		parent_dir(j->filename, dir, sizeof(dir));
+		if (statvfs(dir, &vfs) || stat(dir, &st))
+			continue;   /* layout_file reports a missing directory */
+		dev = st.st_dev;
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		/* earlier jobs on the same filesystem lay out first (a file
+		 * shared by several jobs is counted at its largest need) */
+		for (size_t k = 0; k <= i; k++) {
+			const struct iogap_job *o = &jobs->jobs[k];
+			char odir[4096];
+			struct stat ost;
+			bool later_bigger = false;
+
+			parent_dir(o->filename, odir, sizeof(odir));
+			if (stat(odir, &ost) || ost.st_dev != dev)
+				continue;
+			for (size_t m = 0; m < jobs->nr && !later_bigger; m++)
+				later_bigger = m != k && !strcmp(jobs->jobs[m].filename, o->filename) &&
+					       (layout_bytes(&jobs->jobs[m]) > layout_bytes(o) ||
+						(layout_bytes(&jobs->jobs[m]) == layout_bytes(o) && m < k));
+			if (!later_bigger)
+				total += layout_bytes(o);
+		}
+		if (total > avail)
+			return iogap_seterr(err, errlen, "job '%s': %s: laying out %" PRIu64 " bytes "
+					    "(%" PRIu64 " for all files on that filesystem) does not fit in "
+					    "the %" PRIu64 " bytes free there; nothing was written",
+					    j->name, j->filename, want, total, avail);
+	}
+	return 0;
+}
+
+/* Checks that need no file: run before anything is laid out, so a job
+ * that cannot run creates nothing (as fio). */
+static int check_before_layout(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		struct stat st;
+		bool is_blk = stat(j->filename, &st) == 0 && S_ISBLK(st.st_mode);
+
+		if (j->zone_mode == IOGAP_ZONE_MODE_ZBD && !j->zone_size && !is_blk &&
+		    !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+			return iogap_seterr(err, errlen, "%s: job '%s': specifying the zone size is "
+					    "mandatory for a regular file with zonemode=zbd (fio's rule)",
+					    j->filename, j->name);
+	}
+	return check_free_space(jobs, err, errlen);
 }
 
 static void invalidate_cache(const struct iogap_job *j)
@@ -1308,7 +1414,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen))
 			return -1;
-	if (check_targets(jobs, opts, err, errlen))
+	if (check_targets(jobs, opts, err, errlen) || check_before_layout(jobs, err, errlen))
 		return -1;
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];

@@ -31,26 +31,20 @@ grep -q "queue depth will be capped at 1" p-sync.err && grep -q capped p-vsync.e
 	! grep -q capped p-posixaio.err
 ok $? "iodepth=4 on a synchronous engine (vsync too, as fio): fio's note"
 
-python3 - p-posixaio.json f-posixaio.json <<'PY'
-import json, sys
-p, f = (json.load(open(a))["jobs"][0]["iodepth_level"] for a in sys.argv[1:])
-sys.exit(0 if p["4"] > 99 and f["4"] > 99 else 1)
-PY
-ok $? "posixaio keeps 4 requests in flight, as fio"
+depth4() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["iodepth_level"]["4"])' "$1"; }
+python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 99)' "$(depth4 p-posixaio.json)"
+ok $? "posixaio keeps 4 requests in flight: $(depth4 p-posixaio.json)% of submissions at depth 4 (fio: $(depth4 f-posixaio.json)%)"
 
-# system calls counted by strace, less those of a psync run (the probe's own
-# file reads), for a sequential 4 MiB pass in 64 KiB requests
-syscalls() { strace -f -qq -c -o "$1" "${@:2}" > /dev/null
-	awk '$NF ~ /^(read|readv|lseek|preadv2|pread64)$/ {printf "%s=%s\n", $NF, $4}' "$1"; }
-count() { sed -n "s/^$2=//p" "$1" | grep . || echo 0; }
-seqpass() { syscalls "$1" "$PROBE" --name=s --rw=read --bs=64k --size=4m --filename=e.dat "${@:2}" > "$1.n"; }
-seqpass base --ioengine=psync && seqpass sync --ioengine=sync && seqpass pv2 --ioengine=pvsync2 &&
+# system calls on the data file (strace -y names each fd's file) for a
+# sequential 4 MiB pass in 64 KiB requests
+seqpass() { strace -f -qq -y -e trace=read,readv,lseek,preadv2 -o "$1.st" "$PROBE" --name=s \
+	--rw=read --bs=64k --size=4m --filename=e.dat "${@:2}" > /dev/null; }
+count() { grep -cE "[0-9] $2\([0-9]+<[^>]*/e\.dat>" "$1.st"; }
+seqpass sync --ioengine=sync && seqpass pv2 --ioengine=pvsync2 &&
 	seqpass vs --ioengine=vsync --iodepth=8 --iodepth_batch=8
-reads=$(( $(count sync.n read) - $(count base.n read) ))
-seeks=$(( $(count sync.n lseek) - $(count base.n lseek) ))
-[ "$reads" = 64 ] && [ "$seeks" = 1 ] && [ "$(count pv2.n preadv2)" = 64 ] &&
-	[ "$(count vs.n readv)" -lt 64 ] && [ "$(count vs.n readv)" -gt 0 ]
-ok $? "system calls: sync 64 reads after 1 lseek ($reads, $seeks), pvsync2 64 preadv2, vsync $(count vs.n readv) readv for 64 I/Os"
+[ "$(count sync read)" = 64 ] && [ "$(count sync lseek)" = 1 ] && [ "$(count pv2 preadv2)" = 64 ] &&
+	[ "$(count vs readv)" -lt 64 ] && [ "$(count vs readv)" -gt 0 ]
+ok $? "system calls: sync $(count sync read) reads after $(count sync lseek) lseek, pvsync2 $(count pv2 preadv2) preadv2, vsync $(count vs readv) readv for 64 I/Os"
 
 dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
 nw() { "$1" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --rw=read --size=1m --filename=h.dat \
