@@ -23,6 +23,13 @@ enum iogap_rw_flags {             /* fio's td_ddir bits */
 	IOGAP_RW_RAND  = 1u << 3,
 };
 
+enum iogap_coe {                  /* fio's continue_on_error classes */
+	IOGAP_COE_READ = 1u << 0,
+	IOGAP_COE_WRITE = 1u << 1,
+	IOGAP_COE_VERIFY = 1u << 2,
+	IOGAP_COE_ALL = 0xffu,
+};
+
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
@@ -56,6 +63,10 @@ struct iogap_job {
 	int   source_line;
 
 	uint64_t size;            /* 0 = whole file/device */
+	uint64_t size_nz, offset_nz, offset_increment_nz; /* "Nz": N zones,
+				   * resolved once the zone size is known */
+	uint64_t offset_increment; /* clone N starts at offset + N * this */
+	uint64_t number_ios;      /* stop after this many I/Os (0: no limit) */
 	uint64_t offset;
 	uint64_t io_size;         /* 0 = size */
 	double size_pct, offset_pct; /* size=N%, offset=N%: of the file or device,
@@ -68,6 +79,9 @@ struct iogap_job {
 
 	unsigned rw;              /* enum iogap_rw_flags */
 	unsigned rw_seq_nr;       /* rw=randread:N: N ios per offset switch */
+	int64_t rw_seq_add;       /* rw=read:8k / rw=read:-8k: added to each
+				   * sequential offset (holes, or backwards) */
+	unsigned percentage_random[IOGAP_DDIR_NR]; /* of random I/Os; 100 */
 	enum iogap_rw_sequencer rw_sequencer;
 	unsigned rwmix[IOGAP_DDIR_NR]; /* rwmixread/rwmixwrite, percent */
 
@@ -91,6 +105,8 @@ struct iogap_job {
 	bool end_fsync;
 	bool invalidate;          /* fio default 1 */
 	bool create_on_open;
+	bool unlink;              /* delete the job's file when done */
+	bool file_append;         /* offset = the file's size */
 	bool allow_file_create;   /* fio default 1 */
 
 	bool norandommap;
@@ -111,6 +127,9 @@ struct iogap_job {
 
 	uint64_t rate_iops[IOGAP_DDIR_NR];
 	bool log_offset;
+	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's
+				   * switches (gtod_reduce sets all four) */
+	unsigned continue_on_error; /* enum iogap_coe bits */
 	double percentile_list[IOGAP_MAX_PERCENTILES];
 	unsigned percentile_nr;
 	bool clat_percentiles;    /* fio default 1 */
@@ -182,6 +201,9 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 /* Fill defaults derived after parsing (fio's fixup_options). */
 int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
 void iogap_job_list_free(struct iogap_job_list *list);
+/* size=, offset=, offset_increment= given in zones ("8z"): to bytes, once
+ * the zone size is known (finalize does it when zonesize is set). */
+void iogap_job_resolve_zones(struct iogap_job *job, uint64_t zone_size);
 
 /* Command-line job options (fio style): options before the first
  * --name=X go into *global (initialised on first use); --name starts a

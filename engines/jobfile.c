@@ -276,9 +276,36 @@ static int parse_percent(const char *val, double *out)
 	return 0;
 }
 
+/* "Nz": N zones (fio's zone unit); 1 with *nz set, 0 if not a zone count,
+ * -1 on a bad count */
+static int parse_zones(struct parse_ctx *c, const char *key, const char *val, uint64_t *nz)
+{
+	size_t len = strlen(val);
+	unsigned long long n;
+	char buf[32];
+
+	if (len < 2 || (val[len - 1] != 'z' && val[len - 1] != 'Z'))
+		return 0;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len - 1), val);
+	if (parse_uint(buf, UINT32_MAX, &n))
+		return bad_value(c, key, val, "a zone count such as 8z");
+	*nz = n;
+	return 1;
+}
+
 static int opt_size(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	int z;
+
 	NEED_VALUE(c, key, val);
+	j->size_nz = 0;
+	if ((z = parse_zones(c, key, val, &j->size_nz)) != 0) {
+		if (z > 0 && !j->size_nz)
+			return bad_value(c, key, val, "size must be greater than 0");
+		j->size = 0;
+		j->size_pct = 0;
+		return z < 0 ? -1 : 0;
+	}
 	if (strchr(val, '%')) {
 		if (parse_percent(val, &j->size_pct))
 			return bad_value(c, key, val, "a percentage must be in (0%, 100%]");
@@ -295,7 +322,15 @@ static int opt_size(struct parse_ctx *c, struct iogap_job *j, const char *key, c
 
 static int opt_offset(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	int z;
+
 	NEED_VALUE(c, key, val);
+	j->offset_nz = 0;
+	if ((z = parse_zones(c, key, val, &j->offset_nz)) != 0) {
+		j->offset = 0;
+		j->offset_pct = 0;
+		return z < 0 ? -1 : 0;
+	}
 	if (strchr(val, '%')) {
 		if (parse_percent(val, &j->offset_pct))
 			return bad_value(c, key, val, "a percentage must be in (0%, 100%]");
@@ -306,6 +341,33 @@ static int opt_offset(struct parse_ctx *c, struct iogap_job *j, const char *key,
 	return opt_offset_value(c, j, key, val);
 }
 SIZE_OPT(opt_io_size, io_size)
+SIZE_OPT(opt_offset_increment_value, offset_increment)
+
+static int opt_offset_increment(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				const char *val)
+{
+	int z;
+
+	NEED_VALUE(c, key, val);
+	j->offset_increment_nz = 0;
+	if ((z = parse_zones(c, key, val, &j->offset_increment_nz)) != 0) {
+		j->offset_increment = 0;
+		return z < 0 ? -1 : 0;
+	}
+	return opt_offset_increment_value(c, j, key, val);
+}
+
+static int opt_number_ios(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			  const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT64_MAX, &v))
+		return bad_value(c, key, val, "expected a number of I/Os");
+	j->number_ios = v;
+	return 0;
+}
 
 static int parse_bs_value(const char *s, uint32_t *out)
 {
@@ -438,6 +500,27 @@ const char *iogap_rw_name(unsigned rw)
 	return "unknown";
 }
 
+/* fio's offset modifier: a count of I/Os per random offset for random
+ * patterns, a (signed) size added to each sequential offset otherwise. */
+static int rw_suffix(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val,
+		     const char *suffix)
+{
+	unsigned long long n;
+	uint64_t sz;
+	bool neg = suffix[0] == '-';
+
+	if (j->rw & IOGAP_RW_RAND) {
+		if (parse_uint(suffix, UINT32_MAX, &n))
+			return bad_value(c, key, val, "the :N suffix of a random pattern is a count");
+		j->rw_seq_nr = (unsigned)n;
+		return 0;
+	}
+	if (iogap_parse_size(suffix + neg, &sz) || sz > INT64_MAX)
+		return bad_value(c, key, val, "the :N suffix of a sequential pattern is a size such as 4k or -8k");
+	j->rw_seq_add = neg ? -(int64_t)sz : (int64_t)sz;
+	return 0;
+}
+
 static int opt_rw(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	char buf[64], *colon;
@@ -446,29 +529,17 @@ static int opt_rw(struct parse_ctx *c, struct iogap_job *j, const char *key, con
 	snprintf(buf, sizeof(buf), "%s", val);
 	colon = strchr(buf, ':');
 	j->rw_seq_nr = 0;
-	if (colon) {
-		unsigned long long n;
-		uint64_t sz;
-
+	j->rw_seq_add = 0;
+	if (colon)
 		*colon = '\0';
-		/* fio: a size for sequential (hole between ios), a count for random */
-		if (!parse_uint(colon + 1, UINT32_MAX, &n))
-			j->rw_seq_nr = (unsigned)n;
-		else if (!iogap_parse_size(colon + 1, &sz) && sz <= UINT32_MAX)
-			j->rw_seq_nr = (unsigned)sz;
-		else
-			return bad_value(c, key, val, "the :N suffix must be a number");
-	}
 	for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
 		if (!strcmp(buf, rw_names[i].name)) {
-			if (rw_names[i].rw & IOGAP_RW_TRIM && rw_names[i].rw & IOGAP_RW_WRITE)
-				return perr(c, "option '%s': '%s' is not supported", key, buf);
 			j->rw = rw_names[i].rw;
-			return 0;
+			return colon ? rw_suffix(c, j, key, val, colon + 1) : 0;
 		}
 	}
-	return bad_value(c, key, val,
-			 "expected read, write, trim, randread, randwrite, randtrim, rw, readwrite or randrw");
+	return bad_value(c, key, val, "expected read, write, trim, randread, randwrite, randtrim, "
+			 "rw, readwrite, randrw, trimwrite or randtrimwrite");
 }
 
 static int opt_rw_sequencer(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -562,6 +633,93 @@ BOOL_OPT(opt_clat_percentiles, clat_percentiles)
 BOOL_OPT(opt_lat_percentiles, lat_percentiles)
 BOOL_OPT(opt_slat_percentiles, slat_percentiles)
 BOOL_OPT(opt_bs_unaligned, bs_unaligned)
+BOOL_OPT(opt_unlink, unlink)
+BOOL_OPT(opt_file_append, file_append)
+BOOL_OPT(opt_disable_lat, disable_lat)
+BOOL_OPT(opt_disable_clat, disable_clat)
+BOOL_OPT(opt_disable_slat, disable_slat)
+BOOL_OPT(opt_disable_bw, disable_bw)
+
+/* fio's gtod_reduce: no latency or bandwidth statistics at all */
+static int opt_gtod_reduce(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	bool on;
+
+	if (parse_bool(val, &on))
+		return bad_value(c, key, val, "expected 0 or 1");
+	j->disable_lat = j->disable_clat = j->disable_slat = j->disable_bw = on;
+	j->clat_percentiles = !on;
+	return 0;
+}
+
+/* percentage_random=N[,N[,N]]: share of random offsets per direction */
+static int opt_percentage_random(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	char buf[128], *parts[IOGAP_DDIR_NR];
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	if (split_ddir(buf, parts) < 0)
+		return bad_value(c, key, val, "expected a percentage or read,write,trim percentages");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		unsigned long long p;
+
+		if (parse_uint(parts[d], 100, &p))
+			return bad_value(c, key, val, "percentages are 0..100");
+		j->percentage_random[d] = (unsigned)p;
+	}
+	return 0;
+}
+
+/* fio's continue_on_error: which errors (EIO, EILSEQ) a job survives */
+static int opt_continue_on_error(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	static const struct { const char *name; unsigned bits; } v[] = {
+		{ "none", 0 }, { "0", 0 }, { "read", IOGAP_COE_READ }, { "write", IOGAP_COE_WRITE },
+		{ "io", IOGAP_COE_READ | IOGAP_COE_WRITE }, { "verify", IOGAP_COE_VERIFY },
+		{ "all", IOGAP_COE_ALL }, { "1", IOGAP_COE_ALL },
+	};
+
+	NEED_VALUE(c, key, val);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!strcmp(val, v[i].name)) {
+			j->continue_on_error = v[i].bits;
+			return 0;
+		}
+	}
+	return bad_value(c, key, val, "expected none, read, write, io, verify, all, 0 or 1");
+}
+
+/* cpumask=N: a bit mask of CPUs (fio's older form of cpus_allowed) */
+static int opt_cpumask(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long mask;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT64_MAX, &mask) || !mask)
+		return bad_value(c, key, val, "a non-zero CPU bit mask such as 0x3");
+	memset(j->cpus_allowed, 0, sizeof(j->cpus_allowed));
+	for (unsigned cpu = 0; cpu < 64; cpu++)
+		if (mask >> cpu & 1)
+			j->cpus_allowed[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	j->cpus_allowed_set = true;
+	return 0;
+}
+
+/* fio's clocksource: every choice reads CLOCK_MONOTONIC here, the clock
+ * of the trace format (docs/iogap-probe.md) */
+static int opt_clocksource(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	(void)j;
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "gettimeofday") && strcmp(val, "clock_gettime") && strcmp(val, "cpu"))
+		return bad_value(c, key, val, "expected gettimeofday, clock_gettime or cpu");
+	return 0;
+}
 
 static int opt_buffered(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -824,8 +982,6 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 		return 0;
 	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
 		return 0;
-	if (!strcmp(key, "continue_on_error") && val && !strcmp(val, "none"))
-		return 0;
 	if (!strcmp(key, "fallocate") && val && (!strcmp(val, "none") || !strcmp(val, "native") ||
 						 !strcmp(val, "posix") || !strcmp(val, "0") ||
 						 !strcmp(val, "1")))
@@ -903,7 +1059,20 @@ static const struct opt_def options[] = {
 	{ "slat_percentiles", opt_slat_percentiles },
 	{ "kb_base", opt_only_default },
 	{ "unit_base", opt_only_default },
-	{ "continue_on_error", opt_only_default },
+	{ "continue_on_error", opt_continue_on_error },
+	{ "offset_increment", opt_offset_increment },
+	{ "number_ios", opt_number_ios },
+	{ "unlink", opt_unlink },
+	{ "file_append", opt_file_append },
+	{ "gtod_reduce", opt_gtod_reduce },
+	{ "disable_lat", opt_disable_lat },
+	{ "disable_clat", opt_disable_clat },
+	{ "disable_slat", opt_disable_slat },
+	{ "disable_bw_measurement", opt_disable_bw },
+	{ "disable_bw", opt_disable_bw },
+	{ "percentage_random", opt_percentage_random },
+	{ "cpumask", opt_cpumask },
+	{ "clocksource", opt_clocksource },
 	{ "fallocate", opt_only_default },
 	{ "zonemode", opt_zonemode },
 	{ "zonesize", opt_zonesize },
@@ -948,6 +1117,8 @@ static void job_defaults(struct iogap_job *j)
 	j->randrepeat = true;
 	j->clat_percentiles = true;
 	j->hipri_percentage = 100;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		j->percentage_random[d] = 100;
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -1497,5 +1668,21 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		if (iogap_zbd_job_check(j, zerr, sizeof(zerr)))   /* zonemode (zbd.c) */
 			return perr(&c, "%s", zerr);
 	}
+	if ((j->size_nz || j->offset_nz || j->offset_increment_nz) && j->zone_mode != IOGAP_ZONE_MODE_ZBD)
+		return perr(&c, "job '%s': sizes in zones ('z') need zonemode=zbd, as in fio", j->name);
+	if (j->zone_size)
+		iogap_job_resolve_zones(j, j->zone_size);
 	return 0;
+}
+
+void iogap_job_resolve_zones(struct iogap_job *j, uint64_t zone_size)
+{
+	/* fio's zbd_setup_files: "Nz" values become N * the zone size */
+	if (j->size_nz)
+		j->size = j->size_nz * zone_size;
+	if (j->offset_nz)
+		j->offset = j->offset_nz * zone_size;
+	if (j->offset_increment_nz)
+		j->offset_increment = j->offset_increment_nz * zone_size;
+	j->size_nz = j->offset_nz = j->offset_increment_nz = 0;
 }

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -54,6 +55,7 @@ struct worker {
 	/* target */
 	int fd;
 	uint64_t region_start, region_len, io_budget;
+	uint64_t target_size;       /* of the whole file or device */
 	uint32_t min_bs;
 	uint64_t nblocks;
 
@@ -77,6 +79,11 @@ struct worker {
 	uint64_t seq_pos[IOGAP_DDIR_NR];
 	uint64_t last_offset;
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
+	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
+	uint64_t trim_offset;       /* trimwrite: the write follows this trim */
+	uint32_t trim_len;
+	bool write_after_trim;
+	uint64_t ios_total;         /* every I/O issued, for number_ios */
 	uint64_t bytes_issued;
 	uint64_t ios_issued[IOGAP_DDIR_NR];
 	uint64_t writes_since_sync;
@@ -113,6 +120,23 @@ struct worker {
 static bool job_writes(const struct iogap_job *j)
 {
 	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) != 0;
+}
+
+static bool job_trimwrite(const struct iogap_job *j)
+{
+	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) == (IOGAP_RW_WRITE | IOGAP_RW_TRIM);
+}
+
+/* Where clone c's region starts (fio's offset + offset_increment * c). */
+static uint64_t clone_offset(const struct iogap_job *j, unsigned c)
+{
+	return j->offset + (uint64_t)c * j->offset_increment;
+}
+
+/* The end of the last clone's region when the job gives a size. */
+static uint64_t job_end(const struct iogap_job *j)
+{
+	return clone_offset(j, j->numjobs - 1) + j->size;
 }
 
 static uint64_t file_or_dev_size(int fd)
@@ -193,6 +217,8 @@ static uint8_t pick_ddir(struct worker *w)
 {
 	unsigned rw = w->job->rw;
 
+	if (job_trimwrite(w->job))   /* fio: trim a block, then write it */
+		return w->write_after_trim ? IOGAP_OP_WRITE : IOGAP_OP_TRIM;
 	if ((rw & (IOGAP_RW_READ | IOGAP_RW_WRITE)) == (IOGAP_RW_READ | IOGAP_RW_WRITE))
 		return iogap_rand_below(&w->rnd_ddir, 100) < w->job->rwmix[0] ?
 			IOGAP_OP_READ : IOGAP_OP_WRITE;
@@ -237,6 +263,72 @@ static uint32_t pick_bs(struct worker *w, uint8_t ddir)
 	return j->bs[ddir];
 }
 
+#define NO_MORE_IO UINT64_MAX
+
+/* fio's get_next_seq_offset with an offset modifier (rw=read:8k holes,
+ * rw=read:-8k backwards), quirks included: the position is relative to
+ * the region but wraps against the file's size, a backward job starts
+ * from the region's length, and an offset past the region ends the job
+ * (fio's get_next_offset) unless it is time_based. */
+static uint64_t next_sequential_modified(struct worker *w, uint8_t ddir, uint32_t len)
+{
+	int64_t add = w->job->rw_seq_add;
+	uint64_t start = w->region_start, io_size = w->region_len, real = w->target_size;
+	uint64_t end = real > io_size ? io_size : real;
+	uint64_t last = w->seq_pos[ddir], pos;
+
+	if (last >= start + io_size && w->job->time_based)
+		last = start;
+	if (last >= real)
+		return NO_MORE_IO;
+	if (last == start && start && add < 0)
+		last = end;
+	pos = last - start;
+	if (pos) {
+		pos += (uint64_t)add;
+		if (pos >= real)
+			pos = add > 0 ? start : end + (uint64_t)add;
+	}
+	if (pos + len > io_size) {
+		if (!w->job->time_based)
+			return NO_MORE_IO;
+		pos = 0;
+	}
+	return start + pos;
+}
+
+/* The next sequential offset for ddir (wrapping at the end of the region,
+ * as fio does for time_based and io_size beyond size). */
+static uint64_t next_sequential(struct worker *w, uint8_t ddir, uint32_t len)
+{
+	uint64_t off = w->seq_pos[ddir];
+
+	if (w->job->rw_seq_add)
+		return next_sequential_modified(w, ddir, len);
+	if (off + len > w->region_start + w->region_len)
+		off = w->region_start;
+	return off;
+}
+
+/* percentage_random: does this I/O of a random pattern get a random offset? */
+static bool random_this_time(struct worker *w, uint8_t ddir)
+{
+	unsigned pct = w->job->percentage_random[ddir];
+
+	return pct >= 100 || iogap_rand_below(&w->rnd_seqrand, 100) < pct;
+}
+
+/* trimwrite: the write that follows a trim goes to the same block. */
+static uint64_t trim_done(struct worker *w, uint8_t ddir, uint64_t off, uint32_t len)
+{
+	if (ddir == IOGAP_OP_TRIM && job_trimwrite(w->job)) {
+		w->trim_offset = off;
+		w->trim_len = len;
+		w->write_after_trim = true;
+	}
+	return off;
+}
+
 /* May shrink *lenp when the random map has only a shorter free run. */
 static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 {
@@ -245,12 +337,17 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 	uint64_t end = w->region_start + w->region_len;
 	uint64_t off;
 
-	if (!(j->rw & IOGAP_RW_RAND)) {
-		off = w->seq_pos[ddir];
-		if (off + len > end)
-			off = w->region_start;   /* wrap, as fio does for time_based */
-		w->seq_pos[ddir] = off + len + j->rw_seq_nr;
-		return off;
+	if (w->write_after_trim && ddir == IOGAP_OP_WRITE) {   /* trimwrite */
+		w->write_after_trim = false;
+		*lenp = w->trim_len;
+		return w->trim_offset;
+	}
+	if (!(j->rw & IOGAP_RW_RAND) || !random_this_time(w, ddir)) {
+		off = next_sequential(w, ddir, len);
+		if (off == NO_MORE_IO)
+			return off;
+		w->seq_pos[ddir] = off + len;
+		return trim_done(w, ddir, off, len);
 	}
 	if (w->seq_left) {
 		w->seq_left--;
@@ -281,7 +378,9 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		off = end - len - (end - len - w->region_start) % w->min_bs;
 	if (j->rw_seq_nr > 1)
 		w->seq_left = j->rw_seq_nr - 1;
-	return w->last_offset = off;
+	if (j->percentage_random[ddir] < 100)
+		w->seq_pos[ddir] = off + len;   /* the sequential share continues here */
+	return trim_done(w, ddir, w->last_offset = off, len);
 }
 
 static void stamp_tags(struct worker *w, struct iogap_io *io)
@@ -301,6 +400,15 @@ static void stamp_tags(struct worker *w, struct iogap_io *io)
 }
 
 /* ---- accounting ---------------------------------------------------------- */
+
+/* fio's continue_on_error: EIO and EILSEQ of the named directions are
+ * counted (total_err, first_error) and the job goes on. */
+static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io)
+{
+	unsigned cls = io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
+
+	return j->continue_on_error & cls && (io->result == -EIO || io->result == -EILSEQ);
+}
 
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
 {
@@ -322,9 +430,10 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	}
 	if (io->result < 0) {
 		st->total_err_count++;
-		if (!st->error) {
-			st->error = (int)-io->result;
+		if (!st->first_error)
 			st->first_error = (int)-io->result;
+		if (!st->error && !error_survivable(j, io)) {
+			st->error = (int)-io->result;
 			snprintf(st->verror, sizeof(st->verror), "%s", strerror((int)-io->result));
 		}
 		return;
@@ -336,26 +445,30 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	ds->io_bytes += (uint64_t)io->result;
 	w->sample_bytes[io->ddir] += (uint64_t)io->result;
 	w->sample_ios[io->ddir]++;
-	if (has_slat) {
+	if (has_slat && !j->disable_slat) {
 		uint64_t slat = io->issue_ns - io->start_ns;
 
 		iogap_io_stat_add(&ds->lat[IOGAP_SLAT], slat);
 		if (j->slat_percentiles)
 			ds->plat[IOGAP_SLAT][iogap_plat_val_to_idx(slat)]++;
 	}
-	iogap_io_stat_add(&ds->lat[IOGAP_CLAT], clat);
-	iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
-	ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
-	if (j->lat_percentiles)
-		ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
-	iogap_lat_bucket_add(st, clat);
+	if (!j->disable_clat) {
+		iogap_io_stat_add(&ds->lat[IOGAP_CLAT], clat);
+		ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
+		iogap_lat_bucket_add(st, clat);
+	}
+	if (!j->disable_lat) {
+		iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
+		if (j->lat_percentiles)
+			ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
+	}
 }
 
 static void add_samples(struct worker *w, uint64_t now)
 {
 	uint64_t span = now - w->last_sample_ns;
 
-	if (span == 0)
+	if (span == 0 || w->job->disable_bw)
 		return;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (!(w->job->rw & (1u << d)))
@@ -484,6 +597,8 @@ static int do_sync(struct worker *w, unsigned *queued, bool data_only)
 
 static bool budget_left(const struct worker *w)
 {
+	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
+		return false;
 	return w->job->time_based || w->bytes_issued < w->io_budget;
 }
 
@@ -577,6 +692,10 @@ static int run_loop(struct worker *w)
 		io->ddir = ddir;
 		io->len = pick_bs(w, ddir);
 		io->offset = pick_offset(w, ddir, &io->len);
+		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region */
+			put_slot(w, io);
+			break;
+		}
 		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
 			int zr = iogap_zbd_prep(w->zbd, io, w->seq_pos);
 
@@ -617,8 +736,10 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		w->bytes_issued += io->len;
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)))   /* fio counts the writes */
+			w->bytes_issued += io->len;
 		w->ios_issued[ddir]++;
+		w->ios_total++;
 		if (!io->in_ramp)
 			w->stat.dir[ddir].total_io_u++;
 		if (ddir == IOGAP_OP_WRITE)
@@ -637,7 +758,7 @@ static int run_loop(struct worker *w)
 			}
 			account(w, io, done, false);
 			put_slot(w, io);
-			if (io->result < 0)
+			if (w->stat.error)
 				break;
 			continue;
 		}
@@ -682,7 +803,7 @@ static int open_target(struct worker *w)
 			snprintf(w->err, sizeof(w->err), "ioengine=%s needs a size", j->ioengine);
 			return -1;
 		}
-		size = j->offset + j->size;
+		size = job_end(j);
 	} else {
 		if (j->direct)
 			flags |= O_DIRECT;
@@ -697,13 +818,14 @@ static int open_target(struct worker *w)
 		}
 		size = file_or_dev_size(w->fd);
 	}
-	if (j->offset >= size) {
+	w->target_size = size;
+	w->region_start = clone_offset(j, w->clone);
+	if (w->region_start >= size) {
 		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
-			 j->filename, j->offset, size);
+			 j->filename, w->region_start, size);
 		return -1;
 	}
-	w->region_start = j->offset;
-	w->region_len = j->size ? j->size : size - j->offset;
+	w->region_len = j->size ? j->size : size - w->region_start;
 	if (size && w->region_start + w->region_len > size)
 		w->region_len = size - w->region_start;
 	w->min_bs = UINT32_MAX;
@@ -738,6 +860,7 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_off, seed);
 	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
+	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 
 	w->ops = iogap_engine_find(j->ioengine);
 	if (open_target(w))
@@ -874,6 +997,7 @@ static void restart_pass(struct worker *w)
 		w->seq_pos[d] = w->region_start;
 	w->bytes_issued = 0;
 	w->seq_left = 0;
+	w->write_after_trim = false;
 	if (w->map.bits) {
 		memset(w->map.bits, 0, (w->map.nblocks + 63) / 64 * sizeof(uint64_t));
 		w->map.used = 0;
@@ -949,7 +1073,7 @@ static void *worker_main(void *arg)
 
 static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 {
-	uint64_t need = j->offset + j->size;
+	uint64_t need = job_end(j);
 	struct stat st;
 	int fd;
 	char *buf;
@@ -1035,7 +1159,7 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 /* Bytes layout_file will write for j: 0 for devices and big enough files. */
 static uint64_t layout_bytes(const struct iogap_job *j)
 {
-	uint64_t need = j->offset + j->size, have = 0;
+	uint64_t need = job_end(j), have = 0;
 	struct stat st;
 
 	if (!j->size || (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
@@ -1120,8 +1244,8 @@ static int check_before_layout(const struct iogap_job_list *jobs, char *err, siz
 
 		if (j->zone_mode == IOGAP_ZONE_MODE_ZBD && !j->zone_size && !is_blk &&
 		    !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
-			return iogap_seterr(err, errlen, "%s: job '%s': specifying the zone size is "
-					    "mandatory for a regular file with zonemode=zbd (fio's rule)",
+			return iogap_seterr(err, errlen, "%s: zonesize is required for zonemode=zbd on a "
+					    "regular file (job '%s'; fio's rule, checked before any layout)",
 					    j->filename, j->name);
 	}
 	return check_free_space(jobs, err, errlen);
@@ -1139,6 +1263,58 @@ static void invalidate_cache(const struct iogap_job *j)
 	else
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
+}
+
+/* The zone size of a zoned block device (sysfs chunk_sectors), 0 if none. */
+static uint64_t device_zone_size(const struct stat *st)
+{
+	char path[128], buf[32];
+	unsigned long long sectors = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/chunk_sectors",
+		 major(st->st_rdev), minor(st->st_rdev));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		sectors = strtoull(buf, NULL, 10);
+	fclose(f);
+	return sectors * 512;
+}
+
+/* Options resolved against the target as it is now, before any layout:
+ * file_append (offset = the file's size, as fio) and sizes in zones on a
+ * zoned device whose zone size the job does not give. */
+static int resolve_target_options(struct iogap_job *j, char *err, size_t errlen)
+{
+	struct stat st;
+	bool exists = stat(j->filename, &st) == 0;
+
+	if (j->file_append && exists && S_ISREG(st.st_mode))
+		j->offset = (uint64_t)st.st_size;
+	if (j->size_nz || j->offset_nz || j->offset_increment_nz) {
+		uint64_t zs = exists && S_ISBLK(st.st_mode) ? device_zone_size(&st) : 0;
+
+		if (!zs)
+			return iogap_seterr(err, errlen, "job '%s': sizes in zones ('z') need zonesize= "
+					    "or a zoned block device (%s is neither)", j->name, j->filename);
+		iogap_job_resolve_zones(j, zs);
+	}
+	return 0;
+}
+
+/* fio's unlink=1: remove the job's regular files once it is done. */
+static void unlink_files(const struct iogap_job_list *jobs)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		struct stat st;
+
+		if (j->unlink && !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE) &&
+		    stat(j->filename, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(j->filename);
+	}
 }
 
 /* size=N% and offset=N% are of the existing file or device, rounded down
@@ -1412,7 +1588,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
 		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
-		    resolve_percentages(&jobs->jobs[i], err, errlen))
+		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
+		    resolve_target_options(&jobs->jobs[i], err, errlen))
 			return -1;
 	if (check_targets(jobs, opts, err, errlen) || check_before_layout(jobs, err, errlen))
 		return -1;
@@ -1516,6 +1693,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		}
 		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
 	}
+	unlink_files(jobs);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 

@@ -10,7 +10,7 @@ cd "$WORK" || exit 1
 
 zbd=(--name=z --zonemode=zbd --offset=128g --size=3g --rw=write --bs=64k --direct=1)
 ! timeout 20 "$PROBE" "${zbd[@]}" --filename=z.dat 2> z.err && [ ! -e z.dat ] &&
-	grep -q "zone size is mandatory" z.err
+	grep -q "zonesize is required for zonemode=zbd" z.err
 ok $? "zonemode=zbd on a regular file without zonesize: fails at once, no file ($(cat z.err))"
 ! timeout 20 "$FIO" "${zbd[@]}" --filename=zf.dat > /dev/null 2>&1 && [ ! -e zf.dat ]
 ok $? "fio 3.33 does the same (fails, creates nothing)"
