@@ -39,6 +39,7 @@
 #define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
 
 static volatile sig_atomic_t stop_requested;
+static _Atomic unsigned status_wanted;   /* --status-interval generation */
 
 struct worker {
 	pthread_t thread;
@@ -105,6 +106,14 @@ struct worker {
 	FILE *lat_log[IOGAP_LAT_KINDS];
 	uint64_t req_seq;
 	pid_t tid;
+
+	/* --status-interval: the main thread asks for a copy of stat by
+	 * bumping status_wanted; the worker answers in snap, then snap_done */
+	struct iogap_job_stat *snap;
+	unsigned snap_seen;
+	_Atomic unsigned snap_done;
+	_Atomic int running;        /* 0 not started, 1 in its I/O loop (stat is
+				     * being updated), 2 done measuring */
 
 	/* progress, read by the main thread */
 	_Atomic uint64_t prog_bytes[IOGAP_DDIR_NR];
@@ -595,6 +604,42 @@ static int do_sync(struct worker *w, unsigned *queued, bool data_only)
 	return r;
 }
 
+/* CPU use and run times of the measured period up to t_stop, into st. */
+static void close_stats(const struct worker *w, struct iogap_job_stat *st, uint64_t t_stop)
+{
+	uint64_t ms = (t_stop - w->t_ramp_end) / 1000000ULL;
+	struct rusage ru_end;
+
+	getrusage(RUSAGE_THREAD, &ru_end);
+	st->usr_time_us = (uint64_t)((ru_end.ru_utime.tv_sec - w->ru_start.ru_utime.tv_sec) * 1000000LL +
+				     (ru_end.ru_utime.tv_usec - w->ru_start.ru_utime.tv_usec));
+	st->sys_time_us = (uint64_t)((ru_end.ru_stime.tv_sec - w->ru_start.ru_stime.tv_sec) * 1000000LL +
+				     (ru_end.ru_stime.tv_usec - w->ru_start.ru_stime.tv_usec));
+	st->ctx = (uint64_t)(ru_end.ru_nvcsw - w->ru_start.ru_nvcsw +
+			     ru_end.ru_nivcsw - w->ru_start.ru_nivcsw);
+	st->minf = (uint64_t)(ru_end.ru_minflt - w->ru_start.ru_minflt);
+	st->majf = (uint64_t)(ru_end.ru_majflt - w->ru_start.ru_majflt);
+	st->total_run_time_ms = ms;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (w->job->rw & (1u << d))
+			st->dir[d].runtime_ms = ms ? ms : 1;
+}
+
+/* --status-interval: answer the main thread's request with a copy of the
+ * statistics so far (cumulative from the job's start, as fio's dump). */
+static void answer_status(struct worker *w, uint64_t now)
+{
+	unsigned want = atomic_load_explicit(&status_wanted, memory_order_acquire);
+
+	if (want == w->snap_seen)
+		return;
+	memcpy(w->snap, &w->stat, sizeof(*w->snap));
+	if (!w->in_ramp)
+		close_stats(w, w->snap, now);
+	w->snap_seen = want;
+	atomic_store_explicit(&w->snap_done, want, memory_order_release);
+}
+
 static bool budget_left(const struct worker *w)
 {
 	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
@@ -651,6 +696,8 @@ static int run_loop(struct worker *w)
 
 		if (w->in_ramp && now >= w->t_ramp_end)
 			end_ramp(w, now);
+		if (w->snap)
+			answer_status(w, now);
 		if (!w->in_ramp && now >= w->next_sample) {
 			add_samples(w, now);
 			w->next_sample += SAMPLE_WINDOW_NS;
@@ -1008,7 +1055,6 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct iogap_job *j = w->job;
-	struct rusage ru_end;
 	uint64_t t_stop;
 	int r = 0;
 
@@ -1030,6 +1076,7 @@ static void *worker_main(void *arg)
 	if (!w->in_ramp)
 		end_ramp(w, w->t_start);
 	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
+	atomic_store(&w->running, 1);
 
 	/* fio's loops: the same job again, from the start of the region */
 	for (unsigned loop = 0; loop < j->loops; loop++) {
@@ -1046,24 +1093,11 @@ static void *worker_main(void *arg)
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));
 	}
 	if (!w->in_ramp) {
-		uint64_t ms = (t_stop - w->t_ramp_end) / 1000000ULL;
-
 		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
 			add_samples(w, t_stop);
-		getrusage(RUSAGE_THREAD, &ru_end);
-		w->stat.usr_time_us = (uint64_t)((ru_end.ru_utime.tv_sec - w->ru_start.ru_utime.tv_sec) * 1000000LL +
-						 (ru_end.ru_utime.tv_usec - w->ru_start.ru_utime.tv_usec));
-		w->stat.sys_time_us = (uint64_t)((ru_end.ru_stime.tv_sec - w->ru_start.ru_stime.tv_sec) * 1000000LL +
-						 (ru_end.ru_stime.tv_usec - w->ru_start.ru_stime.tv_usec));
-		w->stat.ctx = (uint64_t)(ru_end.ru_nvcsw - w->ru_start.ru_nvcsw +
-					 ru_end.ru_nivcsw - w->ru_start.ru_nivcsw);
-		w->stat.minf = (uint64_t)(ru_end.ru_minflt - w->ru_start.ru_minflt);
-		w->stat.majf = (uint64_t)(ru_end.ru_majflt - w->ru_start.ru_majflt);
-		w->stat.total_run_time_ms = ms;
-		for (int d = 0; d < IOGAP_DDIR_NR; d++)
-			if (j->rw & (1u << d))
-				w->stat.dir[d].runtime_ms = ms ? ms : 1;
+		close_stats(w, &w->stat, t_stop);
 	}
+	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
 	return NULL;
@@ -1399,7 +1433,92 @@ static void print_progress(struct worker *ws, size_t nr, uint64_t t0, uint64_t e
 
 /* ---- groups ---------------------------------------------------------- */
 
-static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts)
+/* Fold per-worker statistics (stats[i], or the workers' own) into the
+ * reported entries: group_reporting sums a group. */
+static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *const *stats,
+			const struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
+			uint64_t run_start, struct iogap_run_report *report)
+{
+	struct timespec ts;
+
+	report->stats = calloc(nw, sizeof(*report->stats));
+	if (!report->stats)
+		return -1;
+	for (size_t i = 0; i < nw; i++) {
+		struct worker *w = &ws[i];
+		const struct iogap_job_stat *st = stats ? stats[i] : &w->stat;
+		struct iogap_job_stat *into = NULL;
+
+		if (w->job->group_reporting) {
+			for (size_t k = 0; k < report->nr; k++) {
+				if (report->stats[k].groupid == w->groupid &&
+				    report->stats[k].job->group_reporting) {
+					into = &report->stats[k];
+					break;
+				}
+			}
+		}
+		if (into)
+			iogap_job_stat_merge(into, st);
+		else
+			report->stats[report->nr++] = *st;
+	}
+	report->timestamp = time(NULL);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	report->version = opts->version;
+	report->elapsed_ms = (iogap_now_ns() - run_start) / 1000000ULL;
+	report->global_kv = jobs->global_kv;
+	report->global_kv_nr = jobs->global_kv_nr;
+	return iogap_group_stats_compute(report);
+}
+
+/* --status-interval: every worker's statistics so far, printed by the
+ * caller's status callback.  Running workers answer from their I/O loop;
+ * finished ones give their final figures, those not started their zeros. */
+static void dump_status(struct worker *ws, size_t nw, const struct iogap_job_list *jobs,
+			const struct iogap_run_opts *opts, uint64_t run_start)
+{
+	struct iogap_job_stat **stats = calloc(nw, sizeof(*stats));
+	struct iogap_run_report report = { 0 };
+	unsigned want = atomic_fetch_add(&status_wanted, 1) + 1;
+
+	if (!stats)
+		return;
+	for (size_t i = 0; i < nw; i++) {
+		struct worker *w = &ws[i];
+
+		for (;;) {   /* a running worker answers after its current I/O */
+			int state = atomic_load(&w->running);
+
+			if (atomic_load(&w->finished)) {
+				stats[i] = &w->stat;
+				break;
+			}
+			if (state == 0 || (state == 1 && atomic_load_explicit(&w->snap_done,
+						memory_order_acquire) == want)) {
+				stats[i] = w->snap;   /* its answer, or zeros before it started */
+				break;
+			}
+			usleep(1000);
+		}
+	}
+	if (!build_report(ws, nw, stats, jobs, opts, run_start, &report))
+		opts->status(&report, opts->status_arg);
+	iogap_run_report_free(&report);
+	free(stats);
+}
+
+/* What --status-interval dumps: every worker of the run. */
+struct status_ctx {
+	struct worker *ws;
+	size_t nw;
+	const struct iogap_job_list *jobs;
+	uint64_t run_start, next;
+};
+
+static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts,
+		       struct status_ctx *sc)
 {
 	uint64_t t0 = iogap_now_ns(), expected = 0, prev_b[IOGAP_DDIR_NR] = { 0 },
 		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0;
@@ -1433,6 +1552,10 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 		if (all)
 			break;
 		usleep(50000);
+		if (opts->status_interval_ns && iogap_now_ns() >= sc->next) {
+			dump_status(sc->ws, sc->nw, sc->jobs, opts, sc->run_start);
+			sc->next += opts->status_interval_ns;
+		}
 		if (opts->progress && iogap_now_ns() - last >= 1000000000ULL) {
 			uint64_t now = iogap_now_ns();
 
@@ -1581,6 +1704,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	uint64_t run_id = opts->run_id;
 	struct iogap_trace_writer *trace = NULL;
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
+	struct status_ctx sc;
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t run_start = iogap_now_ns();
 	int ret = -1;
@@ -1672,6 +1796,16 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sc = (struct status_ctx){ .ws = ws, .nw = nw, .jobs = jobs, .run_start = run_start,
+				  .next = iogap_now_ns() + opts->status_interval_ns };
+	for (size_t i = 0; opts->status_interval_ns && i < nw; i++) {
+		ws[i].snap = malloc(sizeof(*ws[i].snap));
+		if (!ws[i].snap) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		*ws[i].snap = ws[i].stat;   /* the zeros of a worker not started yet */
+	}
 	{
 		struct iogap_disk_set *disks;
 		const char **files = calloc(jobs->nr, sizeof(*files));
@@ -1688,7 +1822,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 
 			while (end < nw && !(ws[end].clone == 0 && ws[end].job->stonewall))
 				end++;
-			run_segment(ws + start, end - start, opts);
+			run_segment(ws + start, end - start, opts, &sc);
 			start = end;
 		}
 		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
@@ -1697,42 +1831,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 
-	/* fold workers into reported entries: group_reporting sums a group */
-	report->stats = calloc(nw, sizeof(*report->stats));
-	if (!report->stats) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nw; i++) {
-		struct worker *w = &ws[i];
-		struct iogap_job_stat *into = NULL;
-
-		if (w->job->group_reporting) {
-			for (size_t k = 0; k < report->nr; k++) {
-				if (report->stats[k].groupid == w->groupid &&
-				    report->stats[k].job->group_reporting) {
-					into = &report->stats[k];
-					break;
-				}
-			}
-		}
-		if (into)
-			iogap_job_stat_merge(into, &w->stat);
-		else
-			report->stats[report->nr++] = w->stat;
-	}
-	report->timestamp = time(NULL);
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-	}
-	report->version = opts->version;
-	report->elapsed_ms = (iogap_now_ns() - run_start) / 1000000ULL;
-	report->global_kv = jobs->global_kv;
-	report->global_kv_nr = jobs->global_kv_nr;
-	if (iogap_group_stats_compute(report)) {
+	if (build_report(ws, nw, NULL, jobs, opts, run_start, report)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -1750,6 +1849,8 @@ out:
 			ret = -1;
 		}
 	}
+	for (size_t i = 0; ws && i < nw; i++)
+		free(ws[i].snap);
 	free(ws);
 	iogap_zbd_free(zset);   /* zbd.c */
 	return ret;

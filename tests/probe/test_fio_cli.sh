@@ -1,9 +1,9 @@
 #!/bin/bash
 # fio's command line beside fio 3.33 itself: --max-jobs (accepted, ignored
 # as fio ignores it), --showcmd, --parse-only, terse v3 (--minimal and
-# --output-format=terse), time_based without a runtime.
+# --output-format=terse), --status-interval, time_based without a runtime.
 . "$(dirname "$0")/lib.sh"
-echo "1..10"
+echo "1..12"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 cat > j.fio <<'JOB'
@@ -64,4 +64,29 @@ ok $? "terse,json: the terse line first, then the JSON document"
 	grep -q "time_based requires a runtime" tb.err &&
 	python3 -c 'import json,sys; sys.exit(json.load(open("tb.json"))["jobs"][0]["read"]["total_ios"] != 64)'
 ok $? "time_based without runtime: fio's warning, then one pass (64 I/Os) as fio"
+# --status-interval: cumulative results every 500ms while the job runs (a
+# rate-limited 2 s job), then the final ones; the count depends on timing
+st=(--name=st --ioengine=null --size=1m --rate_iops=2000 --time_based --runtime=2 --status-interval=500ms)
+"$PROBE" "${st[@]}" --minimal > st.terse
+python3 - st.terse <<'PY'
+import sys
+kb = [int(l.split(";")[5]) for l in open(sys.argv[1])]
+ok = len(kb) >= 3 and kb == sorted(kb) and kb[0] > 0 and kb[-1] == max(kb)
+sys.exit(0 if ok else 1)
+PY
+ok $? "--status-interval=500ms: $(wc -l < st.terse) terse lines, read KiB growing ($(cut -d';' -f6 st.terse | tr '\n' ' '))"
+"$PROBE" "${st[@]}" --status-interval=1 --output-format=json > st.json
+python3 - st.json <<'PY'
+import json, sys
+text, docs, dec, i = open(sys.argv[1]).read(), [], json.JSONDecoder(), 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    d, i = dec.raw_decode(text, i)
+    docs.append(d)
+ios = [d["jobs"][0]["read"]["total_ios"] for d in docs]
+sys.exit(0 if len(docs) >= 2 and ios == sorted(ios) and ios[0] < ios[-1] else 1)
+PY
+ok $? "--status-interval with JSON: one complete JSON document per dump, then the final one"
 finish
