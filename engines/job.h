@@ -57,6 +57,8 @@ struct iogap_job {
 	char *ioengine;           /* fio default: psync */
 	char *write_lat_log;      /* log file prefix, NULL = off */
 	char *description;
+	char *directory;          /* fio's directory: prefix of the file name */
+	char *filename_format;    /* fio's default name when filename is unset */
 
 	/* where the section started, for messages */
 	char *source_file;

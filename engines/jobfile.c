@@ -218,6 +218,37 @@ static int opt_filename(struct parse_ctx *c, struct iogap_job *j, const char *ke
 	return set_str(&j->filename, val);
 }
 
+static int opt_directory(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strchr(val, ':'))
+		return perr(c, "option '%s': several directories ('%s') are not supported "
+			    "(they spread clones' files over them)", key, val);
+	return set_str(&j->directory, val);
+}
+
+/* filename_format: fio's $jobname, $jobnum, $filenum (one file per job) */
+static int opt_filename_format(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	NEED_VALUE(c, key, val);
+	for (const char *p = strchr(val, '$'); p; p = strchr(p + 1, '$'))
+		if (strncmp(p, "$jobname", 8) && strncmp(p, "$jobnum", 7) && strncmp(p, "$filenum", 8))
+			return bad_value(c, key, val, "only $jobname, $jobnum and $filenum are supported");
+	return set_str(&j->filename_format, val);
+}
+
+/* nrfiles: one file per job is what the runner has */
+static int opt_nrfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	(void)j;
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "1"))
+		return perr(c, "option '%s=%s': several files per job are not supported (only 1)",
+			    key, val);
+	return 0;
+}
+
 static int opt_description(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	NEED_VALUE(c, key, val);
@@ -982,6 +1013,8 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 		return 0;
 	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
 		return 0;
+	if (!strcmp(key, "io_submit_mode") && val && !strcmp(val, "inline"))
+		return 0;
 	if (!strcmp(key, "fallocate") && val && (!strcmp(val, "none") || !strcmp(val, "native") ||
 						 !strcmp(val, "posix") || !strcmp(val, "0") ||
 						 !strcmp(val, "1")))
@@ -1058,6 +1091,11 @@ static const struct opt_def options[] = {
 	{ "lat_percentiles", opt_lat_percentiles },
 	{ "slat_percentiles", opt_slat_percentiles },
 	{ "kb_base", opt_only_default },
+	{ "io_submit_mode", opt_only_default },
+	{ "directory", opt_directory },
+	{ "filename_format", opt_filename_format },
+	{ "nrfiles", opt_nrfiles },
+	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },
 	{ "continue_on_error", opt_continue_on_error },
 	{ "offset_increment", opt_offset_increment },
@@ -1135,6 +1173,8 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->description = xstrdup_or_null(src->description);
+	dst->directory = xstrdup_or_null(src->directory);
+	dst->filename_format = xstrdup_or_null(src->filename_format);
 	dst->source_file = xstrdup_or_null(src->source_file);
 	dst->rbd_clientname = xstrdup_or_null(src->rbd_clientname);
 	dst->rbd_pool = xstrdup_or_null(src->rbd_pool);
@@ -1165,6 +1205,8 @@ static void job_free(struct iogap_job *j)
 	free(j->ioengine);
 	free(j->write_lat_log);
 	free(j->description);
+	free(j->directory);
+	free(j->filename_format);
 	free(j->source_file);
 	free(j->rbd_clientname);
 	free(j->rbd_pool);
@@ -1214,6 +1256,28 @@ static int kv_record(struct iogap_job *j, const char *key, const char *val)
 	return 0;
 }
 
+/* Options of fio's engines that iogap lacks (or of their options it lacks),
+ * so a rejection names the engine. */
+static const struct {
+	const char *name, *engine;
+} engine_options[] = {
+	{ "fixedbufs", "io_uring" }, { "registerfiles", "io_uring" },
+	{ "sqthread_poll", "io_uring" }, { "sqthread_poll_cpu", "io_uring" },
+	{ "nonvectored", "io_uring" }, { "uncached", "io_uring" }, { "force_async", "io_uring" },
+	{ "cmdprio_percentage", "libaio" }, { "cmdprio_class", "libaio" }, { "cmdprio", "libaio" },
+	{ "cmdprio_bssplit", "libaio" }, { "userspace_reap", "libaio" },
+	{ "cmd_type", "io_uring_cmd" }, { "sg_write_mode", "sg" }, { "readfua", "sg" },
+	{ "writefua", "sg" }, { "hostname", "net" }, { "port", "net" }, { "protocol", "net" },
+	{ "listen", "net" }, { "pingpong", "net" }, { "interface", "net" }, { "ttl", "net" },
+	{ "cpuload", "cpuio" }, { "cpuchunks", "cpuio" }, { "cpumode", "cpuio" },
+	{ "exit_on_io_done", "cpuio" }, { "program", "exec" }, { "arguments", "exec" },
+	{ "grace_time", "exec" }, { "std_redirect", "exec" }, { "donorname", "e4defrag" },
+	{ "inplace", "e4defrag" }, { "stat_type", "filestat" }, { "nfs_url", "nfs" },
+	{ "http_host", "http" }, { "http_user", "http" }, { "http_pass", "http" },
+	{ "http_mode", "http" }, { "http_verbose", "http" }, { "http_s3_key", "http" },
+	{ "skip_bad", "mtd" }, { "spdk_conf", "spdk" }, { "touch_objects", "rados" },
+};
+
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
@@ -1225,6 +1289,12 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			return 0;
 		}
 	}
+	for (size_t i = 0; i < sizeof(engine_options) / sizeof(engine_options[0]); i++)
+		if (!strcmp(engine_options[i].name, key))
+			return perr(c, "option '%s' belongs to ioengine=%s, %s", key,
+				    engine_options[i].engine, iogap_engine_find(engine_options[i].engine) ?
+				    "whose option iogap-probe does not support" :
+				    "an engine iogap-probe does not have");
 	return perr(c, "option '%s' is not supported by iogap-probe", key);
 }
 
@@ -1580,6 +1650,38 @@ void iogap_cmdline_global_free(struct iogap_job *global)
 	job_free(global);
 }
 
+/* fio's default file name, filename_format (default "$jobname.$jobnum.$filenum"):
+ * the job's one file, number 0, shared by its clones. */
+static char *default_filename(const struct iogap_job *j)
+{
+	const char *fmt = j->filename_format ? j->filename_format : "$jobname.$jobnum.$filenum";
+	/* no character of fmt expands to more than the job name */
+	size_t cap = strlen(fmt) * (strlen(j->name) + 1) + 1, o = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	for (const char *p = fmt; *p;) {
+		const char *rep = NULL;
+		size_t skip = 1;
+
+		if (!strncmp(p, "$jobname", 8))
+			rep = j->name, skip = 8;
+		else if (!strncmp(p, "$jobnum", 7))
+			rep = "0", skip = 7;
+		else if (!strncmp(p, "$filenum", 8))
+			rep = "0", skip = 8;
+		if (rep) {
+			o += (size_t)snprintf(out + o, cap - o, "%s", rep);
+			p += skip;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* fio's fixup_options: derived defaults and cross-option checks. */
 int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 {
@@ -1613,14 +1715,21 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return perr(&c, "job '%s': hipri, hipri_percentage and nowait are options of "
 			    "ioengine=pvsync2 (io_uring's hipri is not supported), not of %s",
 			    j->name, j->ioengine);
-	if (!j->filename) {
-		/* fio's default: jobname.jobnum.filenum in the current directory */
-		size_t n = strlen(j->name) + 8;
+	if (!j->filename && !(j->filename = default_filename(j)))
+		return perr(&c, "out of memory");
+	if (j->directory && !strcmp(j->ioengine, "rbd"))
+		return perr(&c, "job '%s': directory does not apply to ioengine=rbd", j->name);
+	if (j->directory) {   /* fio prefixes every file name with it */
+		size_t n = strlen(j->directory) + strlen(j->filename) + 2;
+		char *path = malloc(n);
 
-		j->filename = malloc(n);
-		if (!j->filename)
+		if (!path)
 			return perr(&c, "out of memory");
-		snprintf(j->filename, n, "%s.0.0", j->name);
+		snprintf(path, n, "%s/%s", j->directory, j->filename);
+		free(j->filename);
+		j->filename = path;
+		free(j->directory);   /* applied once, even if finalize runs again */
+		j->directory = NULL;
 	}
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))

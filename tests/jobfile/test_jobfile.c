@@ -250,6 +250,15 @@ static void test_fio_options(void)
 	j = one_job("[j]\nioengine=libaio\nnowait=1\n", &l);
 	ok(!j && strstr(err, "options of ioengine=pvsync2"), "nowait on libaio: \"%s\"", err);
 	iogap_job_list_free(&l);
+	rejects("[j]\nfixedbufs=1\n", "option 'fixedbufs' belongs to ioengine=io_uring, whose option",
+		"an io_uring option iogap lacks");
+	rejects("[j]\nhostname=x\n", "belongs to ioengine=net, an engine iogap-probe does not have",
+		"an option of a missing engine");
+	j = one_job("[j]\ndirectory=/srv\nfilename_format=$jobname-$jobnum.dat\n", &l);
+	ok(j && !strcmp(j->filename, "/srv/j-0.dat"), "directory + filename_format: \"%s\"",
+	   j ? j->filename : err);
+	iogap_job_list_free(&l);
+	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
 	iogap_job_list_free(&l);
@@ -257,7 +266,7 @@ static void test_fio_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 17);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 21);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
