@@ -104,6 +104,8 @@ struct iogap_job {
 	bool sync_io;             /* sync=1: O_SYNC */
 	unsigned fsync_blocks;    /* fsync every N writes */
 	unsigned fdatasync_blocks;
+	unsigned sync_file_range_blocks; /* sync_file_range=flags:N: every N writes */
+	unsigned sync_file_range_flags;  /* SYNC_FILE_RANGE_* */
 	bool end_fsync;
 	bool invalidate;          /* fio default 1 */
 	bool create_on_open;

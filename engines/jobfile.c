@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -236,6 +237,35 @@ static int opt_filename_format(struct parse_ctx *c, struct iogap_job *j, const c
 		if (strncmp(p, "$jobname", 8) && strncmp(p, "$jobnum", 7) && strncmp(p, "$filenum", 8))
 			return bad_value(c, key, val, "only $jobname, $jobnum and $filenum are supported");
 	return set_str(&j->filename_format, val);
+}
+
+/* sync_file_range=wait_before,write,wait_after:N (fio's) */
+static int opt_sync_file_range(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	char buf[128], *colon, *save = NULL, *tok;
+	unsigned long long n;
+	unsigned flags = 0;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	colon = strrchr(buf, ':');
+	if (!colon || parse_uint(colon + 1, UINT32_MAX, &n) || !n)
+		return bad_value(c, key, val, "expected flags:N such as wait_before,write:8");
+	*colon = '\0';
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "wait_before"))
+			flags |= SYNC_FILE_RANGE_WAIT_BEFORE;
+		else if (!strcmp(tok, "write"))
+			flags |= SYNC_FILE_RANGE_WRITE;
+		else if (!strcmp(tok, "wait_after"))
+			flags |= SYNC_FILE_RANGE_WAIT_AFTER;
+		else
+			return bad_value(c, key, val, "flags are wait_before, write, wait_after");
+	}
+	j->sync_file_range_flags = flags;
+	j->sync_file_range_blocks = (unsigned)n;
+	return 0;
 }
 
 /* nrfiles: one file per job is what the runner has */
@@ -1095,6 +1125,7 @@ static const struct opt_def options[] = {
 	{ "directory", opt_directory },
 	{ "filename_format", opt_filename_format },
 	{ "nrfiles", opt_nrfiles },
+	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },
 	{ "continue_on_error", opt_continue_on_error },

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Job-file parsing: fio syntax, defaults, and every rejection's message. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,6 +259,13 @@ static void test_fio_options(void)
 	ok(j && !strcmp(j->filename, "/srv/j-0.dat"), "directory + filename_format: \"%s\"",
 	   j ? j->filename : err);
 	iogap_job_list_free(&l);
+	j = one_job("[j]\nsync_file_range=wait_before,write,wait_after:8\n", &l);
+	ok(j && j->sync_file_range_blocks == 8 && j->sync_file_range_flags ==
+	   (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER),
+	   "sync_file_range=wait_before,write,wait_after:8");
+	iogap_job_list_free(&l);
+	rejects("[j]\nsync_file_range=flush:8\n", "flags are wait_before, write, wait_after",
+		"an unknown sync_file_range flag");
 	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
@@ -266,7 +274,7 @@ static void test_fio_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 21);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 23);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

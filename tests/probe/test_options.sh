@@ -3,9 +3,9 @@
 # is defined on a file: offset modifiers (holes, backwards, fio's quirks
 # included), number_ios, offset_increment, trimwrite, randtrimwrite,
 # gtod_reduce / disable_*, percentage_random, file_append, unlink,
-# continue_on_error, cpumask, clocksource, sizes in zones.
+# continue_on_error, cpumask, clocksource, sizes in zones, sync_file_range.
 . "$(dirname "$0")/lib.sh"
-echo "1..17"
+echo "1..19"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
@@ -92,4 +92,20 @@ ok $? "cpumask=0x1 and clocksource=cpu accepted; cpumask=0 and clocksource=sundi
 [ "$(offs z.tr | tr ' ' '\n' | sort -n | sed -n '1p;$p' | tr '\n' ' ')" = "2097152 5177344 " ] &&
 	! "$PROBE" --name=z --size=3z --filename=z.dat 2> z.err && grep -q "need zonemode=zbd" z.err
 ok $? "offset=2z size=3z with zonesize=1m writes [2 MiB, 5 MiB); zones without zonemode=zbd refused"
+# sync_file_range: the same calls as fio's (strace), and fio's sync counts
+sfr=(--name=s --rw=write --size=64k --filename=w.dat --sync_file_range=wait_before,write:4)
+strace -f -qq -e trace=sync_file_range -o sfr.st "$PROBE" "${sfr[@]}" > /dev/null &&
+	strace -f -qq -e trace=sync_file_range -o sfrf.st "$FIO" "${sfr[@]}" > /dev/null
+calls() { sed -n 's/^[0-9]* sync_file_range([0-9]*, \(.*\)) = 0$/\1/p' "$1" | tr '\n' ' '; }
+[ -n "$(calls sfr.st)" ] && [ "$(calls sfr.st)" = "$(calls sfrf.st)" ]
+ok $? "sync_file_range=wait_before,write:4: fio's calls over the span written ($(calls sfr.st))"
+q='(j["sync"]["total_ios"], j["sync"]["lat_ns"]["N"])'
+for o in --fsync=4 --fdatasync=4 --sync_file_range=write:4; do
+	"$PROBE" --output-format=json --name=s --rw=write --size=64k --filename=w.dat $o > sp.json &&
+	"$FIO" --output-format=json --name=s --rw=write --size=64k --filename=w.dat $o > sf.json
+	printf '%s=%s/%s ' "$o" "$(J sp.json "$q")" "$(J sf.json "$q")"
+	[ "$(J sp.json "$q")" = "$(J sf.json "$q")" ] || echo MISMATCH
+done > counts.txt
+! grep -q MISMATCH counts.txt
+ok $? "sync block as fio's: total_ios counts fsyncs only, every sync's latency counted ($(cat counts.txt))"
 finish
