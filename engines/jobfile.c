@@ -926,36 +926,105 @@ static int opt_percentile_list(struct parse_ctx *c, struct iogap_job *j, const c
 	return 0;
 }
 
-/* fio's buffer_pattern: 0x-hex bytes in the order written, or a quoted
- * string.  (fio's decimal and %o forms are not supported.) */
+/* fio's buffer_pattern (lib/pattern.c): a concatenation, in any order, of
+ * 0x-hex bytes as written, "strings", decimal numbers in [INT_MIN,
+ * INT_MAX] (little-endian, as few bytes as they need; -12 takes four) and
+ * 'files' (their contents).  Each part returns what it consumed, or NULL. */
+static const char *pattern_hex(const char *p, uint8_t *out, size_t room, size_t *n)
+{
+	size_t digits = 0;
+
+	p += 2;
+	while (isxdigit((unsigned char)p[digits]))
+		digits++;
+	/* fio: "0xff0x14" is two numbers */
+	if (digits > 1 && p[digits] && p[digits - 1] == '0' && (p[digits] == 'x' || p[digits] == 'X'))
+		digits--;
+	if (!digits || (digits + 1) / 2 > room)
+		return NULL;
+	*n = 0;
+	for (size_t i = 0; i < digits;) {
+		size_t take = (digits - i) % 2 ? 1 : 2;   /* an odd count starts with one */
+		char byte[3] = { p[i], take == 2 ? p[i + 1] : '\0', '\0' };
+
+		out[(*n)++] = (uint8_t)strtoul(byte, NULL, 16);
+		i += take;
+	}
+	return p + digits;
+}
+
+static const char *pattern_decimal(const char *p, uint8_t *out, size_t room, size_t *n)
+{
+	char *end;
+	long v;
+	unsigned u;
+
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (end == p || errno || v > INT_MAX || v < INT_MIN || !room)
+		return NULL;
+	u = (unsigned)v;
+	*n = 0;
+	if (!u)
+		out[(*n)++] = 0;
+	for (; u; u >>= 8) {
+		if (*n == room)
+			return NULL;
+		out[(*n)++] = (uint8_t)(u & 0xff);
+	}
+	return end;
+}
+
+static const char *pattern_quoted(const char *p, uint8_t *out, size_t room, size_t *n)
+{
+	const char *close = strchr(p + 1, p[0]);
+	size_t len;
+
+	if (!close)
+		return NULL;
+	len = (size_t)(close - p - 1);
+	if (p[0] == '"') {
+		if (!len || len > room)
+			return NULL;
+		memcpy(out, p + 1, len);
+		*n = len;
+	} else {   /* 'file': as much of it as fits, as fio */
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%.*s", (int)len, p + 1);
+		f = fopen(path, "rb");
+		if (!f)
+			return NULL;
+		*n = fread(out, 1, room, f);
+		fclose(f);
+		if (!*n)
+			return NULL;
+	}
+	return close + 1;
+}
+
 static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			      const char *val)
 {
-	size_t n = 0, len;
+	size_t total = 0;
 
 	NEED_VALUE(c, key, val);
-	len = strlen(val);
-	if (len >= 2 && (val[0] == '"' || val[0] == '\'') && val[len - 1] == val[0]) {
-		if (len - 2 == 0 || len - 2 > sizeof(j->buffer_pattern))
-			return bad_value(c, key, val, "1 to 512 bytes");
-		memcpy(j->buffer_pattern, val + 1, len - 2);
-		j->buffer_pattern_len = (unsigned)(len - 2);
-		return 0;
-	}
-	if (len < 3 || val[0] != '0' || (val[1] != 'x' && val[1] != 'X') || (len - 2) % 2)
-		return bad_value(c, key, val, "0x followed by an even number of hex digits, "
-				 "or a quoted string");
-	for (const char *p = val + 2; *p; p += 2) {
-		unsigned b;
+	for (const char *p = val; *p;) {
+		size_t room = sizeof(j->buffer_pattern) - total, n = 0;
 
-		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]) ||
-		    sscanf(p, "%2x", &b) != 1)
-			return bad_value(c, key, val, "not a hex number");
-		if (n == sizeof(j->buffer_pattern))
-			return bad_value(c, key, val, "at most 512 bytes");
-		j->buffer_pattern[n++] = (uint8_t)b;
+		if (*p == '"' || *p == '\'')
+			p = pattern_quoted(p, j->buffer_pattern + total, room, &n);
+		else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p = pattern_hex(p, j->buffer_pattern + total, room, &n);
+		else
+			p = pattern_decimal(p, j->buffer_pattern + total, room, &n);
+		if (!p)
+			return bad_value(c, key, val, "fio's pattern: 0x hex, \"string\", a decimal "
+					 "number or 'file', in any order, at most 512 bytes");
+		total += n;
 	}
-	j->buffer_pattern_len = (unsigned)n;
+	j->buffer_pattern_len = (unsigned)total;
 	return 0;
 }
 

@@ -266,6 +266,12 @@ static void test_fio_options(void)
 	iogap_job_list_free(&l);
 	rejects("[j]\nsync_file_range=flush:8\n", "flags are wait_before, write, wait_after",
 		"an unknown sync_file_range flag");
+	j = one_job("[j]\nbuffer_pattern=0xdeadface\"ab\"-12\n", &l);
+	ok(j && j->buffer_pattern_len == 10 &&
+	   !memcmp(j->buffer_pattern, "\xde\xad\xfa\xce" "ab" "\xf4\xff\xff\xff", 10),
+	   "buffer_pattern=0xdeadface\"ab\"-12: hex, string, a negative number in 4 bytes");
+	iogap_job_list_free(&l);
+	rejects("[j]\nbuffer_pattern=0xzz\n", "fio's pattern", "a bad pattern");
 	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
@@ -274,7 +280,7 @@ static void test_fio_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 23);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 25);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

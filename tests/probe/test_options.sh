@@ -3,9 +3,10 @@
 # is defined on a file: offset modifiers (holes, backwards, fio's quirks
 # included), number_ios, offset_increment, trimwrite, randtrimwrite,
 # gtod_reduce / disable_*, percentage_random, file_append, unlink,
-# continue_on_error, cpumask, clocksource, sizes in zones, sync_file_range.
+# continue_on_error, cpumask, clocksource, sizes in zones, sync_file_range,
+# buffer_pattern's full syntax.
 . "$(dirname "$0")/lib.sh"
-echo "1..19"
+echo "1..21"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
@@ -108,4 +109,14 @@ for o in --fsync=4 --fdatasync=4 --sync_file_range=write:4; do
 done > counts.txt
 ! grep -q MISMATCH counts.txt
 ok $? "sync block as fio's: total_ios counts fsyncs only, every sync's latency counted ($(cat counts.txt))"
+# buffer_pattern: fio's syntax (hex, "string", decimal, 'file', concatenated);
+# the bytes written equal fio's
+printf 'from a file' > pat.bin
+for pat in "0xdeadface\"abcd\"-12" "0x123'pat.bin'256\"z\"0xff0x14"; do
+	rm -f bp.dat bpf.dat
+	"$PROBE" --name=p --rw=write --bs=4k --size=8k --filename=bp.dat --buffer_pattern="$pat" > /dev/null &&
+		"$FIO" --name=p --rw=write --bs=4k --size=8k --filename=bpf.dat --buffer_pattern="$pat" > /dev/null &&
+		cmp -s bp.dat bpf.dat
+	ok $? "buffer_pattern=$pat: the file holds fio's bytes ($(od -An -tx1 -N 24 bp.dat | tr -d '\n'))"
+done
 finish
