@@ -95,8 +95,8 @@ ok $? "cpumask=0x1 and clocksource=cpu accepted; cpumask=0 and clocksource=sundi
 ok $? "offset=2z size=3z with zonesize=1m writes [2 MiB, 5 MiB); zones without zonemode=zbd refused"
 # sync_file_range: the same calls as fio's (strace), and fio's sync counts
 sfr=(--name=s --rw=write --size=64k --filename=w.dat --sync_file_range=wait_before,write:4)
-strace -f -qq -e trace=sync_file_range -o sfr.st "$PROBE" "${sfr[@]}" > /dev/null &&
-	strace -f -qq -e trace=sync_file_range -o sfrf.st "$FIO" "${sfr[@]}" > /dev/null
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=sync_file_range -o sfr.st "$PROBE" "${sfr[@]}" > /dev/null &&
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=sync_file_range -o sfrf.st "$FIO" "${sfr[@]}" > /dev/null
 calls() { sed -n 's/^[0-9]* sync_file_range([0-9]*, \(.*\)) = 0$/\1/p' "$1" | tr '\n' ' '; }
 [ -n "$(calls sfr.st)" ] && [ "$(calls sfr.st)" = "$(calls sfrf.st)" ]
 ok $? "sync_file_range=wait_before,write:4: fio's calls over the span written ($(calls sfr.st))"
