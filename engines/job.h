@@ -130,6 +130,7 @@ struct iogap_job {
 	enum iogap_cpus_policy cpus_allowed_policy;
 
 	uint64_t rate_iops[IOGAP_DDIR_NR];
+	uint64_t rate[IOGAP_DDIR_NR];     /* bytes/s, fio's rate */
 	bool log_offset;
 	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's
 				   * switches (gtod_reduce sets all four) */

@@ -902,6 +902,31 @@ static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *k
 	return 0;
 }
 
+/* rate=1m[,500k[,...]]: bytes per second per direction; an empty part
+ * ("rate=,500k") leaves that direction unlimited, as fio */
+static int opt_rate(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[256], *p = buf;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	memset(j->rate, 0, sizeof(j->rate));
+	for (int d = 0; d < IOGAP_DDIR_NR && p; d++) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (*p && iogap_parse_size(p, &j->rate[d]))
+			return bad_value(c, key, val, "expected bytes per second such as 1m or 1m,500k");
+		if (!comma && d == 0)   /* one value: reads and writes alike */
+			j->rate[1] = j->rate[2] = j->rate[0];
+		p = comma ? comma + 1 : NULL;
+	}
+	if (p)
+		return bad_value(c, key, val, "at most read,write,trim rates");
+	return 0;
+}
+
 static int opt_percentile_list(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			       const char *val)
 {
@@ -1183,6 +1208,7 @@ static const struct opt_def options[] = {
 	{ "cpus_allowed", opt_cpus_allowed },
 	{ "cpus_allowed_policy", opt_cpus_allowed_policy },
 	{ "rate_iops", opt_rate_iops },
+	{ "rate", opt_rate },
 	{ "write_lat_log", opt_write_lat_log },
 	{ "log_offset", opt_log_offset },
 	{ "percentile_list", opt_percentile_list },

@@ -87,6 +87,7 @@ struct worker {
 	uint64_t ios_total;         /* every I/O issued, for number_ios */
 	uint64_t bytes_issued;
 	uint64_t ios_issued[IOGAP_DDIR_NR];
+	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
 	uint64_t writes_since_sync;
 	uint64_t written_lo, written_hi;  /* span written since the last sync_file_range */
 
@@ -499,6 +500,7 @@ static void end_ramp(struct worker *w, uint64_t now)
 	w->next_sample = now + SAMPLE_WINDOW_NS;
 	w->rate_start = now;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
+	memset(w->bytes_dir_issued, 0, sizeof(w->bytes_dir_issued));
 	getrusage(RUSAGE_THREAD, &w->ru_start);
 }
 
@@ -666,13 +668,21 @@ static bool budget_left(const struct worker *w)
 	return w->job->time_based || w->bytes_issued < w->io_budget;
 }
 
+/* rate_iops and rate: wait until this direction is due again */
 static void rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 {
-	uint64_t rate = w->job->rate_iops[ddir], due;
+	uint64_t iops = w->job->rate_iops[ddir], bps = w->job->rate[ddir], due = 0;
 
-	if (!rate || w->in_ramp)
+	if ((!iops && !bps) || w->in_ramp)
 		return;
-	due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / rate;
+	if (iops)
+		due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / iops;
+	if (bps) {
+		uint64_t by_bytes = w->rate_start +
+			(uint64_t)((double)w->bytes_dir_issued[ddir] * 1e9 / (double)bps);
+
+		due = by_bytes > due ? by_bytes : due;
+	}
 	if (iogap_now_ns() < due) {
 		commit(w, queued);
 		iogap_sleep_until_ns(due);
@@ -811,6 +821,7 @@ static int run_loop(struct worker *w)
 		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)))   /* fio counts the writes */
 			w->bytes_issued += io->len;
 		w->ios_issued[ddir]++;
+		w->bytes_dir_issued[ddir] += io->len;
 		w->ios_total++;
 		if (!io->in_ramp)
 			w->stat.dir[ddir].total_io_u++;

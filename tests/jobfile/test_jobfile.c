@@ -272,6 +272,10 @@ static void test_fio_options(void)
 	   "buffer_pattern=0xdeadface\"ab\"-12: hex, string, a negative number in 4 bytes");
 	iogap_job_list_free(&l);
 	rejects("[j]\nbuffer_pattern=0xzz\n", "fio's pattern", "a bad pattern");
+	j = one_job("[j]\nrate=,500k\n", &l);
+	ok(j && j->rate[0] == 0 && j->rate[1] == 512000 && j->rate[2] == 0,
+	   "rate=,500k: writes only (fio's empty part)");
+	iogap_job_list_free(&l);
 	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
@@ -280,7 +284,7 @@ static void test_fio_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 25);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 26);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

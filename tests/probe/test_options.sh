@@ -4,9 +4,9 @@
 # included), number_ios, offset_increment, trimwrite, randtrimwrite,
 # gtod_reduce / disable_*, percentage_random, file_append, unlink,
 # continue_on_error, cpumask, clocksource, sizes in zones, sync_file_range,
-# buffer_pattern's full syntax.
+# buffer_pattern's full syntax, rate.
 . "$(dirname "$0")/lib.sh"
-echo "1..21"
+echo "1..22"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
@@ -119,4 +119,10 @@ for pat in "0xdeadface\"abcd\"-12" "0x123'pat.bin'256\"z\"0xff0x14"; do
 		cmp -s bp.dat bpf.dat
 	ok $? "buffer_pattern=$pat: the file holds fio's bytes ($(od -An -tx1 -N 24 bp.dat | tr -d '\n'))"
 done
+# rate: a byte rate per direction (the lower bound allows for a slow, shared machine)
+"$PROBE" --output-format=json --name=r --ioengine=null --rw=randread --norandommap --size=1g \
+	--rate=1m --runtime=2 --time_based > rate.json
+b=$(J rate.json 'j["read"]["io_bytes"]')
+[ "$b" -ge $((3 << 19)) ] && [ "$b" -le $(( (2 << 20) + 4096 )) ]
+ok $? "rate=1m for 2 s: at most 2 MiB (+ the first 4k), at least 1.5 MiB ($b bytes)"
 finish
