@@ -39,13 +39,14 @@ ok $? "posixaio keeps 4 requests in flight: $(depth4 p-posixaio.json)% of submis
 # sequential 4 MiB pass in 64 KiB requests (LeakSanitizer cannot run under
 # ptrace: off for these runs in sanitized builds)
 seqpass() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -y -e trace=read,readv,lseek,preadv2 -o "$1.st" "$PROBE" --name=s \
-	--rw=read --bs=64k --size=4m --filename=e.dat "${@:2}" > /dev/null; }
+	--rw=read --bs=64k --size=4m --filename=e.dat "${@:2}" > /dev/null 2>> strace.err ||
+	echo "$1: exit $?" >> strace.err; }
 count() { grep -cE "[0-9] $2\([0-9]+<[^>]*/e\.dat>" "$1.st"; }
 seqpass sync --ioengine=sync && seqpass pv2 --ioengine=pvsync2 &&
 	seqpass vs --ioengine=vsync --iodepth=8 --iodepth_batch=8
 [ "$(count sync read)" = 64 ] && [ "$(count sync lseek)" = 1 ] && [ "$(count pv2 preadv2)" = 64 ] &&
 	[ "$(count vs readv)" -lt 64 ] && [ "$(count vs readv)" -gt 0 ]
-ok $? "system calls: sync $(count sync read) reads after $(count sync lseek) lseek, pvsync2 $(count pv2 preadv2) preadv2, vsync $(count vs readv) readv for 64 I/Os"
+ok $? "system calls: sync $(count sync read) reads after $(count sync lseek) lseek, pvsync2 $(count pv2 preadv2) preadv2, vsync $(count vs readv) readv for 64 I/Os $(head -c 300 strace.err 2> /dev/null)"
 
 dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
 nw() { "$1" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --rw=read --size=1m --filename=h.dat \

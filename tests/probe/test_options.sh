@@ -95,11 +95,11 @@ ok $? "cpumask=0x1 and clocksource=cpu accepted; cpumask=0 and clocksource=sundi
 ok $? "offset=2z size=3z with zonesize=1m writes [2 MiB, 5 MiB); zones without zonemode=zbd refused"
 # sync_file_range: the same calls as fio's (strace), and fio's sync counts
 sfr=(--name=s --rw=write --size=64k --filename=w.dat --sync_file_range=wait_before,write:4)
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=sync_file_range -o sfr.st "$PROBE" "${sfr[@]}" > /dev/null &&
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=sync_file_range -o sfrf.st "$FIO" "${sfr[@]}" > /dev/null
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=sync_file_range -o sfr.st "$PROBE" "${sfr[@]}" > /dev/null 2> sfr.err &&
+	strace -f -qq -e trace=sync_file_range -o sfrf.st "$FIO" "${sfr[@]}" > /dev/null 2>> sfr.err
 calls() { sed -n 's/^[0-9]* sync_file_range([0-9]*, \(.*\)) = 0$/\1/p' "$1" | tr '\n' ' '; }
 [ -n "$(calls sfr.st)" ] && [ "$(calls sfr.st)" = "$(calls sfrf.st)" ]
-ok $? "sync_file_range=wait_before,write:4: fio's calls over the span written ($(calls sfr.st))"
+ok $? "sync_file_range=wait_before,write:4: fio's calls over the span written ($(calls sfr.st)) $(head -c 300 sfr.err)"
 q='(j["sync"]["total_ios"], j["sync"]["lat_ns"]["N"])'
 for o in --fsync=4 --fdatasync=4 --sync_file_range=write:4; do
 	"$PROBE" --output-format=json --name=s --rw=write --size=64k --filename=w.dat $o > sp.json &&
