@@ -268,6 +268,35 @@ static int opt_sync_file_range(struct parse_ctx *c, struct iogap_job *j, const c
 	return 0;
 }
 
+/* openfiles and file_service_type choose among a job's files: with the
+ * one file per job iogap has, every valid value means the same */
+static int opt_openfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long n;
+
+	(void)j;
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT32_MAX, &n) || !n)
+		return bad_value(c, key, val, "expected a number of files, at least 1");
+	return 0;
+}
+
+static int opt_file_service_type(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	static const char *const types[] = { "random", "roundrobin", "sequential", "zipf",
+					     "pareto", "normal", "gauss" };
+	size_t len = strcspn(val ? val : "", ":");
+
+	(void)j;
+	NEED_VALUE(c, key, val);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i]) == len && !strncmp(val, types[i], len))
+			return 0;
+	return bad_value(c, key, val, "expected random, roundrobin, sequential, zipf, pareto, "
+			 "normal or gauss, with an optional :N");
+}
+
 /* nrfiles: one file per job is what the runner has */
 static int opt_nrfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -1220,6 +1249,8 @@ static const struct opt_def options[] = {
 	{ "directory", opt_directory },
 	{ "filename_format", opt_filename_format },
 	{ "nrfiles", opt_nrfiles },
+	{ "openfiles", opt_openfiles },
+	{ "file_service_type", opt_file_service_type },
 	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },

@@ -276,6 +276,11 @@ static void test_fio_options(void)
 	ok(j && j->rate[0] == 0 && j->rate[1] == 512000 && j->rate[2] == 0,
 	   "rate=,500k: writes only (fio's empty part)");
 	iogap_job_list_free(&l);
+	j = one_job("[j]\nnrfiles=1\nopenfiles=1\nfile_service_type=roundrobin:4\n", &l);
+	ok(j != NULL, "nrfiles=1, openfiles, file_service_type: accepted (one file: no choice to make)");
+	iogap_job_list_free(&l);
+	rejects("[j]\nfile_service_type=lottery\n", "expected random, roundrobin",
+		"an unknown file_service_type");
 	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
@@ -284,7 +289,7 @@ static void test_fio_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 26);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 28);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
