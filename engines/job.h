@@ -98,6 +98,10 @@ struct iogap_job {
 	uint64_t runtime_ns;      /* 0 = until io_size done */
 	uint64_t ramp_time_ns;
 	uint64_t startdelay_ns;
+	uint64_t thinktime_ns;      /* fio's thinktime: pause after I/Os */
+	uint64_t thinktime_spin_ns; /* the part of it spent busy-waiting */
+	unsigned thinktime_blocks;  /* pause every N I/Os (fio default 1) */
+	bool thinktime_issued;      /* thinktime_blocks_type=issue (else complete) */
 	bool time_based;
 
 	bool direct;

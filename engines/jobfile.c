@@ -697,6 +697,19 @@ static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const c
 TIME_OPT(opt_runtime, runtime_ns, 1000000000ULL)
 TIME_OPT(opt_ramp_time, ramp_time_ns, 1000000000ULL)
 TIME_OPT(opt_startdelay, startdelay_ns, 1000000000ULL)
+TIME_OPT(opt_thinktime, thinktime_ns, 1000ULL)          /* fio: plain numbers are usec */
+TIME_OPT(opt_thinktime_spin, thinktime_spin_ns, 1000ULL)
+UINT_OPT(opt_thinktime_blocks, thinktime_blocks, UINT32_MAX, 1)
+
+static int opt_thinktime_blocks_type(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				     const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "complete") && strcmp(val, "issue"))
+		return bad_value(c, key, val, "expected complete or issue");
+	j->thinktime_issued = !strcmp(val, "issue");
+	return 0;
+}
 
 #define BOOL_OPT(fn, field) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
@@ -1216,6 +1229,10 @@ static const struct opt_def options[] = {
 	{ "time_based", opt_time_based },
 	{ "ramp_time", opt_ramp_time },
 	{ "startdelay", opt_startdelay },
+	{ "thinktime", opt_thinktime },
+	{ "thinktime_spin", opt_thinktime_spin },
+	{ "thinktime_blocks", opt_thinktime_blocks },
+	{ "thinktime_blocks_type", opt_thinktime_blocks_type },
 	{ "direct", opt_direct },
 	{ "buffered", opt_buffered },
 	{ "sync", opt_sync },
@@ -1312,6 +1329,7 @@ static void job_defaults(struct iogap_job *j)
 	j->randrepeat = true;
 	j->clat_percentiles = true;
 	j->hipri_percentage = 100;
+	j->thinktime_blocks = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1906,6 +1924,8 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
+	if (j->thinktime_spin_ns > j->thinktime_ns)
+		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
 	if (j->time_based && !j->runtime_ns) {
 		/* fio warns and runs the job as if time_based were not set */
 		fprintf(stderr, "iogap-probe: %s:%d: job '%s': time_based requires a runtime/timeout "

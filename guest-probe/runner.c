@@ -85,6 +85,7 @@ struct worker {
 	uint32_t trim_len;
 	bool write_after_trim;
 	uint64_t ios_total;         /* every I/O issued, for number_ios */
+	uint64_t last_think_blocks; /* thinktime: the count at the last pause */
 	uint64_t bytes_issued;
 	uint64_t ios_issued[IOGAP_DDIR_NR];
 	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
@@ -710,6 +711,28 @@ static int queue_retrying(struct worker *w, struct iogap_io *io, unsigned *queue
 	}
 }
 
+/* fio's handle_thinktime: every thinktime_blocks I/Os (completed, or
+ * issued), let the queue drain, spin thinktime_spin, sleep the rest. */
+static int think(struct worker *w, unsigned *queued)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t blocks = j->thinktime_issued ? w->ios_total :
+			  w->done_ios[0] + w->done_ios[1] + w->done_ios[2];
+	uint64_t t;
+	int r;
+
+	if (blocks < w->last_think_blocks + j->thinktime_blocks)
+		return 0;
+	if ((r = drain(w, queued)) < 0)
+		return r;
+	t = iogap_now_ns();
+	while (iogap_now_ns() - t < j->thinktime_spin_ns)
+		;
+	iogap_sleep_until_ns(t + j->thinktime_ns);
+	w->last_think_blocks = blocks;
+	return 0;
+}
+
 static int run_loop(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -731,6 +754,9 @@ static int run_loop(struct worker *w)
 			add_samples(w, now);
 			w->next_sample += SAMPLE_WINDOW_NS;
 		}
+		/* as fio, the pause follows the I/O, the last one included */
+		if (j->thinktime_ns && !stop_requested && (r = think(w, &queued)) < 0)
+			break;
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
 		    !budget_left(w))
 			break;

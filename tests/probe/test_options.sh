@@ -4,9 +4,9 @@
 # included), number_ios, offset_increment, trimwrite, randtrimwrite,
 # gtod_reduce / disable_*, percentage_random, file_append, unlink,
 # continue_on_error, cpumask, clocksource, sizes in zones, sync_file_range,
-# buffer_pattern's full syntax, rate.
+# buffer_pattern's full syntax, rate, thinktime.
 . "$(dirname "$0")/lib.sh"
-echo "1..22"
+echo "1..23"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
@@ -97,7 +97,8 @@ ok $? "offset=2z size=3z with zonesize=1m writes [2 MiB, 5 MiB); zones without z
 sfr=(--name=s --rw=write --size=64k --filename=w.dat --sync_file_range=wait_before,write:4)
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -e trace=sync_file_range -o sfr.st "$PROBE" "${sfr[@]}" > /dev/null 2> sfr.err &&
 	strace -f -qq -e trace=sync_file_range -o sfrf.st "$FIO" "${sfr[@]}" > /dev/null 2>> sfr.err
-calls() { sed -n 's/^[0-9]* sync_file_range([0-9]*, \(.*\)) = 0$/\1/p' "$1" | tr '\n' ' '; }
+# (a call another thread interrupts is logged "<unfinished ...>": arguments only)
+calls() { sed -n 's/^[0-9]* sync_file_range([0-9]*, \([0-9]*, [0-9]*, [A-Z_|]*\).*/\1/p' "$1" | tr '\n' ' '; }
 [ -n "$(calls sfr.st)" ] && [ "$(calls sfr.st)" = "$(calls sfrf.st)" ]
 ok $? "sync_file_range=wait_before,write:4: fio's calls over the span written ($(calls sfr.st)) $(head -c 300 sfr.err)"
 q='(j["sync"]["total_ios"], j["sync"]["lat_ns"]["N"])'
@@ -125,4 +126,13 @@ done
 b=$(J rate.json 'j["read"]["io_bytes"]')
 [ "$b" -ge $((3 << 19)) ] && [ "$b" -le $(( (2 << 20) + 4096 )) ]
 ok $? "rate=1m for 2 s: at most 2 MiB (+ the first 4k), at least 1.5 MiB ($b bytes)"
+# thinktime: a pause after every 4th I/O, the last included (fio's order);
+# the gaps are injected delays: only lower bounds are asserted
+"$PROBE" --output-format=json --name=t --ioengine=null --size=64k --thinktime=200ms \
+	--thinktime_blocks=4 --trace=tt.tr > tt.json
+gaps=$(offs tt.tr > /dev/null; "$PROBE" --dump-trace tt.tr |
+	sed -n 's/^record [0-9]*: .* start_ns=\([0-9]*\) .*/\1/p' |
+	awk 'NR > 1 && $1 - p >= 200000000 {printf "%d ", NR - 1} {p = $1}')
+[ "$gaps" = "4 8 12 " ] && [ "$(J tt.json 'j["read"]["runtime"]')" -ge 800 ]
+ok $? "thinktime=200ms, thinktime_blocks=4: pauses after I/Os $gaps and after the 16th (runtime $(J tt.json 'j["read"]["runtime"]') ms)"
 finish
