@@ -10,6 +10,8 @@ echo "1..23"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
+# for the EAGAIN case below: written and synced long before it is dropped
+dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
 offs() { "$PROBE" --dump-trace "$1" | sed -n 's/^record [0-9]*: .* offset=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
 ops() { "$PROBE" --dump-trace "$1" | sed -n 's/^record [0-9]*: .* op=\([a-z]*\) offset=\([0-9]*\) length=\([0-9]*\).*/\1:\2:\3/p'; }
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
@@ -75,8 +77,7 @@ ok $? "file_append=1: writes after the existing 8k (file now 24k, first 8k untou
 "$PROBE" --name=u --rw=write --unlink=1 --size=16k --filename=u.dat > /dev/null && [ ! -e u.dat ]
 ok $? "unlink=1: the job's file is gone afterwards"
 
-dd if=/dev/urandom of=h.dat bs=64k count=1 conv=fsync status=none
-coe() { "$1" --name=h --ioengine=pvsync2 --nowait=1 --continue_on_error=all --rw=read --size=64k \
+coe() { "$1" --name=h --ioengine=pvsync2 --nowait=1 --continue_on_error=all --rw=read --size=1m \
 	--filename=h.dat --output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"; }
 coe "$PROBE" c.json; coe "$FIO" cf.json
 q='(j["error"], j["read"]["total_ios"], j["total_err"], j["first_error"])'
