@@ -30,6 +30,12 @@ enum iogap_coe {                  /* fio's continue_on_error classes */
 	IOGAP_COE_ALL = 0xffu,
 };
 
+enum iogap_exit_what {            /* fio's exit_what for exitall */
+	IOGAP_EXIT_GROUP,             /* the jobs of its reporting group */
+	IOGAP_EXIT_STONEWALL,         /* every running job; the next stonewall starts */
+	IOGAP_EXIT_ALL,               /* every job, none starts after */
+};
+
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
@@ -125,6 +131,8 @@ struct iogap_job {
 	double random_dist_param; /* zipf theta / pareto h */
 
 	bool group_reporting;
+	bool exitall;             /* a finished job ends others (exit_what says which) */
+	enum iogap_exit_what exit_what;
 	bool stonewall;
 	bool new_group;
 	bool thread;              /* report "threads" rather than "processes" */

@@ -737,6 +737,21 @@ BOOL_OPT(opt_lat_percentiles, lat_percentiles)
 BOOL_OPT(opt_slat_percentiles, slat_percentiles)
 BOOL_OPT(opt_bs_unaligned, bs_unaligned)
 BOOL_OPT(opt_unlink, unlink)
+BOOL_OPT(opt_exitall, exitall)
+
+static int opt_exit_what(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (!strcmp(val, "group"))
+		j->exit_what = IOGAP_EXIT_GROUP;
+	else if (!strcmp(val, "stonewall"))
+		j->exit_what = IOGAP_EXIT_STONEWALL;
+	else if (!strcmp(val, "all"))
+		j->exit_what = IOGAP_EXIT_ALL;
+	else
+		return bad_value(c, key, val, "expected group, stonewall or all");
+	return 0;
+}
 BOOL_OPT(opt_file_append, file_append)
 BOOL_OPT(opt_disable_lat, disable_lat)
 BOOL_OPT(opt_disable_clat, disable_clat)
@@ -1275,6 +1290,8 @@ static const struct opt_def options[] = {
 	{ "offset_increment", opt_offset_increment },
 	{ "number_ios", opt_number_ios },
 	{ "unlink", opt_unlink },
+	{ "exitall", opt_exitall },
+	{ "exit_what", opt_exit_what },
 	{ "file_append", opt_file_append },
 	{ "gtod_reduce", opt_gtod_reduce },
 	{ "disable_lat", opt_disable_lat },

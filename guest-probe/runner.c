@@ -39,6 +39,7 @@
 #define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
 
 static volatile sig_atomic_t stop_requested;
+static _Atomic int exit_all;             /* exitall with exit_what=all */
 static _Atomic unsigned status_wanted;   /* --status-interval generation */
 
 struct worker {
@@ -115,6 +116,10 @@ struct worker {
 	struct iogap_job_stat *snap;
 	unsigned snap_seen;
 	_Atomic unsigned snap_done;
+	_Atomic int terminate;      /* exitall: another job finished */
+	struct worker *all;         /* every worker of the run, for exitall */
+	unsigned segment;           /* which stonewall-separated run it is in */
+	size_t nall;
 	_Atomic int running;        /* 0 not started, 1 in its I/O loop (stat is
 				     * being updated), 2 done measuring */
 
@@ -626,6 +631,24 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind)
 	return r;
 }
 
+/* fio's exitall: this job is done, so are the others exit_what names
+ * (those of its group; every running one; or every one, none to start). */
+static void exit_others(struct worker *w)
+{
+	for (size_t i = 0; i < w->nall; i++) {
+		struct worker *o = &w->all[i];
+
+		bool hit = w->job->exit_what == IOGAP_EXIT_ALL ||
+			   (w->job->exit_what == IOGAP_EXIT_STONEWALL && o->segment == w->segment) ||
+			   o->groupid == w->groupid;
+
+		if (hit)
+			atomic_store(&o->terminate, 1);
+	}
+	if (w->job->exit_what == IOGAP_EXIT_ALL)
+		atomic_store(&exit_all, 1);
+}
+
 /* CPU use and run times of the measured period up to t_stop, into st. */
 static void close_stats(const struct worker *w, struct iogap_job_stat *st, uint64_t t_stop)
 {
@@ -758,7 +781,7 @@ static int run_loop(struct worker *w)
 		if (j->thinktime_ns && !stop_requested && (r = think(w, &queued)) < 0)
 			break;
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
-		    !budget_left(w))
+		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
 			break;
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
@@ -1151,7 +1174,7 @@ static void *worker_main(void *arg)
 		if (loop)
 			restart_pass(w);
 		r = run_loop(w);
-		if (r < 0 || w->stat.error || stop_requested ||
+		if (r < 0 || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
 		    (w->t_end && iogap_now_ns() >= w->t_end))
 			break;
 	}
@@ -1166,6 +1189,8 @@ static void *worker_main(void *arg)
 		close_stats(w, &w->stat, t_stop);
 	}
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
+	if (j->exitall)
+		exit_others(w);
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
 	return NULL;
@@ -1768,7 +1793,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 {
 	struct worker *ws;
 	size_t nw = 0, wi = 0;
-	unsigned groupid = 0;
+	unsigned groupid = 0, segment = 0;
 	uint64_t run_id = opts->run_id;
 	struct iogap_trace_writer *trace = NULL;
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
@@ -1816,6 +1841,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 
 		if (i > 0 && (j->stonewall || j->new_group))
 			groupid++;
+		segment += i > 0 && j->stonewall;
 		for (unsigned c = 0; c < j->numjobs; c++, wi++) {
 			struct worker *w = &ws[wi];
 
@@ -1828,6 +1854,9 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->run_id = run_id;
 			w->trace = trace;
 			w->zbd_set = zset;
+			w->all = ws;
+			w->nall = nw;
+			w->segment = segment;
 			w->fd = -1;
 			w->stat.groupid = groupid;
 			w->stat.thread_number = w->thread_number;
@@ -1885,7 +1914,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		disks = iogap_disk_util_start(files, nf);
 		free(files);
 		/* stonewall splits execution; a job without it joins the running set */
-		for (size_t start = 0; start < nw && !stop_requested;) {
+		for (size_t start = 0; start < nw && !stop_requested && !atomic_load(&exit_all);) {
 			size_t end = start + 1;
 
 			while (end < nw && !(ws[end].clone == 0 && ws[end].job->stonewall))

@@ -285,6 +285,9 @@ static void test_fio_options(void)
 	ok(j && j->thinktime_ns == 10000 && j->thinktime_spin_ns == 4000 && j->thinktime_blocks == 1 &&
 	   j->thinktime_issued, "thinktime=10: usec, as fio; blocks 1 by default");
 	iogap_job_list_free(&l);
+	j = one_job("[j]\nexitall\nexit_what=stonewall\n", &l);
+	ok(j && j->exitall && j->exit_what == IOGAP_EXIT_STONEWALL, "exitall, exit_what=stonewall");
+	iogap_job_list_free(&l);
 	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
@@ -293,7 +296,7 @@ static void test_fio_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 29);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 30);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

@@ -4,9 +4,9 @@
 # included), number_ios, offset_increment, trimwrite, randtrimwrite,
 # gtod_reduce / disable_*, percentage_random, file_append, unlink,
 # continue_on_error, cpumask, clocksource, sizes in zones, sync_file_range,
-# buffer_pattern's full syntax, rate, thinktime.
+# buffer_pattern's full syntax, rate, thinktime, exitall/exit_what.
 . "$(dirname "$0")/lib.sh"
-echo "1..23"
+echo "1..25"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
@@ -136,4 +136,18 @@ gaps=$(offs tt.tr > /dev/null; "$PROBE" --dump-trace tt.tr |
 	awk 'NR > 1 && $1 - p >= 200000000 {printf "%d ", NR - 1} {p = $1}')
 [ "$gaps" = "4 8 12 " ] && [ "$(J tt.json 'j["read"]["runtime"]')" -ge 800 ]
 ok $? "thinktime=200ms, thinktime_blocks=4: pauses after I/Os $gaps and after the 16th (runtime $(J tt.json 'j["read"]["runtime"]') ms)"
+# exitall: the short job's end ends the 10 s one of its group (fio: the
+# same); exit_what=all also keeps the next stonewall from starting
+ex=(--name=short --exitall --ioengine=null --size=64k --name=long --ioengine=null --size=1m
+    --time_based --runtime=10 --name=after --stonewall --ioengine=null --size=64k)
+jobs_ios() { python3 -c 'import json,sys
+print(" ".join("%s:%d:%d" % (j["jobname"], j["read"]["total_ios"] > 0, j["read"]["runtime"] < 5000)
+               for j in json.load(open(sys.argv[1]))["jobs"]))' "$1"; }
+"$PROBE" --output-format=json "${ex[@]}" > ex.json && "$FIO" --output-format=json "${ex[@]}" > exf.json
+[ "$(jobs_ios ex.json | sed 's/long:[01]/long:x/')" = "short:1:1 long:x:1 after:1:1" ] &&
+	[ "$(jobs_ios exf.json | sed 's/long:[01]/long:x/')" = "short:1:1 long:x:1 after:1:1" ]
+ok $? "exitall: the 10 s job of the same group stops when the short one ends; the next stonewall runs, as fio ($(jobs_ios ex.json))"
+"$PROBE" --output-format=json --exit_what=all "${ex[@]}" > exa.json   # a global: short's too
+[ "$(jobs_ios exa.json | cut -d' ' -f3)" = "after:0:1" ]
+ok $? "exit_what=all: nothing runs after ($(jobs_ios exa.json))"
 finish
