@@ -37,6 +37,9 @@ enum iogap_engine_flags {
 	IOGAP_ENGINE_SYNC      = 1u << 0,  /* queue() always completes inline */
 	IOGAP_ENGINE_NO_FILE   = 1u << 1,  /* needs no file descriptor */
 	IOGAP_ENGINE_SETS_ISSUE = 1u << 2, /* commit() stamps issue_ns itself */
+	IOGAP_ENGINE_SYNC_ISSUE = 1u << 3, /* fio's FIO_SYNCIO on an engine that
+					    * queues (vsync): issue time taken
+					    * before queue(), no slat */
 };
 
 /* What an engine instance gets to work with; one per worker thread. */
@@ -46,7 +49,8 @@ struct iogap_engine_ctx {
 	unsigned depth;         /* max requests in flight */
 	bool sync;              /* requests complete inside queue(): fio's
 				 * FIO_SYNCIO, issue time taken before queue();
-				 * set from IOGAP_ENGINE_SYNC, init may set it */
+				 * set from IOGAP_ENGINE_SYNC or _SYNC_ISSUE,
+				 * init may set it */
 	void *priv;             /* engine state */
 	uint64_t (*now_ns)(void);
 };
@@ -57,6 +61,9 @@ struct iogap_engine_ops {
 	/* Allocate per-thread state for ctx->depth requests.  0 or -errno;
 	 * on error writes a message to err. */
 	int (*init)(struct iogap_engine_ctx *ctx, char *err, size_t errlen);
+	/* Optional: prepare one request before its issue time is taken, as
+	 * fio's ->prep (sync's lseek is outside clat).  0 or -errno. */
+	int (*prep)(struct iogap_engine_ctx *ctx, struct iogap_io *io);
 	/* Start one request.  Sync engines complete it and return
 	 * IOGAP_Q_COMPLETED; async engines return IOGAP_Q_QUEUED or BUSY, or
 	 * -errno when the request cannot be queued at all. */
@@ -82,6 +89,12 @@ struct iogap_engine_ops {
 };
 
 extern const struct iogap_engine_ops iogap_engine_psync;
+extern const struct iogap_engine_ops iogap_engine_sync;
+extern const struct iogap_engine_ops iogap_engine_vsync;
+extern const struct iogap_engine_ops iogap_engine_pvsync;
+extern const struct iogap_engine_ops iogap_engine_pvsync2;
+extern const struct iogap_engine_ops iogap_engine_posixaio;
+extern const struct iogap_engine_ops iogap_engine_mmap;
 extern const struct iogap_engine_ops iogap_engine_libaio;
 extern const struct iogap_engine_ops iogap_engine_io_uring;
 extern const struct iogap_engine_ops iogap_engine_null;
@@ -94,5 +107,9 @@ const char *iogap_engine_names(void);
 
 /* Synchronous discard for engines without an async one: 0 or -errno. */
 int iogap_engine_sync_trim(int fd, uint64_t offset, uint64_t len);
+/* The same for one request: sets io->result (len or -errno). */
+void iogap_engine_trim_io(int fd, struct iogap_io *io);
+/* io->result from a read/write system call's return value (-errno on -1). */
+void iogap_engine_set_result(struct iogap_io *io, long ret);
 
 #endif

@@ -15,8 +15,12 @@ static const struct {
 	const struct iogap_engine_ops *ops;
 } registry[] = {
 	{ "psync", &iogap_engine_psync },
-	{ "pvsync", &iogap_engine_psync },
-	{ "sync", &iogap_engine_psync },
+	{ "sync", &iogap_engine_sync },
+	{ "vsync", &iogap_engine_vsync },
+	{ "pvsync", &iogap_engine_pvsync },
+	{ "pvsync2", &iogap_engine_pvsync2 },
+	{ "posixaio", &iogap_engine_posixaio },
+	{ "mmap", &iogap_engine_mmap },
 	{ "libaio", &iogap_engine_libaio },
 	{ "io_uring", &iogap_engine_io_uring },
 	{ "null", &iogap_engine_null },
@@ -36,9 +40,9 @@ const struct iogap_engine_ops *iogap_engine_find(const char *name)
 const char *iogap_engine_names(void)
 {
 #ifdef IOGAP_HAVE_RBD
-	return "psync (also pvsync, sync), libaio, io_uring, null, rbd";
+	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, null, rbd";
 #else
-	return "psync (also pvsync, sync), libaio, io_uring, null";
+	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, null";
 #endif
 }
 
@@ -60,4 +64,16 @@ int iogap_engine_sync_trim(int fd, uint64_t offset, uint64_t len)
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)len))
 		return -errno;
 	return 0;
+}
+
+void iogap_engine_trim_io(int fd, struct iogap_io *io)
+{
+	int r = iogap_engine_sync_trim(fd, io->offset, io->len);
+
+	io->result = r ? r : (int64_t)io->len;
+}
+
+void iogap_engine_set_result(struct iogap_io *io, long ret)
+{
+	io->result = ret < 0 ? -errno : (int64_t)ret;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define IOGAP_DDIR_NR 3          /* read, write, trim: fio's order */
 #define IOGAP_MAX_PERCENTILES 20
@@ -20,6 +21,19 @@ enum iogap_rw_flags {             /* fio's td_ddir bits */
 	IOGAP_RW_WRITE = 1u << 1,
 	IOGAP_RW_TRIM  = 1u << 2,
 	IOGAP_RW_RAND  = 1u << 3,
+};
+
+enum iogap_coe {                  /* fio's continue_on_error classes */
+	IOGAP_COE_READ = 1u << 0,
+	IOGAP_COE_WRITE = 1u << 1,
+	IOGAP_COE_VERIFY = 1u << 2,
+	IOGAP_COE_ALL = 0xffu,
+};
+
+enum iogap_exit_what {            /* fio's exit_what for exitall */
+	IOGAP_EXIT_GROUP,             /* the jobs of its reporting group */
+	IOGAP_EXIT_STONEWALL,         /* every running job; the next stonewall starts */
+	IOGAP_EXIT_ALL,               /* every job, none starts after */
 };
 
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
@@ -49,12 +63,18 @@ struct iogap_job {
 	char *ioengine;           /* fio default: psync */
 	char *write_lat_log;      /* log file prefix, NULL = off */
 	char *description;
+	char *directory;          /* fio's directory: prefix of the file name */
+	char *filename_format;    /* fio's default name when filename is unset */
 
 	/* where the section started, for messages */
 	char *source_file;
 	int   source_line;
 
 	uint64_t size;            /* 0 = whole file/device */
+	uint64_t size_nz, offset_nz, offset_increment_nz; /* "Nz": N zones,
+				   * resolved once the zone size is known */
+	uint64_t offset_increment; /* clone N starts at offset + N * this */
+	uint64_t number_ios;      /* stop after this many I/Os (0: no limit) */
 	uint64_t offset;
 	uint64_t io_size;         /* 0 = size */
 	double size_pct, offset_pct; /* size=N%, offset=N%: of the file or device,
@@ -67,6 +87,9 @@ struct iogap_job {
 
 	unsigned rw;              /* enum iogap_rw_flags */
 	unsigned rw_seq_nr;       /* rw=randread:N: N ios per offset switch */
+	int64_t rw_seq_add;       /* rw=read:8k / rw=read:-8k: added to each
+				   * sequential offset (holes, or backwards) */
+	unsigned percentage_random[IOGAP_DDIR_NR]; /* of random I/Os; 100 */
 	enum iogap_rw_sequencer rw_sequencer;
 	unsigned rwmix[IOGAP_DDIR_NR]; /* rwmixread/rwmixwrite, percent */
 
@@ -81,15 +104,23 @@ struct iogap_job {
 	uint64_t runtime_ns;      /* 0 = until io_size done */
 	uint64_t ramp_time_ns;
 	uint64_t startdelay_ns;
+	uint64_t thinktime_ns;      /* fio's thinktime: pause after I/Os */
+	uint64_t thinktime_spin_ns; /* the part of it spent busy-waiting */
+	unsigned thinktime_blocks;  /* pause every N I/Os (fio default 1) */
+	bool thinktime_issued;      /* thinktime_blocks_type=issue (else complete) */
 	bool time_based;
 
 	bool direct;
 	bool sync_io;             /* sync=1: O_SYNC */
 	unsigned fsync_blocks;    /* fsync every N writes */
 	unsigned fdatasync_blocks;
+	unsigned sync_file_range_blocks; /* sync_file_range=flags:N: every N writes */
+	unsigned sync_file_range_flags;  /* SYNC_FILE_RANGE_* */
 	bool end_fsync;
 	bool invalidate;          /* fio default 1 */
 	bool create_on_open;
+	bool unlink;              /* delete the job's file when done */
+	bool file_append;         /* offset = the file's size */
 	bool allow_file_create;   /* fio default 1 */
 
 	bool norandommap;
@@ -100,6 +131,8 @@ struct iogap_job {
 	double random_dist_param; /* zipf theta / pareto h */
 
 	bool group_reporting;
+	bool exitall;             /* a finished job ends others (exit_what says which) */
+	enum iogap_exit_what exit_what;
 	bool stonewall;
 	bool new_group;
 	bool thread;              /* report "threads" rather than "processes" */
@@ -109,7 +142,11 @@ struct iogap_job {
 	enum iogap_cpus_policy cpus_allowed_policy;
 
 	uint64_t rate_iops[IOGAP_DDIR_NR];
+	uint64_t rate[IOGAP_DDIR_NR];     /* bytes/s, fio's rate */
 	bool log_offset;
+	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's
+				   * switches (gtod_reduce sets all four) */
+	unsigned continue_on_error; /* enum iogap_coe bits */
 	double percentile_list[IOGAP_MAX_PERCENTILES];
 	unsigned percentile_nr;
 	bool clat_percentiles;    /* fio default 1 */
@@ -124,6 +161,11 @@ struct iogap_job {
 	bool ignore_zone_limits;
 	unsigned max_open_zones, job_max_open_zones;
 	double zone_reset_threshold, zone_reset_frequency;
+
+	/* ioengine=pvsync2's options (fio's names and defaults) */
+	bool hipri;               /* RWF_HIPRI: polled completion */
+	unsigned hipri_percentage; /* of the requests hipri applies to; 100 */
+	bool nowait;              /* RWF_NOWAIT */
 
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
@@ -166,6 +208,9 @@ enum iogap_output_format {
  * fio, otherwise).  Returns 0, or -1 with "file:line: message" in err. */
 int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
 			struct iogap_job_list *list, char *err, size_t errlen);
+/* fio's --showcmd: parse path (errors as iogap_jobfile_parse) and print
+ * it to out as one "fio --key=value ... --name=job ..." line. */
+int iogap_jobfile_showcmd(const char *path, FILE *out, char *err, size_t errlen);
 /* Parse from memory; name is used in messages. */
 int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 			    const struct iogap_job *defaults, struct iogap_job_list *list,
@@ -189,6 +234,9 @@ int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 /* Fill defaults derived after parsing (fio's fixup_options). */
 int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
 void iogap_job_list_free(struct iogap_job_list *list);
+/* size=, offset=, offset_increment= given in zones ("8z"): to bytes, once
+ * the zone size is known (finalize does it when zonesize is set). */
+void iogap_job_resolve_zones(struct iogap_job *job, uint64_t zone_size);
 
 /* Command-line job options (fio style): options before the first
  * --name=X go into *global (initialised on first use); --name starts a

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +27,8 @@ struct parse_ctx {
 	int line;
 	char *err;
 	size_t errlen;
+	FILE *showcmd;             /* --showcmd: echo sections and options here */
+	bool shown_any;
 };
 
 static int perr(struct parse_ctx *c, const char *fmt, ...)
@@ -216,6 +219,95 @@ static int opt_filename(struct parse_ctx *c, struct iogap_job *j, const char *ke
 	return set_str(&j->filename, val);
 }
 
+static int opt_directory(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strchr(val, ':'))
+		return perr(c, "option '%s': several directories ('%s') are not supported "
+			    "(they spread clones' files over them)", key, val);
+	return set_str(&j->directory, val);
+}
+
+/* filename_format: fio's $jobname, $jobnum, $filenum (one file per job) */
+static int opt_filename_format(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	NEED_VALUE(c, key, val);
+	for (const char *p = strchr(val, '$'); p; p = strchr(p + 1, '$'))
+		if (strncmp(p, "$jobname", 8) && strncmp(p, "$jobnum", 7) && strncmp(p, "$filenum", 8))
+			return bad_value(c, key, val, "only $jobname, $jobnum and $filenum are supported");
+	return set_str(&j->filename_format, val);
+}
+
+/* sync_file_range=wait_before,write,wait_after:N (fio's) */
+static int opt_sync_file_range(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	char buf[128], *colon, *save = NULL, *tok;
+	unsigned long long n;
+	unsigned flags = 0;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	colon = strrchr(buf, ':');
+	if (!colon || parse_uint(colon + 1, UINT32_MAX, &n) || !n)
+		return bad_value(c, key, val, "expected flags:N such as wait_before,write:8");
+	*colon = '\0';
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "wait_before"))
+			flags |= SYNC_FILE_RANGE_WAIT_BEFORE;
+		else if (!strcmp(tok, "write"))
+			flags |= SYNC_FILE_RANGE_WRITE;
+		else if (!strcmp(tok, "wait_after"))
+			flags |= SYNC_FILE_RANGE_WAIT_AFTER;
+		else
+			return bad_value(c, key, val, "flags are wait_before, write, wait_after");
+	}
+	j->sync_file_range_flags = flags;
+	j->sync_file_range_blocks = (unsigned)n;
+	return 0;
+}
+
+/* openfiles and file_service_type choose among a job's files: with the
+ * one file per job iogap has, every valid value means the same */
+static int opt_openfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long n;
+
+	(void)j;
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT32_MAX, &n) || !n)
+		return bad_value(c, key, val, "expected a number of files, at least 1");
+	return 0;
+}
+
+static int opt_file_service_type(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	static const char *const types[] = { "random", "roundrobin", "sequential", "zipf",
+					     "pareto", "normal", "gauss" };
+	size_t len = strcspn(val ? val : "", ":");
+
+	(void)j;
+	NEED_VALUE(c, key, val);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i]) == len && !strncmp(val, types[i], len))
+			return 0;
+	return bad_value(c, key, val, "expected random, roundrobin, sequential, zipf, pareto, "
+			 "normal or gauss, with an optional :N");
+}
+
+/* nrfiles: one file per job is what the runner has */
+static int opt_nrfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	(void)j;
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "1"))
+		return perr(c, "option '%s=%s': several files per job are not supported (only 1)",
+			    key, val);
+	return 0;
+}
+
 static int opt_description(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	NEED_VALUE(c, key, val);
@@ -274,9 +366,36 @@ static int parse_percent(const char *val, double *out)
 	return 0;
 }
 
+/* "Nz": N zones (fio's zone unit); 1 with *nz set, 0 if not a zone count,
+ * -1 on a bad count */
+static int parse_zones(struct parse_ctx *c, const char *key, const char *val, uint64_t *nz)
+{
+	size_t len = strlen(val);
+	unsigned long long n;
+	char buf[32];
+
+	if (len < 2 || (val[len - 1] != 'z' && val[len - 1] != 'Z'))
+		return 0;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len - 1), val);
+	if (parse_uint(buf, UINT32_MAX, &n))
+		return bad_value(c, key, val, "a zone count such as 8z");
+	*nz = n;
+	return 1;
+}
+
 static int opt_size(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	int z;
+
 	NEED_VALUE(c, key, val);
+	j->size_nz = 0;
+	if ((z = parse_zones(c, key, val, &j->size_nz)) != 0) {
+		if (z > 0 && !j->size_nz)
+			return bad_value(c, key, val, "size must be greater than 0");
+		j->size = 0;
+		j->size_pct = 0;
+		return z < 0 ? -1 : 0;
+	}
 	if (strchr(val, '%')) {
 		if (parse_percent(val, &j->size_pct))
 			return bad_value(c, key, val, "a percentage must be in (0%, 100%]");
@@ -293,7 +412,15 @@ static int opt_size(struct parse_ctx *c, struct iogap_job *j, const char *key, c
 
 static int opt_offset(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	int z;
+
 	NEED_VALUE(c, key, val);
+	j->offset_nz = 0;
+	if ((z = parse_zones(c, key, val, &j->offset_nz)) != 0) {
+		j->offset = 0;
+		j->offset_pct = 0;
+		return z < 0 ? -1 : 0;
+	}
 	if (strchr(val, '%')) {
 		if (parse_percent(val, &j->offset_pct))
 			return bad_value(c, key, val, "a percentage must be in (0%, 100%]");
@@ -304,6 +431,33 @@ static int opt_offset(struct parse_ctx *c, struct iogap_job *j, const char *key,
 	return opt_offset_value(c, j, key, val);
 }
 SIZE_OPT(opt_io_size, io_size)
+SIZE_OPT(opt_offset_increment_value, offset_increment)
+
+static int opt_offset_increment(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				const char *val)
+{
+	int z;
+
+	NEED_VALUE(c, key, val);
+	j->offset_increment_nz = 0;
+	if ((z = parse_zones(c, key, val, &j->offset_increment_nz)) != 0) {
+		j->offset_increment = 0;
+		return z < 0 ? -1 : 0;
+	}
+	return opt_offset_increment_value(c, j, key, val);
+}
+
+static int opt_number_ios(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			  const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT64_MAX, &v))
+		return bad_value(c, key, val, "expected a number of I/Os");
+	j->number_ios = v;
+	return 0;
+}
 
 static int parse_bs_value(const char *s, uint32_t *out)
 {
@@ -436,6 +590,27 @@ const char *iogap_rw_name(unsigned rw)
 	return "unknown";
 }
 
+/* fio's offset modifier: a count of I/Os per random offset for random
+ * patterns, a (signed) size added to each sequential offset otherwise. */
+static int rw_suffix(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val,
+		     const char *suffix)
+{
+	unsigned long long n;
+	uint64_t sz;
+	bool neg = suffix[0] == '-';
+
+	if (j->rw & IOGAP_RW_RAND) {
+		if (parse_uint(suffix, UINT32_MAX, &n))
+			return bad_value(c, key, val, "the :N suffix of a random pattern is a count");
+		j->rw_seq_nr = (unsigned)n;
+		return 0;
+	}
+	if (iogap_parse_size(suffix + neg, &sz) || sz > INT64_MAX)
+		return bad_value(c, key, val, "the :N suffix of a sequential pattern is a size such as 4k or -8k");
+	j->rw_seq_add = neg ? -(int64_t)sz : (int64_t)sz;
+	return 0;
+}
+
 static int opt_rw(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	char buf[64], *colon;
@@ -444,29 +619,17 @@ static int opt_rw(struct parse_ctx *c, struct iogap_job *j, const char *key, con
 	snprintf(buf, sizeof(buf), "%s", val);
 	colon = strchr(buf, ':');
 	j->rw_seq_nr = 0;
-	if (colon) {
-		unsigned long long n;
-		uint64_t sz;
-
+	j->rw_seq_add = 0;
+	if (colon)
 		*colon = '\0';
-		/* fio: a size for sequential (hole between ios), a count for random */
-		if (!parse_uint(colon + 1, UINT32_MAX, &n))
-			j->rw_seq_nr = (unsigned)n;
-		else if (!iogap_parse_size(colon + 1, &sz) && sz <= UINT32_MAX)
-			j->rw_seq_nr = (unsigned)sz;
-		else
-			return bad_value(c, key, val, "the :N suffix must be a number");
-	}
 	for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
 		if (!strcmp(buf, rw_names[i].name)) {
-			if (rw_names[i].rw & IOGAP_RW_TRIM && rw_names[i].rw & IOGAP_RW_WRITE)
-				return perr(c, "option '%s': '%s' is not supported", key, buf);
 			j->rw = rw_names[i].rw;
-			return 0;
+			return colon ? rw_suffix(c, j, key, val, colon + 1) : 0;
 		}
 	}
-	return bad_value(c, key, val,
-			 "expected read, write, trim, randread, randwrite, randtrim, rw, readwrite or randrw");
+	return bad_value(c, key, val, "expected read, write, trim, randread, randwrite, randtrim, "
+			 "rw, readwrite, randrw, trimwrite or randtrimwrite");
 }
 
 static int opt_rw_sequencer(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -534,6 +697,19 @@ static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const c
 TIME_OPT(opt_runtime, runtime_ns, 1000000000ULL)
 TIME_OPT(opt_ramp_time, ramp_time_ns, 1000000000ULL)
 TIME_OPT(opt_startdelay, startdelay_ns, 1000000000ULL)
+TIME_OPT(opt_thinktime, thinktime_ns, 1000ULL)          /* fio: plain numbers are usec */
+TIME_OPT(opt_thinktime_spin, thinktime_spin_ns, 1000ULL)
+UINT_OPT(opt_thinktime_blocks, thinktime_blocks, UINT32_MAX, 1)
+
+static int opt_thinktime_blocks_type(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				     const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "complete") && strcmp(val, "issue"))
+		return bad_value(c, key, val, "expected complete or issue");
+	j->thinktime_issued = !strcmp(val, "issue");
+	return 0;
+}
 
 #define BOOL_OPT(fn, field) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
@@ -560,6 +736,108 @@ BOOL_OPT(opt_clat_percentiles, clat_percentiles)
 BOOL_OPT(opt_lat_percentiles, lat_percentiles)
 BOOL_OPT(opt_slat_percentiles, slat_percentiles)
 BOOL_OPT(opt_bs_unaligned, bs_unaligned)
+BOOL_OPT(opt_unlink, unlink)
+BOOL_OPT(opt_exitall, exitall)
+
+static int opt_exit_what(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (!strcmp(val, "group"))
+		j->exit_what = IOGAP_EXIT_GROUP;
+	else if (!strcmp(val, "stonewall"))
+		j->exit_what = IOGAP_EXIT_STONEWALL;
+	else if (!strcmp(val, "all"))
+		j->exit_what = IOGAP_EXIT_ALL;
+	else
+		return bad_value(c, key, val, "expected group, stonewall or all");
+	return 0;
+}
+BOOL_OPT(opt_file_append, file_append)
+BOOL_OPT(opt_disable_lat, disable_lat)
+BOOL_OPT(opt_disable_clat, disable_clat)
+BOOL_OPT(opt_disable_slat, disable_slat)
+BOOL_OPT(opt_disable_bw, disable_bw)
+
+/* fio's gtod_reduce: no latency or bandwidth statistics at all */
+static int opt_gtod_reduce(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	bool on;
+
+	if (parse_bool(val, &on))
+		return bad_value(c, key, val, "expected 0 or 1");
+	j->disable_lat = j->disable_clat = j->disable_slat = j->disable_bw = on;
+	j->clat_percentiles = !on;
+	return 0;
+}
+
+/* percentage_random=N[,N[,N]]: share of random offsets per direction */
+static int opt_percentage_random(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	char buf[128], *parts[IOGAP_DDIR_NR];
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	if (split_ddir(buf, parts) < 0)
+		return bad_value(c, key, val, "expected a percentage or read,write,trim percentages");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		unsigned long long p;
+
+		if (parse_uint(parts[d], 100, &p))
+			return bad_value(c, key, val, "percentages are 0..100");
+		j->percentage_random[d] = (unsigned)p;
+	}
+	return 0;
+}
+
+/* fio's continue_on_error: which errors (EIO, EILSEQ) a job survives */
+static int opt_continue_on_error(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	static const struct { const char *name; unsigned bits; } v[] = {
+		{ "none", 0 }, { "0", 0 }, { "read", IOGAP_COE_READ }, { "write", IOGAP_COE_WRITE },
+		{ "io", IOGAP_COE_READ | IOGAP_COE_WRITE }, { "verify", IOGAP_COE_VERIFY },
+		{ "all", IOGAP_COE_ALL }, { "1", IOGAP_COE_ALL },
+	};
+
+	NEED_VALUE(c, key, val);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!strcmp(val, v[i].name)) {
+			j->continue_on_error = v[i].bits;
+			return 0;
+		}
+	}
+	return bad_value(c, key, val, "expected none, read, write, io, verify, all, 0 or 1");
+}
+
+/* cpumask=N: a bit mask of CPUs (fio's older form of cpus_allowed) */
+static int opt_cpumask(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	unsigned long long mask;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT64_MAX, &mask) || !mask)
+		return bad_value(c, key, val, "a non-zero CPU bit mask such as 0x3");
+	memset(j->cpus_allowed, 0, sizeof(j->cpus_allowed));
+	for (unsigned cpu = 0; cpu < 64; cpu++)
+		if (mask >> cpu & 1)
+			j->cpus_allowed[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	j->cpus_allowed_set = true;
+	return 0;
+}
+
+/* fio's clocksource: every choice reads CLOCK_MONOTONIC here, the clock
+ * of the trace format (docs/iogap-probe.md) */
+static int opt_clocksource(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	(void)j;
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "gettimeofday") && strcmp(val, "clock_gettime") && strcmp(val, "cpu"))
+		return bad_value(c, key, val, "expected gettimeofday, clock_gettime or cpu");
+	return 0;
+}
 
 static int opt_buffered(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -681,6 +959,31 @@ static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *k
 	return 0;
 }
 
+/* rate=1m[,500k[,...]]: bytes per second per direction; an empty part
+ * ("rate=,500k") leaves that direction unlimited, as fio */
+static int opt_rate(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[256], *p = buf;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	memset(j->rate, 0, sizeof(j->rate));
+	for (int d = 0; d < IOGAP_DDIR_NR && p; d++) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (*p && iogap_parse_size(p, &j->rate[d]))
+			return bad_value(c, key, val, "expected bytes per second such as 1m or 1m,500k");
+		if (!comma && d == 0)   /* one value: reads and writes alike */
+			j->rate[1] = j->rate[2] = j->rate[0];
+		p = comma ? comma + 1 : NULL;
+	}
+	if (p)
+		return bad_value(c, key, val, "at most read,write,trim rates");
+	return 0;
+}
+
 static int opt_percentile_list(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			       const char *val)
 {
@@ -705,38 +1008,111 @@ static int opt_percentile_list(struct parse_ctx *c, struct iogap_job *j, const c
 	return 0;
 }
 
-/* fio's buffer_pattern: 0x-hex bytes in the order written, or a quoted
- * string.  (fio's decimal and %o forms are not supported.) */
+/* fio's buffer_pattern (lib/pattern.c): a concatenation, in any order, of
+ * 0x-hex bytes as written, "strings", decimal numbers in [INT_MIN,
+ * INT_MAX] (little-endian, as few bytes as they need; -12 takes four) and
+ * 'files' (their contents).  Each part returns what it consumed, or NULL. */
+static const char *pattern_hex(const char *p, uint8_t *out, size_t room, size_t *n)
+{
+	size_t digits = 0;
+
+	p += 2;
+	while (isxdigit((unsigned char)p[digits]))
+		digits++;
+	/* fio: "0xff0x14" is two numbers */
+	if (digits > 1 && p[digits] && p[digits - 1] == '0' && (p[digits] == 'x' || p[digits] == 'X'))
+		digits--;
+	if (!digits || (digits + 1) / 2 > room)
+		return NULL;
+	*n = 0;
+	for (size_t i = 0; i < digits;) {
+		size_t take = (digits - i) % 2 ? 1 : 2;   /* an odd count starts with one */
+		char byte[3] = { p[i], take == 2 ? p[i + 1] : '\0', '\0' };
+
+		out[(*n)++] = (uint8_t)strtoul(byte, NULL, 16);
+		i += take;
+	}
+	return p + digits;
+}
+
+static const char *pattern_decimal(const char *p, uint8_t *out, size_t room, size_t *n)
+{
+	char *end;
+	long v;
+	unsigned u;
+
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (end == p || errno || v > INT_MAX || v < INT_MIN || !room)
+		return NULL;
+	u = (unsigned)v;
+	*n = 0;
+	if (!u)
+		out[(*n)++] = 0;
+	for (; u; u >>= 8) {
+		if (*n == room)
+			return NULL;
+		out[(*n)++] = (uint8_t)(u & 0xff);
+	}
+	return end;
+}
+
+static const char *pattern_quoted(const char *p, uint8_t *out, size_t room, size_t *n)
+{
+	const char *close = strchr(p + 1, p[0]);
+	size_t len;
+
+	if (!close)
+		return NULL;
+	len = (size_t)(close - p - 1);
+	if (p[0] == '"') {
+		if (!len || len > room)
+			return NULL;
+		memcpy(out, p + 1, len);
+		*n = len;
+	} else {   /* 'file': as much of it as fits, as fio */
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%.*s", (int)len, p + 1);
+		f = fopen(path, "rb");
+		if (!f)
+			return NULL;
+		*n = fread(out, 1, room, f);
+		fclose(f);
+		if (!*n)
+			return NULL;
+	}
+	return close + 1;
+}
+
 static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			      const char *val)
 {
-	size_t n = 0, len;
+	size_t total = 0;
 
 	NEED_VALUE(c, key, val);
-	len = strlen(val);
-	if (len >= 2 && (val[0] == '"' || val[0] == '\'') && val[len - 1] == val[0]) {
-		if (len - 2 == 0 || len - 2 > sizeof(j->buffer_pattern))
-			return bad_value(c, key, val, "1 to 512 bytes");
-		memcpy(j->buffer_pattern, val + 1, len - 2);
-		j->buffer_pattern_len = (unsigned)(len - 2);
-		return 0;
-	}
-	if (len < 3 || val[0] != '0' || (val[1] != 'x' && val[1] != 'X') || (len - 2) % 2)
-		return bad_value(c, key, val, "0x followed by an even number of hex digits, "
-				 "or a quoted string");
-	for (const char *p = val + 2; *p; p += 2) {
-		unsigned b;
+	for (const char *p = val; *p;) {
+		size_t room = sizeof(j->buffer_pattern) - total, n = 0;
 
-		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]) ||
-		    sscanf(p, "%2x", &b) != 1)
-			return bad_value(c, key, val, "not a hex number");
-		if (n == sizeof(j->buffer_pattern))
-			return bad_value(c, key, val, "at most 512 bytes");
-		j->buffer_pattern[n++] = (uint8_t)b;
+		if (*p == '"' || *p == '\'')
+			p = pattern_quoted(p, j->buffer_pattern + total, room, &n);
+		else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p = pattern_hex(p, j->buffer_pattern + total, room, &n);
+		else
+			p = pattern_decimal(p, j->buffer_pattern + total, room, &n);
+		if (!p)
+			return bad_value(c, key, val, "fio's pattern: 0x hex, \"string\", a decimal "
+					 "number or 'file', in any order, at most 512 bytes");
+		total += n;
 	}
-	j->buffer_pattern_len = (unsigned)n;
+	j->buffer_pattern_len = (unsigned)total;
 	return 0;
 }
+
+BOOL_OPT(opt_hipri, hipri)
+BOOL_OPT(opt_nowait, nowait)
+UINT_OPT(opt_hipri_percentage, hipri_percentage, 100, 0)
 
 static int opt_busy_poll(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -818,7 +1194,7 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 		return 0;
 	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
 		return 0;
-	if (!strcmp(key, "continue_on_error") && val && !strcmp(val, "none"))
+	if (!strcmp(key, "io_submit_mode") && val && !strcmp(val, "inline"))
 		return 0;
 	if (!strcmp(key, "fallocate") && val && (!strcmp(val, "none") || !strcmp(val, "native") ||
 						 !strcmp(val, "posix") || !strcmp(val, "0") ||
@@ -868,6 +1244,10 @@ static const struct opt_def options[] = {
 	{ "time_based", opt_time_based },
 	{ "ramp_time", opt_ramp_time },
 	{ "startdelay", opt_startdelay },
+	{ "thinktime", opt_thinktime },
+	{ "thinktime_spin", opt_thinktime_spin },
+	{ "thinktime_blocks", opt_thinktime_blocks },
+	{ "thinktime_blocks_type", opt_thinktime_blocks_type },
 	{ "direct", opt_direct },
 	{ "buffered", opt_buffered },
 	{ "sync", opt_sync },
@@ -889,6 +1269,7 @@ static const struct opt_def options[] = {
 	{ "cpus_allowed", opt_cpus_allowed },
 	{ "cpus_allowed_policy", opt_cpus_allowed_policy },
 	{ "rate_iops", opt_rate_iops },
+	{ "rate", opt_rate },
 	{ "write_lat_log", opt_write_lat_log },
 	{ "log_offset", opt_log_offset },
 	{ "percentile_list", opt_percentile_list },
@@ -896,8 +1277,31 @@ static const struct opt_def options[] = {
 	{ "lat_percentiles", opt_lat_percentiles },
 	{ "slat_percentiles", opt_slat_percentiles },
 	{ "kb_base", opt_only_default },
+	{ "io_submit_mode", opt_only_default },
+	{ "directory", opt_directory },
+	{ "filename_format", opt_filename_format },
+	{ "nrfiles", opt_nrfiles },
+	{ "openfiles", opt_openfiles },
+	{ "file_service_type", opt_file_service_type },
+	{ "sync_file_range", opt_sync_file_range },
+	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },
-	{ "continue_on_error", opt_only_default },
+	{ "continue_on_error", opt_continue_on_error },
+	{ "offset_increment", opt_offset_increment },
+	{ "number_ios", opt_number_ios },
+	{ "unlink", opt_unlink },
+	{ "exitall", opt_exitall },
+	{ "exit_what", opt_exit_what },
+	{ "file_append", opt_file_append },
+	{ "gtod_reduce", opt_gtod_reduce },
+	{ "disable_lat", opt_disable_lat },
+	{ "disable_clat", opt_disable_clat },
+	{ "disable_slat", opt_disable_slat },
+	{ "disable_bw_measurement", opt_disable_bw },
+	{ "disable_bw", opt_disable_bw },
+	{ "percentage_random", opt_percentage_random },
+	{ "cpumask", opt_cpumask },
+	{ "clocksource", opt_clocksource },
 	{ "fallocate", opt_only_default },
 	{ "zonemode", opt_zonemode },
 	{ "zonesize", opt_zonesize },
@@ -916,6 +1320,9 @@ static const struct opt_def options[] = {
 	{ "clustername", opt_rbd_str },
 	{ "ceph_conf", opt_rbd_str },
 	{ "busy_poll", opt_busy_poll },
+	{ "hipri", opt_hipri },
+	{ "hipri_percentage", opt_hipri_percentage },
+	{ "nowait", opt_nowait },
 	{ "buffer_pattern", opt_buffer_pattern },
 };
 
@@ -938,6 +1345,10 @@ static void job_defaults(struct iogap_job *j)
 	j->allow_file_create = true;
 	j->randrepeat = true;
 	j->clat_percentiles = true;
+	j->hipri_percentage = 100;
+	j->thinktime_blocks = 1;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		j->percentage_random[d] = 100;
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -954,6 +1365,8 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->description = xstrdup_or_null(src->description);
+	dst->directory = xstrdup_or_null(src->directory);
+	dst->filename_format = xstrdup_or_null(src->filename_format);
 	dst->source_file = xstrdup_or_null(src->source_file);
 	dst->rbd_clientname = xstrdup_or_null(src->rbd_clientname);
 	dst->rbd_pool = xstrdup_or_null(src->rbd_pool);
@@ -984,6 +1397,8 @@ static void job_free(struct iogap_job *j)
 	free(j->ioengine);
 	free(j->write_lat_log);
 	free(j->description);
+	free(j->directory);
+	free(j->filename_format);
 	free(j->source_file);
 	free(j->rbd_clientname);
 	free(j->rbd_pool);
@@ -1033,6 +1448,28 @@ static int kv_record(struct iogap_job *j, const char *key, const char *val)
 	return 0;
 }
 
+/* Options of fio's engines that iogap lacks (or of their options it lacks),
+ * so a rejection names the engine. */
+static const struct {
+	const char *name, *engine;
+} engine_options[] = {
+	{ "fixedbufs", "io_uring" }, { "registerfiles", "io_uring" },
+	{ "sqthread_poll", "io_uring" }, { "sqthread_poll_cpu", "io_uring" },
+	{ "nonvectored", "io_uring" }, { "uncached", "io_uring" }, { "force_async", "io_uring" },
+	{ "cmdprio_percentage", "libaio" }, { "cmdprio_class", "libaio" }, { "cmdprio", "libaio" },
+	{ "cmdprio_bssplit", "libaio" }, { "userspace_reap", "libaio" },
+	{ "cmd_type", "io_uring_cmd" }, { "sg_write_mode", "sg" }, { "readfua", "sg" },
+	{ "writefua", "sg" }, { "hostname", "net" }, { "port", "net" }, { "protocol", "net" },
+	{ "listen", "net" }, { "pingpong", "net" }, { "interface", "net" }, { "ttl", "net" },
+	{ "cpuload", "cpuio" }, { "cpuchunks", "cpuio" }, { "cpumode", "cpuio" },
+	{ "exit_on_io_done", "cpuio" }, { "program", "exec" }, { "arguments", "exec" },
+	{ "grace_time", "exec" }, { "std_redirect", "exec" }, { "donorname", "e4defrag" },
+	{ "inplace", "e4defrag" }, { "stat_type", "filestat" }, { "nfs_url", "nfs" },
+	{ "http_host", "http" }, { "http_user", "http" }, { "http_pass", "http" },
+	{ "http_mode", "http" }, { "http_verbose", "http" }, { "http_s3_key", "http" },
+	{ "skip_bad", "mtd" }, { "spdk_conf", "spdk" }, { "touch_objects", "rados" },
+};
+
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
@@ -1044,6 +1481,12 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			return 0;
 		}
 	}
+	for (size_t i = 0; i < sizeof(engine_options) / sizeof(engine_options[0]); i++)
+		if (!strcmp(engine_options[i].name, key))
+			return perr(c, "option '%s' belongs to ioengine=%s, %s", key,
+				    engine_options[i].engine, iogap_engine_find(engine_options[i].engine) ?
+				    "whose option iogap-probe does not support" :
+				    "an engine iogap-probe does not have");
 	return perr(c, "option '%s' is not supported by iogap-probe", key);
 }
 
@@ -1161,6 +1604,28 @@ static int start_section(struct parse_ctx *c, struct section_state *st, struct i
 	return 0;
 }
 
+/* fio's --showcmd: "fio --global-opt=v --name=job --opt=v ..." per file */
+static void showcmd_section(struct parse_ctx *c, const char *name)
+{
+	if (!c->showcmd)
+		return;
+	if (!c->shown_any)
+		fputs("fio ", c->showcmd);
+	c->shown_any = true;
+	if (strcmp(name, "global"))
+		fprintf(c->showcmd, "--name=%s ", name);
+}
+
+static void showcmd_option(struct parse_ctx *c, const char *key, const char *val)
+{
+	if (!c->showcmd)
+		return;
+	if (val)
+		fprintf(c->showcmd, "--%s=%s ", key, val);
+	else
+		fprintf(c->showcmd, "--%s ", key);
+}
+
 int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen)
 {
@@ -1238,7 +1703,10 @@ static int parse_section(void *ctx, const char *name, int line)
 	struct parse_state *ps = ctx;
 
 	ps->c.line = line;
-	return start_section(&ps->c, &ps->st, ps->list, name);
+	if (start_section(&ps->c, &ps->st, ps->list, name))
+		return -1;
+	showcmd_section(&ps->c, name);
+	return 0;
 }
 
 static int parse_option(void *ctx, const char *key, const char *val, int line)
@@ -1246,7 +1714,10 @@ static int parse_option(void *ctx, const char *key, const char *val, int line)
 	struct parse_state *ps = ctx;
 
 	ps->c.line = line;
-	return set_option(&ps->c, ps->st.cur, key, val);
+	if (set_option(&ps->c, ps->st.cur, key, val))
+		return -1;
+	showcmd_option(&ps->c, key, val);
+	return 0;
 }
 
 static int parse_expand(void *ctx, const char *in, char *out, size_t outlen, int line)
@@ -1257,14 +1728,15 @@ static int parse_expand(void *ctx, const char *in, char *out, size_t outlen, int
 	return expand_vars(&ps->c, in, out, outlen);
 }
 
-int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
-			    const struct iogap_job *defaults, struct iogap_job_list *list,
-			    char *err, size_t errlen)
+static int parse_text(struct parse_ctx *pc, const char *text, size_t len,
+		      const struct iogap_job *defaults, struct iogap_job_list *list)
 {
-	struct parse_state ps = { .c = { .file = name, .err = err, .errlen = errlen },
-				  .list = list };
+	struct parse_state ps = { .c = *pc, .list = list };
 	const struct iogap_jobfile_lexer lx = { .ctx = &ps, .section = parse_section,
 						.option = parse_option, .expand = parse_expand };
+	const char *name = pc->file;
+	char *err = pc->err;
+	size_t errlen = pc->errlen;
 	size_t first_job = list->nr;
 	int ret = -1;
 
@@ -1291,6 +1763,8 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 		ps.st.global.kv = NULL;
 		ps.st.global.kv_nr = 0;
 	}
+	if (ps.c.showcmd)
+		fputc('\n', ps.c.showcmd);
 	ret = 0;
 out:
 	job_free(&ps.st.global);
@@ -1301,9 +1775,19 @@ out:
 	return ret;
 }
 
-int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
-			struct iogap_job_list *list, char *err, size_t errlen)
+int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
+			    const struct iogap_job *defaults, struct iogap_job_list *list,
+			    char *err, size_t errlen)
 {
+	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
+
+	return parse_text(&c, text, len, defaults, list);
+}
+
+static int parse_file(const char *path, const struct iogap_job *defaults,
+		      struct iogap_job_list *list, FILE *showcmd, char *err, size_t errlen)
+{
+	struct parse_ctx c = { .file = path, .err = err, .errlen = errlen, .showcmd = showcmd };
 	size_t len;
 	char *buf = iogap_read_file(path, 64u << 20, &len);
 	int ret;
@@ -1313,8 +1797,23 @@ int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
 			return iogap_seterr(err, errlen, "%s: job file larger than 64 MiB", path);
 		return iogap_seterr(err, errlen, "%s: cannot open job file: %s", path, strerror(errno));
 	}
-	ret = iogap_jobfile_parse_buf(path, buf, len, defaults, list, err, errlen);
+	ret = parse_text(&c, buf, len, defaults, list);
 	free(buf);
+	return ret;
+}
+
+int iogap_jobfile_parse(const char *path, const struct iogap_job *defaults,
+			struct iogap_job_list *list, char *err, size_t errlen)
+{
+	return parse_file(path, defaults, list, NULL, err, errlen);
+}
+
+int iogap_jobfile_showcmd(const char *path, FILE *out, char *err, size_t errlen)
+{
+	struct iogap_job_list list = { 0 };
+	int ret = parse_file(path, NULL, &list, out, err, errlen);
+
+	iogap_job_list_free(&list);
 	return ret;
 }
 
@@ -1376,6 +1875,38 @@ void iogap_cmdline_global_free(struct iogap_job *global)
 	job_free(global);
 }
 
+/* fio's default file name, filename_format (default "$jobname.$jobnum.$filenum"):
+ * the job's one file, number 0, shared by its clones. */
+static char *default_filename(const struct iogap_job *j)
+{
+	const char *fmt = j->filename_format ? j->filename_format : "$jobname.$jobnum.$filenum";
+	/* no character of fmt expands to more than the job name */
+	size_t cap = strlen(fmt) * (strlen(j->name) + 1) + 1, o = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	for (const char *p = fmt; *p;) {
+		const char *rep = NULL;
+		size_t skip = 1;
+
+		if (!strncmp(p, "$jobname", 8))
+			rep = j->name, skip = 8;
+		else if (!strncmp(p, "$jobnum", 7))
+			rep = "0", skip = 7;
+		else if (!strncmp(p, "$filenum", 8))
+			rep = "0", skip = 8;
+		if (rep) {
+			o += (size_t)snprintf(out + o, cap - o, "%s", rep);
+			p += skip;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* fio's fixup_options: derived defaults and cross-option checks. */
 int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 {
@@ -1401,14 +1932,29 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
 			    "busy_poll apply only to ioengine=rbd", j->name);
 	}
-	if (!j->filename) {
-		/* fio's default: jobname.jobnum.filenum in the current directory */
-		size_t n = strlen(j->name) + 8;
+	if (iogap_engine_find(j->ioengine)->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
+	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
+		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
+			"queue depth will be capped at 1\n");
+	if ((j->hipri || j->nowait || j->hipri_percentage != 100) && strcmp(j->ioengine, "pvsync2"))
+		return perr(&c, "job '%s': hipri, hipri_percentage and nowait are options of "
+			    "ioengine=pvsync2 (io_uring's hipri is not supported), not of %s",
+			    j->name, j->ioengine);
+	if (!j->filename && !(j->filename = default_filename(j)))
+		return perr(&c, "out of memory");
+	if (j->directory && !strcmp(j->ioengine, "rbd"))
+		return perr(&c, "job '%s': directory does not apply to ioengine=rbd", j->name);
+	if (j->directory) {   /* fio prefixes every file name with it */
+		size_t n = strlen(j->directory) + strlen(j->filename) + 2;
+		char *path = malloc(n);
 
-		j->filename = malloc(n);
-		if (!j->filename)
+		if (!path)
 			return perr(&c, "out of memory");
-		snprintf(j->filename, n, "%s.0.0", j->name);
+		snprintf(path, n, "%s/%s", j->directory, j->filename);
+		free(j->filename);
+		j->filename = path;
+		free(j->directory);   /* applied once, even if finalize runs again */
+		j->directory = NULL;
 	}
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))
@@ -1428,8 +1974,14 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
-	if (j->time_based && !j->runtime_ns)
-		return perr(&c, "job '%s': time_based needs a runtime", j->name);
+	if (j->thinktime_spin_ns > j->thinktime_ns)
+		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
+	if (j->time_based && !j->runtime_ns) {
+		/* fio warns and runs the job as if time_based were not set */
+		fprintf(stderr, "iogap-probe: %s:%d: job '%s': time_based requires a runtime/timeout "
+			"setting; ignored, as fio does\n", j->source_file, j->source_line, j->name);
+		j->time_based = false;
+	}
 	if (!j->percentile_nr) {
 		static const double def[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
 					      99, 99.5, 99.9, 99.95, 99.99 };
@@ -1452,5 +2004,21 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		if (iogap_zbd_job_check(j, zerr, sizeof(zerr)))   /* zonemode (zbd.c) */
 			return perr(&c, "%s", zerr);
 	}
+	if ((j->size_nz || j->offset_nz || j->offset_increment_nz) && j->zone_mode != IOGAP_ZONE_MODE_ZBD)
+		return perr(&c, "job '%s': sizes in zones ('z') need zonemode=zbd, as in fio", j->name);
+	if (j->zone_size)
+		iogap_job_resolve_zones(j, j->zone_size);
 	return 0;
+}
+
+void iogap_job_resolve_zones(struct iogap_job *j, uint64_t zone_size)
+{
+	/* fio's zbd_setup_files: "Nz" values become N * the zone size */
+	if (j->size_nz)
+		j->size = j->size_nz * zone_size;
+	if (j->offset_nz)
+		j->offset = j->offset_nz * zone_size;
+	if (j->offset_increment_nz)
+		j->offset_increment = j->offset_increment_nz * zone_size;
+	j->size_nz = j->offset_nz = j->offset_increment_nz = 0;
 }

@@ -26,14 +26,13 @@ static int psync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 		r = pwrite(ctx->fd, io->buf, io->len, (off_t)io->offset);
 		break;
 	case IOGAP_OP_TRIM:
-		r = iogap_engine_sync_trim(ctx->fd, io->offset, io->len);
-		io->result = r ? r : (int64_t)io->len;
+		iogap_engine_trim_io(ctx->fd, io);
 		return IOGAP_Q_COMPLETED;
 	default:
 		io->result = -EINVAL;
 		return IOGAP_Q_COMPLETED;
 	}
-	io->result = r < 0 ? -errno : (int64_t)r;
+	iogap_engine_set_result(io, (long)r);
 	return IOGAP_Q_COMPLETED;
 }
 

@@ -27,7 +27,12 @@ static void usage(FILE *f)
 	      "\n"
 	      "Probe options:\n"
 	      "  --output=FILE            write results to FILE instead of stdout\n"
-	      "  --output-format=LIST     normal, json, json+ (comma separated)\n"
+	      "  --output-format=LIST     normal, terse, json, json+ (comma separated)\n"
+	      "  --minimal                terse output (fio's --minimal)\n"
+	      "  --parse-only             parse and check the job options, run nothing\n"
+	      "  --showcmd                print each job file as command-line options\n"
+	      "  --max-jobs=N             accepted and ignored, as fio 3.33 does\n"
+	      "  --status-interval=TIME   print the results so far every TIME (fio's)\n"
 	      "  --trace=FILE             write a per-request trace (docs/trace-format.md)\n"
 	      "  --tag-writes / --no-tag-writes\n"
 	      "                           stamp write payloads with request tags\n"
@@ -60,6 +65,8 @@ static int parse_formats(const char *s, unsigned *out)
 			*out |= IOGAP_OUT_JSON;
 		else if (!strcmp(tok, "json+"))
 			*out |= IOGAP_OUT_JSONPLUS;
+		else if (!strcmp(tok, "terse"))
+			*out |= IOGAP_OUT_TERSE;
 		else
 			return -1;
 	}
@@ -81,6 +88,9 @@ struct probe_args {
 	uint64_t run_id;
 	enum iogap_producer producer;
 	int eta;                  /* -1 auto, 0 never, 1 always */
+	bool parse_only;
+	bool showcmd;
+	uint64_t status_interval_ns;
 };
 
 /* Returns 1 if arg was a probe option, 0 if not, -1 on a bad value. */
@@ -90,8 +100,31 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 		a->output = val;
 	} else if (!strcmp(key, "output-format")) {
 		if (!val || parse_formats(val, &a->formats)) {
-			fprintf(stderr, "iogap-probe: --output-format: '%s' is not normal, json or json+%s\n",
-				val ? val : "", val && strstr(val, "terse") ? " (terse is not supported)" : "");
+			fprintf(stderr, "iogap-probe: --output-format: '%s' is not normal, terse, json "
+				"or json+\n", val ? val : "");
+			return -1;
+		}
+	} else if (!strcmp(key, "minimal")) {
+		a->formats = IOGAP_OUT_TERSE;
+	} else if (!strcmp(key, "parse-only")) {
+		a->parse_only = true;
+	} else if (!strcmp(key, "showcmd")) {
+		a->showcmd = true;
+	} else if (!strcmp(key, "max-jobs")) {
+		/* fio 3.33 ignores it ("we don't track/need this anymore");
+		 * t/run-fio-tests.py passes it on every call */
+		char *end;
+
+		errno = 0;
+		if (!val || strtoul(val, &end, 10) == 0 || errno || *end) {
+			fprintf(stderr, "iogap-probe: --max-jobs needs a positive number\n");
+			return -1;
+		}
+	} else if (!strcmp(key, "status-interval")) {
+		if (!val || iogap_parse_time_ns(val, 1000000000ULL, &a->status_interval_ns) ||
+		    a->status_interval_ns < 1000000ULL) {
+			fprintf(stderr, "iogap-probe: --status-interval needs a time of at least 1ms "
+				"(plain numbers are seconds)\n");
 			return -1;
 		}
 	} else if (!strcmp(key, "trace")) {
@@ -164,6 +197,32 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 	return 1;
 }
 
+struct report_sinks {
+	unsigned formats;
+	FILE *out, *json_out;
+};
+
+/* The results in every format asked for, in fio's order: terse, json, normal. */
+static void print_report(const struct report_sinks *rs, const struct iogap_run_report *report)
+{
+	if (rs->formats & IOGAP_OUT_TERSE)
+		iogap_output_terse(rs->out, report);
+	if (rs->formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS) && !rs->json_out)
+		iogap_output_json(rs->out, report, rs->formats & IOGAP_OUT_JSONPLUS);
+	if (rs->formats & IOGAP_OUT_NORMAL)
+		iogap_output_normal(rs->out, report);
+	if (rs->json_out)
+		iogap_output_json(rs->json_out, report, rs->formats & IOGAP_OUT_JSONPLUS);
+	fflush(rs->out);
+	if (rs->json_out)
+		fflush(rs->json_out);
+}
+
+static void print_status(const struct iogap_run_report *report, void *arg)
+{
+	print_report(arg, report);
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_args a = { .formats = IOGAP_OUT_NORMAL, .tag_writes = -1,
@@ -173,6 +232,7 @@ int main(int argc, char **argv)
 	bool have_global = false;
 	struct iogap_run_opts ro = { 0 };
 	struct iogap_run_report report;
+	struct report_sinks sinks;
 	char err[1024];
 	FILE *out = stdout, *json_out = NULL;
 	int rc = 1;
@@ -226,6 +286,16 @@ int main(int argc, char **argv)
 	}
 	/* as fio: command-line options before any --name are the defaults of
 	 * every job, job files included; job files are read after them */
+	for (size_t i = 0; a.showcmd && i < nr_jobfiles; i++) {
+		if (iogap_jobfile_showcmd(jobfiles[i], stdout, err, sizeof(err))) {
+			fprintf(stderr, "iogap-probe: %s\n", err);
+			goto out;
+		}
+	}
+	if (a.showcmd) {
+		rc = 0;
+		goto out;
+	}
 	for (size_t i = 0; i < nr_jobfiles; i++) {
 		if (iogap_jobfile_parse(jobfiles[i], have_global ? &cmd_global : NULL, &jobs, err,
 					sizeof(err))) {
@@ -268,6 +338,16 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (a.parse_only) {
+		for (size_t i = 0; i < jobs.nr; i++) {
+			if (iogap_job_finalize(&jobs.jobs[i], err, sizeof(err))) {
+				fprintf(stderr, "iogap-probe: %s\n", err);
+				goto out;
+			}
+		}
+		rc = 0;
+		goto out;
+	}
 	if (a.output_json) {
 		json_out = fopen(a.output_json, "w");
 		if (!json_out) {
@@ -291,17 +371,15 @@ int main(int argc, char **argv)
 	ro.producer = a.producer;
 	ro.version = VERSION_STRING;
 	ro.out = out;
+	sinks = (struct report_sinks){ .formats = a.formats, .out = out, .json_out = json_out };
+	ro.status_interval_ns = a.status_interval_ns;
+	ro.status = print_status;
+	ro.status_arg = &sinks;
 	if (iogap_run_jobs(&jobs, &ro, &report, err, sizeof(err))) {
 		fprintf(stderr, "iogap-probe: %s\n", err);
 		goto out;
 	}
-	/* fio's order: json before normal */
-	if (a.formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS) && !json_out)
-		iogap_output_json(out, &report, a.formats & IOGAP_OUT_JSONPLUS);
-	if (a.formats & IOGAP_OUT_NORMAL)
-		iogap_output_normal(out, &report);
-	if (json_out)
-		iogap_output_json(json_out, &report, a.formats & IOGAP_OUT_JSONPLUS);
+	print_report(&sinks, &report);
 	rc = 0;
 	for (size_t i = 0; i < report.nr; i++) {
 		const struct iogap_job_stat *st = &report.stats[i];

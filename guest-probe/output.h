@@ -50,6 +50,9 @@ unsigned iogap_report_percentiles(const struct iogap_job_stat *st, double *list)
 
 void iogap_output_json(FILE *f, const struct iogap_run_report *r, bool plus);
 
+/* fio's terse output, version 3 (--minimal): one line per reported job. */
+void iogap_output_terse(FILE *f, const struct iogap_run_report *r);
+
 /* Disk stats (fio's disk_util) for the block devices under the given
  * files: snapshot before the run, then finish after it. */
 struct iogap_disk_set;

@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -37,6 +39,8 @@
 #define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
 
 static volatile sig_atomic_t stop_requested;
+static _Atomic int exit_all;             /* exitall with exit_what=all */
+static _Atomic unsigned status_wanted;   /* --status-interval generation */
 
 struct worker {
 	pthread_t thread;
@@ -53,6 +57,7 @@ struct worker {
 	/* target */
 	int fd;
 	uint64_t region_start, region_len, io_budget;
+	uint64_t target_size;       /* of the whole file or device */
 	uint32_t min_bs;
 	uint64_t nblocks;
 
@@ -76,9 +81,17 @@ struct worker {
 	uint64_t seq_pos[IOGAP_DDIR_NR];
 	uint64_t last_offset;
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
+	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
+	uint64_t trim_offset;       /* trimwrite: the write follows this trim */
+	uint32_t trim_len;
+	bool write_after_trim;
+	uint64_t ios_total;         /* every I/O issued, for number_ios */
+	uint64_t last_think_blocks; /* thinktime: the count at the last pause */
 	uint64_t bytes_issued;
 	uint64_t ios_issued[IOGAP_DDIR_NR];
+	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
 	uint64_t writes_since_sync;
+	uint64_t written_lo, written_hi;  /* span written since the last sync_file_range */
 
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
@@ -98,6 +111,18 @@ struct worker {
 	uint64_t req_seq;
 	pid_t tid;
 
+	/* --status-interval: the main thread asks for a copy of stat by
+	 * bumping status_wanted; the worker answers in snap, then snap_done */
+	struct iogap_job_stat *snap;
+	unsigned snap_seen;
+	_Atomic unsigned snap_done;
+	_Atomic int terminate;      /* exitall: another job finished */
+	struct worker *all;         /* every worker of the run, for exitall */
+	unsigned segment;           /* which stonewall-separated run it is in */
+	size_t nall;
+	_Atomic int running;        /* 0 not started, 1 in its I/O loop (stat is
+				     * being updated), 2 done measuring */
+
 	/* progress, read by the main thread */
 	_Atomic uint64_t prog_bytes[IOGAP_DDIR_NR];
 	_Atomic uint64_t prog_ios[IOGAP_DDIR_NR];
@@ -113,6 +138,23 @@ struct worker {
 static bool job_writes(const struct iogap_job *j)
 {
 	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) != 0;
+}
+
+static bool job_trimwrite(const struct iogap_job *j)
+{
+	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) == (IOGAP_RW_WRITE | IOGAP_RW_TRIM);
+}
+
+/* Where clone c's region starts (fio's offset + offset_increment * c). */
+static uint64_t clone_offset(const struct iogap_job *j, unsigned c)
+{
+	return j->offset + (uint64_t)c * j->offset_increment;
+}
+
+/* The end of the last clone's region when the job gives a size. */
+static uint64_t job_end(const struct iogap_job *j)
+{
+	return clone_offset(j, j->numjobs - 1) + j->size;
 }
 
 static uint64_t file_or_dev_size(int fd)
@@ -193,6 +235,8 @@ static uint8_t pick_ddir(struct worker *w)
 {
 	unsigned rw = w->job->rw;
 
+	if (job_trimwrite(w->job))   /* fio: trim a block, then write it */
+		return w->write_after_trim ? IOGAP_OP_WRITE : IOGAP_OP_TRIM;
 	if ((rw & (IOGAP_RW_READ | IOGAP_RW_WRITE)) == (IOGAP_RW_READ | IOGAP_RW_WRITE))
 		return iogap_rand_below(&w->rnd_ddir, 100) < w->job->rwmix[0] ?
 			IOGAP_OP_READ : IOGAP_OP_WRITE;
@@ -237,6 +281,72 @@ static uint32_t pick_bs(struct worker *w, uint8_t ddir)
 	return j->bs[ddir];
 }
 
+#define NO_MORE_IO UINT64_MAX
+
+/* fio's get_next_seq_offset with an offset modifier (rw=read:8k holes,
+ * rw=read:-8k backwards), quirks included: the position is relative to
+ * the region but wraps against the file's size, a backward job starts
+ * from the region's length, and an offset past the region ends the job
+ * (fio's get_next_offset) unless it is time_based. */
+static uint64_t next_sequential_modified(struct worker *w, uint8_t ddir, uint32_t len)
+{
+	int64_t add = w->job->rw_seq_add;
+	uint64_t start = w->region_start, io_size = w->region_len, real = w->target_size;
+	uint64_t end = real > io_size ? io_size : real;
+	uint64_t last = w->seq_pos[ddir], pos;
+
+	if (last >= start + io_size && w->job->time_based)
+		last = start;
+	if (last >= real)
+		return NO_MORE_IO;
+	if (last == start && start && add < 0)
+		last = end;
+	pos = last - start;
+	if (pos) {
+		pos += (uint64_t)add;
+		if (pos >= real)
+			pos = add > 0 ? start : end + (uint64_t)add;
+	}
+	if (pos + len > io_size) {
+		if (!w->job->time_based)
+			return NO_MORE_IO;
+		pos = 0;
+	}
+	return start + pos;
+}
+
+/* The next sequential offset for ddir (wrapping at the end of the region,
+ * as fio does for time_based and io_size beyond size). */
+static uint64_t next_sequential(struct worker *w, uint8_t ddir, uint32_t len)
+{
+	uint64_t off = w->seq_pos[ddir];
+
+	if (w->job->rw_seq_add)
+		return next_sequential_modified(w, ddir, len);
+	if (off + len > w->region_start + w->region_len)
+		off = w->region_start;
+	return off;
+}
+
+/* percentage_random: does this I/O of a random pattern get a random offset? */
+static bool random_this_time(struct worker *w, uint8_t ddir)
+{
+	unsigned pct = w->job->percentage_random[ddir];
+
+	return pct >= 100 || iogap_rand_below(&w->rnd_seqrand, 100) < pct;
+}
+
+/* trimwrite: the write that follows a trim goes to the same block. */
+static uint64_t trim_done(struct worker *w, uint8_t ddir, uint64_t off, uint32_t len)
+{
+	if (ddir == IOGAP_OP_TRIM && job_trimwrite(w->job)) {
+		w->trim_offset = off;
+		w->trim_len = len;
+		w->write_after_trim = true;
+	}
+	return off;
+}
+
 /* May shrink *lenp when the random map has only a shorter free run. */
 static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 {
@@ -245,12 +355,17 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 	uint64_t end = w->region_start + w->region_len;
 	uint64_t off;
 
-	if (!(j->rw & IOGAP_RW_RAND)) {
-		off = w->seq_pos[ddir];
-		if (off + len > end)
-			off = w->region_start;   /* wrap, as fio does for time_based */
-		w->seq_pos[ddir] = off + len + j->rw_seq_nr;
-		return off;
+	if (w->write_after_trim && ddir == IOGAP_OP_WRITE) {   /* trimwrite */
+		w->write_after_trim = false;
+		*lenp = w->trim_len;
+		return w->trim_offset;
+	}
+	if (!(j->rw & IOGAP_RW_RAND) || !random_this_time(w, ddir)) {
+		off = next_sequential(w, ddir, len);
+		if (off == NO_MORE_IO)
+			return off;
+		w->seq_pos[ddir] = off + len;
+		return trim_done(w, ddir, off, len);
 	}
 	if (w->seq_left) {
 		w->seq_left--;
@@ -281,7 +396,9 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		off = end - len - (end - len - w->region_start) % w->min_bs;
 	if (j->rw_seq_nr > 1)
 		w->seq_left = j->rw_seq_nr - 1;
-	return w->last_offset = off;
+	if (j->percentage_random[ddir] < 100)
+		w->seq_pos[ddir] = off + len;   /* the sequential share continues here */
+	return trim_done(w, ddir, w->last_offset = off, len);
 }
 
 static void stamp_tags(struct worker *w, struct iogap_io *io)
@@ -301,6 +418,15 @@ static void stamp_tags(struct worker *w, struct iogap_io *io)
 }
 
 /* ---- accounting ---------------------------------------------------------- */
+
+/* fio's continue_on_error: EIO and EILSEQ of the named directions are
+ * counted (total_err, first_error) and the job goes on. */
+static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io)
+{
+	unsigned cls = io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
+
+	return j->continue_on_error & cls && (io->result == -EIO || io->result == -EILSEQ);
+}
 
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
 {
@@ -322,9 +448,10 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	}
 	if (io->result < 0) {
 		st->total_err_count++;
-		if (!st->error) {
-			st->error = (int)-io->result;
+		if (!st->first_error)
 			st->first_error = (int)-io->result;
+		if (!st->error && !error_survivable(j, io)) {
+			st->error = (int)-io->result;
 			snprintf(st->verror, sizeof(st->verror), "%s", strerror((int)-io->result));
 		}
 		return;
@@ -336,26 +463,30 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	ds->io_bytes += (uint64_t)io->result;
 	w->sample_bytes[io->ddir] += (uint64_t)io->result;
 	w->sample_ios[io->ddir]++;
-	if (has_slat) {
+	if (has_slat && !j->disable_slat) {
 		uint64_t slat = io->issue_ns - io->start_ns;
 
 		iogap_io_stat_add(&ds->lat[IOGAP_SLAT], slat);
 		if (j->slat_percentiles)
 			ds->plat[IOGAP_SLAT][iogap_plat_val_to_idx(slat)]++;
 	}
-	iogap_io_stat_add(&ds->lat[IOGAP_CLAT], clat);
-	iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
-	ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
-	if (j->lat_percentiles)
-		ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
-	iogap_lat_bucket_add(st, clat);
+	if (!j->disable_clat) {
+		iogap_io_stat_add(&ds->lat[IOGAP_CLAT], clat);
+		ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
+		iogap_lat_bucket_add(st, clat);
+	}
+	if (!j->disable_lat) {
+		iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
+		if (j->lat_percentiles)
+			ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
+	}
 }
 
 static void add_samples(struct worker *w, uint64_t now)
 {
 	uint64_t span = now - w->last_sample_ns;
 
-	if (span == 0)
+	if (span == 0 || w->job->disable_bw)
 		return;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (!(w->job->rw & (1u << d)))
@@ -376,6 +507,7 @@ static void end_ramp(struct worker *w, uint64_t now)
 	w->next_sample = now + SAMPLE_WINDOW_NS;
 	w->rate_start = now;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
+	memset(w->bytes_dir_issued, 0, sizeof(w->bytes_dir_issued));
 	getrusage(RUSAGE_THREAD, &w->ru_start);
 }
 
@@ -418,7 +550,7 @@ static int reap(struct worker *w, unsigned min, unsigned queued)
 		w->stat.total_complete++;
 	}
 	for (int i = 0; i < n; i++) {
-		account(w, w->done[i], now, true);
+		account(w, w->done[i], now, !w->ectx.sync);
 		put_slot(w, w->done[i]);
 	}
 	return n;
@@ -458,7 +590,22 @@ static int drain(struct worker *w, unsigned *queued)
 	return 0;
 }
 
-static int do_sync(struct worker *w, unsigned *queued, bool data_only)
+enum sync_kind { SYNC_FSYNC, SYNC_FDATASYNC, SYNC_FILE_RANGE };
+
+/* sync_file_range over the span written since the last one, as fio */
+static int sync_range(struct worker *w)
+{
+	uint64_t from = w->written_lo, len = w->written_hi - w->written_lo;
+
+	w->written_lo = UINT64_MAX;
+	w->written_hi = 0;
+	if (from == UINT64_MAX)
+		return 0;
+	return sync_file_range(w->fd, (off_t)from, (off_t)len, w->job->sync_file_range_flags) ?
+		-errno : 0;
+}
+
+static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind)
 {
 	struct iogap_io io = { .request_id = ++w->req_seq | ((uint64_t)w->thread_number << 40) };
 	uint64_t done;
@@ -470,34 +617,101 @@ static int do_sync(struct worker *w, unsigned *queued, bool data_only)
 	if (w->ops->flush)
 		r = w->ops->flush(&w->ectx);   /* 0 or -errno */
 	else
-		r = (data_only ? fdatasync(w->fd) : fsync(w->fd)) ? -errno : 0;
+		r = kind == SYNC_FILE_RANGE ? sync_range(w) :
+		    (kind == SYNC_FDATASYNC ? fdatasync(w->fd) : fsync(w->fd)) ? -errno : 0;
 	done = iogap_now_ns();
 	io.result = r;
 	record_io(w, &io, done, IOGAP_OP_FLUSH, IOGAP_REC_SYNC_OP);
 	if (!w->in_ramp) {
 		iogap_io_stat_add(&w->stat.sync_stat, done - io.issue_ns);
 		w->stat.sync_plat[iogap_plat_val_to_idx(done - io.issue_ns)]++;
-		w->stat.total_sync++;
+		/* fio's total_ios here counts fsyncs only (its DDIR_SYNC); the
+		 * latencies of fdatasync and sync_file_range join theirs */
+		w->stat.total_sync += kind == SYNC_FSYNC;
 	}
 	return r;
 }
 
+/* fio's exitall: this job is done, so are the others exit_what names
+ * (those of its group; every running one; or every one, none to start). */
+static void exit_others(struct worker *w)
+{
+	for (size_t i = 0; i < w->nall; i++) {
+		struct worker *o = &w->all[i];
+
+		bool hit = w->job->exit_what == IOGAP_EXIT_ALL ||
+			   (w->job->exit_what == IOGAP_EXIT_STONEWALL && o->segment == w->segment) ||
+			   o->groupid == w->groupid;
+
+		if (hit)
+			atomic_store(&o->terminate, 1);
+	}
+	if (w->job->exit_what == IOGAP_EXIT_ALL)
+		atomic_store(&exit_all, 1);
+}
+
+/* CPU use and run times of the measured period up to t_stop, into st. */
+static void close_stats(const struct worker *w, struct iogap_job_stat *st, uint64_t t_stop)
+{
+	uint64_t ms = (t_stop - w->t_ramp_end) / 1000000ULL;
+	struct rusage ru_end;
+
+	getrusage(RUSAGE_THREAD, &ru_end);
+	st->usr_time_us = (uint64_t)((ru_end.ru_utime.tv_sec - w->ru_start.ru_utime.tv_sec) * 1000000LL +
+				     (ru_end.ru_utime.tv_usec - w->ru_start.ru_utime.tv_usec));
+	st->sys_time_us = (uint64_t)((ru_end.ru_stime.tv_sec - w->ru_start.ru_stime.tv_sec) * 1000000LL +
+				     (ru_end.ru_stime.tv_usec - w->ru_start.ru_stime.tv_usec));
+	st->ctx = (uint64_t)(ru_end.ru_nvcsw - w->ru_start.ru_nvcsw +
+			     ru_end.ru_nivcsw - w->ru_start.ru_nivcsw);
+	st->minf = (uint64_t)(ru_end.ru_minflt - w->ru_start.ru_minflt);
+	st->majf = (uint64_t)(ru_end.ru_majflt - w->ru_start.ru_majflt);
+	st->total_run_time_ms = ms;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (w->job->rw & (1u << d))
+			st->dir[d].runtime_ms = ms ? ms : 1;
+}
+
+/* --status-interval: answer the main thread's request with a copy of the
+ * statistics so far (cumulative from the job's start, as fio's dump). */
+static void answer_status(struct worker *w, uint64_t now)
+{
+	unsigned want = atomic_load_explicit(&status_wanted, memory_order_acquire);
+
+	if (want == w->snap_seen)
+		return;
+	memcpy(w->snap, &w->stat, sizeof(*w->snap));
+	if (!w->in_ramp)
+		close_stats(w, w->snap, now);
+	w->snap_seen = want;
+	atomic_store_explicit(&w->snap_done, want, memory_order_release);
+}
+
 static bool budget_left(const struct worker *w)
 {
+	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
+		return false;
 	return w->job->time_based || w->bytes_issued < w->io_budget;
 }
 
-/* Ahead of the rate: as fio (rate_ddir -> io_u_quiesce), first complete
- * every request in flight, then sleep.  Sleeping with requests in flight
- * would stamp their completions late (they are seen only when reaped). */
+/* rate_iops and rate: wait until this direction is due again.  Ahead of
+ * the rate: as fio (rate_ddir -> io_u_quiesce), first complete every request
+ * in flight, then sleep.  Sleeping with requests in flight would stamp their
+ * completions late (they are seen only when reaped). */
 static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 {
-	uint64_t rate = w->job->rate_iops[ddir], due;
+	uint64_t iops = w->job->rate_iops[ddir], bps = w->job->rate[ddir], due = 0;
 	int r = 0;
 
-	if (!rate || w->in_ramp)
+	if ((!iops && !bps) || w->in_ramp)
 		return 0;
-	due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / rate;
+	if (iops)
+		due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / iops;
+	if (bps) {
+		uint64_t by_bytes = w->rate_start +
+			(uint64_t)((double)w->bytes_dir_issued[ddir] * 1e9 / (double)bps);
+
+		due = by_bytes > due ? by_bytes : due;
+	}
 	if (iogap_now_ns() < due) {
 		/* the slot in hand (not yet queued) counts as in flight */
 		while (in_flight(w) > 1 && (r = commit(w, queued)) >= 0 &&
@@ -506,6 +720,49 @@ static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 		iogap_sleep_until_ns(due);
 	}
 	return r < 0 ? r : 0;
+}
+
+/* Queue io; while the engine answers BUSY, submit what it holds, reap,
+ * and offer the same request again (fio's FIO_Q_BUSY: requeue). */
+static int queue_retrying(struct worker *w, struct iogap_io *io, unsigned *queued)
+{
+	for (;;) {
+		int q = w->ops->queue(&w->ectx, io), r;
+
+		if (q != IOGAP_Q_BUSY)
+			return q;
+		r = commit(w, queued);
+		if (r >= 0 && in_flight(w) - 1 > *queued)   /* io's own slot is not in flight */
+			r = reap(w, 1, *queued + 1);
+		else if (r == 0)
+			r = -EBUSY;                          /* nothing to wait for: no progress */
+		if (r < 0)
+			return r;
+		if (w->ectx.sync)   /* fio re-stamps a requeued request */
+			io->issue_ns = iogap_now_ns();
+	}
+}
+
+/* fio's handle_thinktime: every thinktime_blocks I/Os (completed, or
+ * issued), let the queue drain, spin thinktime_spin, sleep the rest. */
+static int think(struct worker *w, unsigned *queued)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t blocks = j->thinktime_issued ? w->ios_total :
+			  w->done_ios[0] + w->done_ios[1] + w->done_ios[2];
+	uint64_t t;
+	int r;
+
+	if (blocks < w->last_think_blocks + j->thinktime_blocks)
+		return 0;
+	if ((r = drain(w, queued)) < 0)
+		return r;
+	t = iogap_now_ns();
+	while (iogap_now_ns() - t < j->thinktime_spin_ns)
+		;
+	iogap_sleep_until_ns(t + j->thinktime_ns);
+	w->last_think_blocks = blocks;
+	return 0;
 }
 
 static int run_loop(struct worker *w)
@@ -523,22 +780,33 @@ static int run_loop(struct worker *w)
 
 		if (w->in_ramp && now >= w->t_ramp_end)
 			end_ramp(w, now);
+		if (w->snap)
+			answer_status(w, now);
 		if (!w->in_ramp && now >= w->next_sample) {
 			add_samples(w, now);
 			w->next_sample += SAMPLE_WINDOW_NS;
 		}
+		/* as fio, the pause follows the I/O, the last one included */
+		if (j->thinktime_ns && !stop_requested && (r = think(w, &queued)) < 0)
+			break;
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
-		    !budget_left(w))
+		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
 			break;
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, false)) < 0)
+			if ((r = do_sync(w, &queued, SYNC_FSYNC)) < 0)
 				break;
 			continue;
 		}
 		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, true)) < 0)
+			if ((r = do_sync(w, &queued, SYNC_FDATASYNC)) < 0)
+				break;
+			continue;
+		}
+		if (j->sync_file_range_blocks && w->writes_since_sync >= j->sync_file_range_blocks) {
+			w->writes_since_sync = 0;
+			if ((r = do_sync(w, &queued, SYNC_FILE_RANGE)) < 0)
 				break;
 			continue;
 		}
@@ -567,6 +835,10 @@ static int run_loop(struct worker *w)
 		io->ddir = ddir;
 		io->len = pick_bs(w, ddir);
 		io->offset = pick_offset(w, ddir, &io->len);
+		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region */
+			put_slot(w, io);
+			break;
+		}
 		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
 			int zr = iogap_zbd_prep(w->zbd, io, w->seq_pos);
 
@@ -593,11 +865,13 @@ static int run_loop(struct worker *w)
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		io->start_ns = iogap_now_ns();
+		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
 		 * trims async engines run synchronously (async_ioengine_sync_trim) */
 		if (sync_engine || ddir == IOGAP_OP_TRIM)
-			io->issue_ns = io->start_ns;
-		q = w->ops->queue(&w->ectx, io);
+			io->issue_ns = w->ops->prep ? iogap_now_ns() : io->start_ns;
+		if (q == 0)
+			q = queue_retrying(w, io, &queued);
 		if (q < 0) {
 			io->result = q;
 			io->issue_ns = iogap_now_ns();
@@ -605,20 +879,20 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		if (q == IOGAP_Q_BUSY) {
-			if (w->zbd)   /* zbd.c: undo the write pointer reservation */
-				iogap_zbd_cancel(w->zbd, io);
-			put_slot(w, io);
-			if ((r = commit(w, &queued)) < 0 || (r = reap(w, 1, queued)) < 0)
-				break;
-			continue;
-		}
-		w->bytes_issued += io->len;
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)))   /* fio counts the writes */
+			w->bytes_issued += io->len;
 		w->ios_issued[ddir]++;
+		w->bytes_dir_issued[ddir] += io->len;
+		w->ios_total++;
 		if (!io->in_ramp)
 			w->stat.dir[ddir].total_io_u++;
-		if (ddir == IOGAP_OP_WRITE)
+		if (ddir == IOGAP_OP_WRITE) {
 			w->writes_since_sync++;
+			if (io->offset < w->written_lo)   /* sync_file_range's span */
+				w->written_lo = io->offset;
+			if (io->offset + io->len > w->written_hi)
+				w->written_hi = io->offset + io->len;
+		}
 		if (q == IOGAP_Q_COMPLETED) {
 			uint64_t done = iogap_now_ns();
 
@@ -633,11 +907,11 @@ static int run_loop(struct worker *w)
 			}
 			account(w, io, done, false);
 			put_slot(w, io);
-			if (io->result < 0)
+			if (w->stat.error)
 				break;
 			continue;
 		}
-		if (!(w->ops->flags & IOGAP_ENGINE_SETS_ISSUE))
+		if (!(w->ops->flags & IOGAP_ENGINE_SETS_ISSUE) && !sync_engine)
 			io->issue_ns = iogap_now_ns();
 		if (++queued >= j->iodepth_batch && (r = commit(w, &queued)) < 0)
 			break;
@@ -649,7 +923,7 @@ static int run_loop(struct worker *w)
 			r = d;
 	}
 	if (!r && j->end_fsync && job_writes(j))
-		r = do_sync(w, &queued, false);
+		r = do_sync(w, &queued, SYNC_FSYNC);
 	return r;
 }
 
@@ -678,7 +952,7 @@ static int open_target(struct worker *w)
 			snprintf(w->err, sizeof(w->err), "ioengine=%s needs a size", j->ioengine);
 			return -1;
 		}
-		size = j->offset + j->size;
+		size = job_end(j);
 	} else {
 		if (j->direct)
 			flags |= O_DIRECT;
@@ -694,13 +968,14 @@ static int open_target(struct worker *w)
 		}
 		size = file_or_dev_size(w->fd);
 	}
-	if (j->offset >= size) {
+	w->target_size = size;
+	w->region_start = clone_offset(j, w->clone);
+	if (w->region_start >= size) {
 		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
-			 j->filename, j->offset, size);
+			 j->filename, w->region_start, size);
 		return -1;
 	}
-	w->region_start = j->offset;
-	w->region_len = j->size ? j->size : size - j->offset;
+	w->region_len = j->size ? j->size : size - w->region_start;
 	if (size && w->region_start + w->region_len > size)
 		w->region_len = size - w->region_start;
 	w->min_bs = UINT32_MAX;
@@ -735,6 +1010,7 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_off, seed);
 	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
+	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 
 	w->ops = iogap_engine_find(j->ioengine);
 	if (open_target(w))
@@ -760,7 +1036,7 @@ static int setup_worker(struct worker *w)
 	w->ectx.fd = w->fd;
 	w->ectx.depth = j->iodepth;
 	w->ectx.now_ns = iogap_now_ns;
-	w->ectx.sync = w->ops->flags & IOGAP_ENGINE_SYNC;
+	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
 	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
 		if (!w->err[0])
 			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
@@ -872,6 +1148,7 @@ static void restart_pass(struct worker *w)
 		w->seq_pos[d] = w->region_start;
 	w->bytes_issued = 0;
 	w->seq_left = 0;
+	w->write_after_trim = false;
 	if (w->map.bits) {
 		memset(w->map.bits, 0, (w->map.nblocks + 63) / 64 * sizeof(uint64_t));
 		w->map.used = 0;
@@ -882,11 +1159,11 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct iogap_job *j = w->job;
-	struct rusage ru_end;
 	uint64_t t_stop;
 	int r = 0;
 
 	w->tid = (pid_t)syscall(SYS_gettid);
+	w->written_lo = UINT64_MAX;
 	w->stat.pid = w->tid;
 	if (j->startdelay_ns)
 		iogap_sleep_until_ns(iogap_now_ns() + j->startdelay_ns);
@@ -904,13 +1181,14 @@ static void *worker_main(void *arg)
 	if (!w->in_ramp)
 		end_ramp(w, w->t_start);
 	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
+	atomic_store(&w->running, 1);
 
 	/* fio's loops: the same job again, from the start of the region */
 	for (unsigned loop = 0; loop < j->loops; loop++) {
 		if (loop)
 			restart_pass(w);
 		r = run_loop(w);
-		if (r < 0 || w->stat.error || stop_requested ||
+		if (r < 0 || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
 		    (w->t_end && iogap_now_ns() >= w->t_end))
 			break;
 	}
@@ -920,24 +1198,13 @@ static void *worker_main(void *arg)
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));
 	}
 	if (!w->in_ramp) {
-		uint64_t ms = (t_stop - w->t_ramp_end) / 1000000ULL;
-
 		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
 			add_samples(w, t_stop);
-		getrusage(RUSAGE_THREAD, &ru_end);
-		w->stat.usr_time_us = (uint64_t)((ru_end.ru_utime.tv_sec - w->ru_start.ru_utime.tv_sec) * 1000000LL +
-						 (ru_end.ru_utime.tv_usec - w->ru_start.ru_utime.tv_usec));
-		w->stat.sys_time_us = (uint64_t)((ru_end.ru_stime.tv_sec - w->ru_start.ru_stime.tv_sec) * 1000000LL +
-						 (ru_end.ru_stime.tv_usec - w->ru_start.ru_stime.tv_usec));
-		w->stat.ctx = (uint64_t)(ru_end.ru_nvcsw - w->ru_start.ru_nvcsw +
-					 ru_end.ru_nivcsw - w->ru_start.ru_nivcsw);
-		w->stat.minf = (uint64_t)(ru_end.ru_minflt - w->ru_start.ru_minflt);
-		w->stat.majf = (uint64_t)(ru_end.ru_majflt - w->ru_start.ru_majflt);
-		w->stat.total_run_time_ms = ms;
-		for (int d = 0; d < IOGAP_DDIR_NR; d++)
-			if (j->rw & (1u << d))
-				w->stat.dir[d].runtime_ms = ms ? ms : 1;
+		close_stats(w, &w->stat, t_stop);
 	}
+	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
+	if (j->exitall)
+		exit_others(w);
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
 	return NULL;
@@ -947,7 +1214,7 @@ static void *worker_main(void *arg)
 
 static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 {
-	uint64_t need = j->offset + j->size;
+	uint64_t need = job_end(j);
 	struct stat st;
 	int fd;
 	char *buf;
@@ -979,6 +1246,16 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
 		return -1;
+	}
+	/* the job never touches what lies before its offset: leave a hole */
+	if (have < j->offset) {
+		if (ftruncate(fd, (off_t)j->offset)) {
+			snprintf(err, errlen, "%s: extending to offset %" PRIu64 ": %s", j->filename,
+				 j->offset, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		have = j->offset;
 	}
 	/* write real data: a sparse or fallocated file reads back zeros
 	 * without touching the device and would measure nothing */
@@ -1020,6 +1297,101 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	return 0;
 }
 
+/* Bytes layout_file will write for j: 0 for devices and big enough files. */
+static uint64_t layout_bytes(const struct iogap_job *j)
+{
+	uint64_t need = job_end(j), have = 0;
+	struct stat st;
+
+	if (!j->size || (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+		return 0;
+	if (stat(j->filename, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return 0;
+		have = (uint64_t)st.st_size;
+	}
+	if (have < j->offset)
+		have = j->offset;   /* a hole, see layout_file */
+	return need > have ? need - have : 0;
+}
+
+/* The directory a (possibly not yet existing) file will be created in. */
+static void parent_dir(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* Refuse, with the sizes, files to lay out that do not fit in the free
+ * space of their filesystems (all jobs' files together, per filesystem). */
+static int check_free_space(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		uint64_t want = layout_bytes(j), total = 0, avail;
+		char dir[4096];
+		struct statvfs vfs;
+		struct stat st;
+		dev_t dev;
+
+		if (!want)
+			continue;
+		parent_dir(j->filename, dir, sizeof(dir));
+		if (statvfs(dir, &vfs) || stat(dir, &st))
+			continue;   /* layout_file reports a missing directory */
+		dev = st.st_dev;
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		/* earlier jobs on the same filesystem lay out first (a file
+		 * shared by several jobs is counted at its largest need) */
+		for (size_t k = 0; k <= i; k++) {
+			const struct iogap_job *o = &jobs->jobs[k];
+			char odir[4096];
+			struct stat ost;
+			bool later_bigger = false;
+
+			parent_dir(o->filename, odir, sizeof(odir));
+			if (stat(odir, &ost) || ost.st_dev != dev)
+				continue;
+			for (size_t m = 0; m < jobs->nr && !later_bigger; m++)
+				later_bigger = m != k && !strcmp(jobs->jobs[m].filename, o->filename) &&
+					       (layout_bytes(&jobs->jobs[m]) > layout_bytes(o) ||
+						(layout_bytes(&jobs->jobs[m]) == layout_bytes(o) && m < k));
+			if (!later_bigger)
+				total += layout_bytes(o);
+		}
+		if (total > avail)
+			return iogap_seterr(err, errlen, "job '%s': %s: laying out %" PRIu64 " bytes "
+					    "(%" PRIu64 " for all files on that filesystem) does not fit in "
+					    "the %" PRIu64 " bytes free there; nothing was written",
+					    j->name, j->filename, want, total, avail);
+	}
+	return 0;
+}
+
+/* Checks that need no file: run before anything is laid out, so a job
+ * that cannot run creates nothing (as fio). */
+static int check_before_layout(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		struct stat st;
+		bool is_blk = stat(j->filename, &st) == 0 && S_ISBLK(st.st_mode);
+
+		if (j->zone_mode == IOGAP_ZONE_MODE_ZBD && !j->zone_size && !is_blk &&
+		    !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+			return iogap_seterr(err, errlen, "%s: zonesize is required for zonemode=zbd on a "
+					    "regular file (job '%s'; fio's rule, checked before any layout)",
+					    j->filename, j->name);
+	}
+	return check_free_space(jobs, err, errlen);
+}
+
 static void invalidate_cache(const struct iogap_job *j)
 {
 	struct stat st;
@@ -1032,6 +1404,58 @@ static void invalidate_cache(const struct iogap_job *j)
 	else
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
+}
+
+/* The zone size of a zoned block device (sysfs chunk_sectors), 0 if none. */
+static uint64_t device_zone_size(const struct stat *st)
+{
+	char path[128], buf[32];
+	unsigned long long sectors = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/chunk_sectors",
+		 major(st->st_rdev), minor(st->st_rdev));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		sectors = strtoull(buf, NULL, 10);
+	fclose(f);
+	return sectors * 512;
+}
+
+/* Options resolved against the target as it is now, before any layout:
+ * file_append (offset = the file's size, as fio) and sizes in zones on a
+ * zoned device whose zone size the job does not give. */
+static int resolve_target_options(struct iogap_job *j, char *err, size_t errlen)
+{
+	struct stat st;
+	bool exists = stat(j->filename, &st) == 0;
+
+	if (j->file_append && exists && S_ISREG(st.st_mode))
+		j->offset = (uint64_t)st.st_size;
+	if (j->size_nz || j->offset_nz || j->offset_increment_nz) {
+		uint64_t zs = exists && S_ISBLK(st.st_mode) ? device_zone_size(&st) : 0;
+
+		if (!zs)
+			return iogap_seterr(err, errlen, "job '%s': sizes in zones ('z') need zonesize= "
+					    "or a zoned block device (%s is neither)", j->name, j->filename);
+		iogap_job_resolve_zones(j, zs);
+	}
+	return 0;
+}
+
+/* fio's unlink=1: remove the job's regular files once it is done. */
+static void unlink_files(const struct iogap_job_list *jobs)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		struct stat st;
+
+		if (j->unlink && !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE) &&
+		    stat(j->filename, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(j->filename);
+	}
 }
 
 /* size=N% and offset=N% are of the existing file or device, rounded down
@@ -1116,7 +1540,92 @@ static void print_progress(struct worker *ws, size_t nr, uint64_t t0, uint64_t e
 
 /* ---- groups ---------------------------------------------------------- */
 
-static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts)
+/* Fold per-worker statistics (stats[i], or the workers' own) into the
+ * reported entries: group_reporting sums a group. */
+static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *const *stats,
+			const struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
+			uint64_t run_start, struct iogap_run_report *report)
+{
+	struct timespec ts;
+
+	report->stats = calloc(nw, sizeof(*report->stats));
+	if (!report->stats)
+		return -1;
+	for (size_t i = 0; i < nw; i++) {
+		struct worker *w = &ws[i];
+		const struct iogap_job_stat *st = stats ? stats[i] : &w->stat;
+		struct iogap_job_stat *into = NULL;
+
+		if (w->job->group_reporting) {
+			for (size_t k = 0; k < report->nr; k++) {
+				if (report->stats[k].groupid == w->groupid &&
+				    report->stats[k].job->group_reporting) {
+					into = &report->stats[k];
+					break;
+				}
+			}
+		}
+		if (into)
+			iogap_job_stat_merge(into, st);
+		else
+			report->stats[report->nr++] = *st;
+	}
+	report->timestamp = time(NULL);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	report->version = opts->version;
+	report->elapsed_ms = (iogap_now_ns() - run_start) / 1000000ULL;
+	report->global_kv = jobs->global_kv;
+	report->global_kv_nr = jobs->global_kv_nr;
+	return iogap_group_stats_compute(report);
+}
+
+/* --status-interval: every worker's statistics so far, printed by the
+ * caller's status callback.  Running workers answer from their I/O loop;
+ * finished ones give their final figures, those not started their zeros. */
+static void dump_status(struct worker *ws, size_t nw, const struct iogap_job_list *jobs,
+			const struct iogap_run_opts *opts, uint64_t run_start)
+{
+	struct iogap_job_stat **stats = calloc(nw, sizeof(*stats));
+	struct iogap_run_report report = { 0 };
+	unsigned want = atomic_fetch_add(&status_wanted, 1) + 1;
+
+	if (!stats)
+		return;
+	for (size_t i = 0; i < nw; i++) {
+		struct worker *w = &ws[i];
+
+		for (;;) {   /* a running worker answers after its current I/O */
+			int state = atomic_load(&w->running);
+
+			if (atomic_load(&w->finished)) {
+				stats[i] = &w->stat;
+				break;
+			}
+			if (state == 0 || (state == 1 && atomic_load_explicit(&w->snap_done,
+						memory_order_acquire) == want)) {
+				stats[i] = w->snap;   /* its answer, or zeros before it started */
+				break;
+			}
+			usleep(1000);
+		}
+	}
+	if (!build_report(ws, nw, stats, jobs, opts, run_start, &report))
+		opts->status(&report, opts->status_arg);
+	iogap_run_report_free(&report);
+	free(stats);
+}
+
+/* What --status-interval dumps: every worker of the run. */
+struct status_ctx {
+	struct worker *ws;
+	size_t nw;
+	const struct iogap_job_list *jobs;
+	uint64_t run_start, next;
+};
+
+static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts,
+		       struct status_ctx *sc)
 {
 	uint64_t t0 = iogap_now_ns(), expected = 0, prev_b[IOGAP_DDIR_NR] = { 0 },
 		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0;
@@ -1150,6 +1659,10 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 		if (all)
 			break;
 		usleep(50000);
+		if (opts->status_interval_ns && iogap_now_ns() >= sc->next) {
+			dump_status(sc->ws, sc->nw, sc->jobs, opts, sc->run_start);
+			sc->next += opts->status_interval_ns;
+		}
 		if (opts->progress && iogap_now_ns() - last >= 1000000000ULL) {
 			uint64_t now = iogap_now_ns();
 
@@ -1294,10 +1807,11 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 {
 	struct worker *ws;
 	size_t nw = 0, wi = 0;
-	unsigned groupid = 0;
+	unsigned groupid = 0, segment = 0;
 	uint64_t run_id = opts->run_id;
 	struct iogap_trace_writer *trace = NULL;
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
+	struct status_ctx sc;
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t run_start = iogap_now_ns();
 	int ret = -1;
@@ -1305,9 +1819,10 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
 		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
-		    resolve_percentages(&jobs->jobs[i], err, errlen))
+		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
+		    resolve_target_options(&jobs->jobs[i], err, errlen))
 			return -1;
-	if (check_targets(jobs, opts, err, errlen))
+	if (check_targets(jobs, opts, err, errlen) || check_before_layout(jobs, err, errlen))
 		return -1;
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
@@ -1340,6 +1855,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 
 		if (i > 0 && (j->stonewall || j->new_group))
 			groupid++;
+		segment += i > 0 && j->stonewall;
 		for (unsigned c = 0; c < j->numjobs; c++, wi++) {
 			struct worker *w = &ws[wi];
 
@@ -1352,6 +1868,9 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->run_id = run_id;
 			w->trace = trace;
 			w->zbd_set = zset;
+			w->all = ws;
+			w->nall = nw;
+			w->segment = segment;
 			w->fd = -1;
 			w->stat.groupid = groupid;
 			w->stat.thread_number = w->thread_number;
@@ -1388,6 +1907,16 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sc = (struct status_ctx){ .ws = ws, .nw = nw, .jobs = jobs, .run_start = run_start,
+				  .next = iogap_now_ns() + opts->status_interval_ns };
+	for (size_t i = 0; opts->status_interval_ns && i < nw; i++) {
+		ws[i].snap = malloc(sizeof(*ws[i].snap));
+		if (!ws[i].snap) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		*ws[i].snap = ws[i].stat;   /* the zeros of a worker not started yet */
+	}
 	{
 		struct iogap_disk_set *disks;
 		const char **files = calloc(jobs->nr, sizeof(*files));
@@ -1399,55 +1928,21 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		disks = iogap_disk_util_start(files, nf);
 		free(files);
 		/* stonewall splits execution; a job without it joins the running set */
-		for (size_t start = 0; start < nw && !stop_requested;) {
+		for (size_t start = 0; start < nw && !stop_requested && !atomic_load(&exit_all);) {
 			size_t end = start + 1;
 
 			while (end < nw && !(ws[end].clone == 0 && ws[end].job->stonewall))
 				end++;
-			run_segment(ws + start, end - start, opts);
+			run_segment(ws + start, end - start, opts, &sc);
 			start = end;
 		}
 		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
 	}
+	unlink_files(jobs);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 
-	/* fold workers into reported entries: group_reporting sums a group */
-	report->stats = calloc(nw, sizeof(*report->stats));
-	if (!report->stats) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nw; i++) {
-		struct worker *w = &ws[i];
-		struct iogap_job_stat *into = NULL;
-
-		if (w->job->group_reporting) {
-			for (size_t k = 0; k < report->nr; k++) {
-				if (report->stats[k].groupid == w->groupid &&
-				    report->stats[k].job->group_reporting) {
-					into = &report->stats[k];
-					break;
-				}
-			}
-		}
-		if (into)
-			iogap_job_stat_merge(into, &w->stat);
-		else
-			report->stats[report->nr++] = w->stat;
-	}
-	report->timestamp = time(NULL);
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-	}
-	report->version = opts->version;
-	report->elapsed_ms = (iogap_now_ns() - run_start) / 1000000ULL;
-	report->global_kv = jobs->global_kv;
-	report->global_kv_nr = jobs->global_kv_nr;
-	if (iogap_group_stats_compute(report)) {
+	if (build_report(ws, nw, NULL, jobs, opts, run_start, report)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -1465,6 +1960,8 @@ out:
 			ret = -1;
 		}
 	}
+	for (size_t i = 0; ws && i < nw; i++)
+		free(ws[i].snap);
 	free(ws);
 	iogap_zbd_free(zset);   /* zbd.c */
 	return ret;

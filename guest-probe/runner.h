@@ -22,6 +22,11 @@ struct iogap_run_opts {
 	enum iogap_producer producer;
 	const char *version;
 	FILE *out;                  /* job lines and banner (stdout if NULL) */
+	/* --status-interval: every status_interval_ns (0: never) the report
+	 * so far, cumulative from the start, goes to status(report, arg) */
+	uint64_t status_interval_ns;
+	void (*status)(const struct iogap_run_report *report, void *arg);
+	void *status_arg;
 };
 
 /* Run every job; fill report (entries in fio's reporting order).  Returns

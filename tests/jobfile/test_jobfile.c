@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Job-file parsing: fio syntax, defaults, and every rejection's message. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,13 +190,118 @@ static void test_cmdline(void)
 	iogap_job_list_free(&l);
 }
 
+/* parse and finalize one job; returns it in *l (free it) or NULL */
+static struct iogap_job *one_job(const char *text, struct iogap_job_list *l)
+{
+	if (parse(text, l) || l->nr != 1 || iogap_job_finalize(&l->jobs[0], err, sizeof(err)))
+		return NULL;
+	return &l->jobs[0];
+}
+
+/* The options issue 16 added, as parsed (their runs: tests/probe/test_options.sh). */
+static void test_fio_options(void)
+{
+	struct iogap_job_list l;
+	struct iogap_job *j;
+
+	j = one_job("[j]\nrw=read:-8k\n", &l);
+	ok(j && j->rw == IOGAP_RW_READ && j->rw_seq_add == -8192, "rw=read:-8k: backwards by 8k");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nrw=randread:8\n", &l);
+	ok(j && j->rw_seq_nr == 8 && j->rw_seq_add == 0, "rw=randread:8: a count, not a size");
+	iogap_job_list_free(&l);
+	rejects("[j]\nrw=randread:-8\n", "is a count", "a negative count for a random pattern");
+	j = one_job("[j]\nrw=trimwrite\n", &l);
+	ok(j && j->rw == (IOGAP_RW_TRIM | IOGAP_RW_WRITE), "trimwrite accepted");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nzonemode=zbd\nzonesize=4m\nsize=8z\noffset=2z\noffset_increment=1z\n", &l);
+	ok(j && j->size == 32u << 20 && j->offset == 8u << 20 && j->offset_increment == 4u << 20,
+	   "size=8z offset=2z offset_increment=1z with zonesize=4m: 32m, 8m, 4m");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nzonemode=zbd\nsize=524z\n", &l);
+	ok(j && j->size_nz == 524 && j->size == 0, "size=524z without zonesize: left for the device's zone size");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nsize=4z\n", &l);
+	ok(!j && strstr(err, "need zonemode=zbd"), "zones without zonemode=zbd: \"%s\"", err);
+	iogap_job_list_free(&l);
+	rejects("[j]\nsize=0z\n", "size must be greater than 0", "size=0z");
+	j = one_job("[j]\npercentage_random=30,70\n", &l);
+	ok(j && j->percentage_random[0] == 30 && j->percentage_random[1] == 70 &&
+	   j->percentage_random[2] == 70, "percentage_random=30,70: read 30, write and trim 70");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\ncontinue_on_error=io\n", &l);
+	ok(j && j->continue_on_error == (IOGAP_COE_READ | IOGAP_COE_WRITE), "continue_on_error=io");
+	iogap_job_list_free(&l);
+	rejects("[j]\ncontinue_on_error=some\n", "expected none, read, write, io, verify, all",
+		"bad continue_on_error");
+	j = one_job("[j]\ncpumask=0x5\n", &l);
+	ok(j && j->cpus_allowed_set && j->cpus_allowed[0] == 0x5, "cpumask=0x5: CPUs 0 and 2");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\ngtod_reduce=1\n", &l);
+	ok(j && j->disable_lat && j->disable_clat && j->disable_slat && j->disable_bw &&
+	   !j->clat_percentiles, "gtod_reduce=1 sets disable_lat/clat/slat/bw, no clat percentiles");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnumber_ios=100\nunlink=1\nfile_append=1\nclocksource=clock_gettime\n", &l);
+	ok(j && j->number_ios == 100 && j->unlink && j->file_append,
+	   "number_ios, unlink, file_append, clocksource");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=pvsync2\nhipri=1\nhipri_percentage=50\nnowait=1\n", &l);
+	ok(j && j->hipri && j->hipri_percentage == 50 && j->nowait, "pvsync2: hipri, hipri_percentage, nowait");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=libaio\nnowait=1\n", &l);
+	ok(!j && strstr(err, "options of ioengine=pvsync2"), "nowait on libaio: \"%s\"", err);
+	iogap_job_list_free(&l);
+	rejects("[j]\nfixedbufs=1\n", "option 'fixedbufs' belongs to ioengine=io_uring, whose option",
+		"an io_uring option iogap lacks");
+	rejects("[j]\nhostname=x\n", "belongs to ioengine=net, an engine iogap-probe does not have",
+		"an option of a missing engine");
+	j = one_job("[j]\ndirectory=/srv\nfilename_format=$jobname-$jobnum.dat\n", &l);
+	ok(j && !strcmp(j->filename, "/srv/j-0.dat"), "directory + filename_format: \"%s\"",
+	   j ? j->filename : err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nsync_file_range=wait_before,write,wait_after:8\n", &l);
+	ok(j && j->sync_file_range_blocks == 8 && j->sync_file_range_flags ==
+	   (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER),
+	   "sync_file_range=wait_before,write,wait_after:8");
+	iogap_job_list_free(&l);
+	rejects("[j]\nsync_file_range=flush:8\n", "flags are wait_before, write, wait_after",
+		"an unknown sync_file_range flag");
+	j = one_job("[j]\nbuffer_pattern=0xdeadface\"ab\"-12\n", &l);
+	ok(j && j->buffer_pattern_len == 10 &&
+	   !memcmp(j->buffer_pattern, "\xde\xad\xfa\xce" "ab" "\xf4\xff\xff\xff", 10),
+	   "buffer_pattern=0xdeadface\"ab\"-12: hex, string, a negative number in 4 bytes");
+	iogap_job_list_free(&l);
+	rejects("[j]\nbuffer_pattern=0xzz\n", "fio's pattern", "a bad pattern");
+	j = one_job("[j]\nrate=,500k\n", &l);
+	ok(j && j->rate[0] == 0 && j->rate[1] == 512000 && j->rate[2] == 0,
+	   "rate=,500k: writes only (fio's empty part)");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnrfiles=1\nopenfiles=1\nfile_service_type=roundrobin:4\n", &l);
+	ok(j != NULL, "nrfiles=1, openfiles, file_service_type: accepted (one file: no choice to make)");
+	iogap_job_list_free(&l);
+	rejects("[j]\nfile_service_type=lottery\n", "expected random, roundrobin",
+		"an unknown file_service_type");
+	j = one_job("[j]\nthinktime=10\nthinktime_spin=4\nthinktime_blocks_type=issue\n", &l);
+	ok(j && j->thinktime_ns == 10000 && j->thinktime_spin_ns == 4000 && j->thinktime_blocks == 1 &&
+	   j->thinktime_issued, "thinktime=10: usec, as fio; blocks 1 by default");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nexitall\nexit_what=stonewall\n", &l);
+	ok(j && j->exitall && j->exit_what == IOGAP_EXIT_STONEWALL, "exitall, exit_what=stonewall");
+	iogap_job_list_free(&l);
+	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
+	j = one_job("[j]\ntime_based=1\n", &l);
+	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
+	iogap_job_list_free(&l);
+}
+
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 30);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
 	test_rejections();
 	test_cmdline();
+	test_fio_options();
 	return tap_done();
 }

@@ -525,6 +525,46 @@ static void test_disk_util(void)
 	ok(iogap_disk_util_finish(NULL, &du) == 0 && du == NULL, "finish(NULL) reports nothing");
 }
 
+/* fio's terse v3 line: field count and positions (stat.c's order). */
+static void test_terse(void)
+{
+	static struct iogap_job_stat st;
+	struct iogap_disk_util du = { .name = "nvme9n1", .ios = { 7, 9 }, .msec = 100, .io_ticks = 50 };
+	struct iogap_run_report r = { .stats = &st, .nr = 1, .disks = &du, .disks_nr = 1,
+				      .version = "iogap-probe-test" };
+	char *line, *save = NULL, *tok, *f[160];
+	unsigned n = 0;
+
+	fixture_stat(&st);
+	snprintf(st.description, sizeof(st.description), "a job");
+	line = render(iogap_output_terse, &r);
+	ok(line && strchr(line, '\n') == line + strlen(line) - 1, "terse: one line");
+	for (tok = strtok_r(line, ";\n", &save); tok && n < 160; tok = strtok_r(NULL, ";\n", &save))
+		f[n++] = tok;
+	/* 5 general + 2 x 41 per direction + 5 cpu + 7 depths + 10 us + 12 ms + 9 disk + desc */
+	ok(n == 131, "terse: 131 fields with one disk and a description (%u)", n);
+	if (n != 131) {
+		free(line);
+		return;
+	}
+	ok(!strcmp(f[0], "3") && !strcmp(f[1], "iogap-probe-test") && !strcmp(f[2], "test") &&
+	   !strcmp(f[3], "0") && !strcmp(f[4], "0"), "terse: version 3, version string, name, group, error");
+	ok(!strcmp(f[5], "4706500") && !strcmp(f[6], "39220") && !strcmp(f[7], "9805") &&
+	   !strcmp(f[8], "120001"), "terse: read KiB, KiB/s, IOPS, runtime ms (%s %s %s %s)",
+	   f[5], f[6], f[7], f[8]);
+	ok(!strcmp(f[9], "39") && !strcmp(f[10], "6678") && !strcmp(f[11], "94.720000") &&
+	   !strcmp(f[12], "55.780000"), "terse: slat min, max, mean, stddev in usec");
+	ok(!strcmp(f[17], "1.000000%=0") && !strcmp(f[33], "99.990000%=3") &&
+	   !strcmp(f[34], "0%=0") && !strcmp(f[36], "0%=0"),
+	   "terse: 17 clat percentiles in usec, padded to 20 with 0%%=0 (%s %s %s)", f[17], f[33], f[34]);
+	ok(!strcmp(f[87], "2.199982%") && !strcmp(f[89], "1176675") && !strcmp(f[92], "100.0%"),
+	   "terse: cpu usr%%, ctx, then the depth shares (%s %s %s)", f[87], f[89], f[92]);
+	ok(!strcmp(f[99], "99.94%"), "terse: ns latencies fold into the first usec bucket (%s)", f[99]);
+	ok(!strcmp(f[121], "nvme9n1") && !strcmp(f[122], "7") && !strcmp(f[129], "50.00%") &&
+	   !strcmp(f[130], "a job"), "terse: disk name, ios, util, then the description");
+	free(line);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -536,6 +576,7 @@ int main(void)
 	test_job_line();
 	test_json();
 	test_disk_util();
+	test_terse();
 	tap_plan(tap_n);
 	return tap_done();
 }

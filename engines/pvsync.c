@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* pvsync: preadv/pwritev with one iovec, completed inline (fio's pvsync). */
+#include <errno.h>
+#include <sys/uio.h>
+
+#include "engine.h"
+#include "iogap/trace.h"
+
+static int pvsync_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+static int pvsync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };
+	ssize_t r;
+
+	switch (io->ddir) {
+	case IOGAP_OP_READ:
+		r = preadv(ctx->fd, &iov, 1, (off_t)io->offset);
+		break;
+	case IOGAP_OP_WRITE:
+		r = pwritev(ctx->fd, &iov, 1, (off_t)io->offset);
+		break;
+	case IOGAP_OP_TRIM:
+		iogap_engine_trim_io(ctx->fd, io);
+		return IOGAP_Q_COMPLETED;
+	default:
+		io->result = -EINVAL;
+		return IOGAP_Q_COMPLETED;
+	}
+	iogap_engine_set_result(io, (long)r);
+	return IOGAP_Q_COMPLETED;
+}
+
+static void pvsync_cleanup(struct iogap_engine_ctx *ctx)
+{
+	(void)ctx;
+}
+
+const struct iogap_engine_ops iogap_engine_pvsync = {
+	.name = "pvsync",
+	.flags = IOGAP_ENGINE_SYNC,
+	.init = pvsync_init,
+	.queue = pvsync_queue,
+	.cleanup = pvsync_cleanup,
+};

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pvsync2: preadv2/pwritev2 with one iovec, completed inline (fio's
+ * pvsync2).  Engine options as fio's: hipri sets RWF_HIPRI (polled
+ * completion) on hipri_percentage percent of the requests, nowait sets
+ * RWF_NOWAIT (EAGAIN instead of blocking).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "engine.h"
+#include "iogap/trace.h"
+#include "job.h"
+#include "rand.h"
+
+struct pvsync2_state {
+	struct iogap_rand hipri_rand;
+	int flags;                /* RWF_NOWAIT, for every request */
+};
+
+static int pvsync2_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
+{
+	struct pvsync2_state *s = calloc(1, sizeof(*s));
+
+	(void)err;
+	(void)errlen;
+	if (!s)
+		return -ENOMEM;
+	iogap_rand_seed(&s->hipri_rand, ctx->job->randseed ^ 0x4869707269ULL);
+	s->flags = ctx->job->nowait ? RWF_NOWAIT : 0;
+	ctx->priv = s;
+	return 0;
+}
+
+static int pvsync2_flags(struct iogap_engine_ctx *ctx)
+{
+	struct pvsync2_state *s = ctx->priv;
+	const struct iogap_job *j = ctx->job;
+
+	/* fio: rand_between(1, 100) <= hipri_percentage */
+	if (j->hipri && iogap_rand_below(&s->hipri_rand, 100) < j->hipri_percentage)
+		return s->flags | RWF_HIPRI;
+	return s->flags;
+}
+
+static int pvsync2_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };
+	ssize_t r;
+
+	switch (io->ddir) {
+	case IOGAP_OP_READ:
+		r = preadv2(ctx->fd, &iov, 1, (off_t)io->offset, pvsync2_flags(ctx));
+		break;
+	case IOGAP_OP_WRITE:
+		r = pwritev2(ctx->fd, &iov, 1, (off_t)io->offset, pvsync2_flags(ctx));
+		break;
+	case IOGAP_OP_TRIM:
+		iogap_engine_trim_io(ctx->fd, io);
+		return IOGAP_Q_COMPLETED;
+	default:
+		io->result = -EINVAL;
+		return IOGAP_Q_COMPLETED;
+	}
+	iogap_engine_set_result(io, (long)r);
+	return IOGAP_Q_COMPLETED;
+}
+
+static void pvsync2_cleanup(struct iogap_engine_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+const struct iogap_engine_ops iogap_engine_pvsync2 = {
+	.name = "pvsync2",
+	.flags = IOGAP_ENGINE_SYNC,
+	.init = pvsync2_init,
+	.queue = pvsync2_queue,
+	.cleanup = pvsync2_cleanup,
+};

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio's terse output, version 3 (--minimal, --output-format=terse): one
+ * semicolon-separated line per reported job, fields in the order of fio
+ * 3.33's show_thread_status_terse_all (and the HOWTO's "Terse output"),
+ * so scripts that cut fields out of fio's terse lines read ours.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "output.h"
+
+#define TERSE_VERSION 3
+#define TERSE_PERCENTILES 20      /* fio's FIO_IO_U_LIST_MAX_LEN */
+
+/* min;max;mean;stddev of a latency in usec (fio divides ns by 1000). */
+static void terse_lat(FILE *f, const struct iogap_io_stat *s)
+{
+	if (!s->samples) {
+		fprintf(f, ";%llu;%llu;%f;%f", 0ULL, 0ULL, 0.0, 0.0);
+		return;
+	}
+	fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%f;%f", s->min_val / 1000, s->max_val / 1000,
+		s->mean / 1000, iogap_io_stat_stddev(s) / 1000);
+}
+
+/* Twenty "P%=usec" fields: lat percentiles when enabled, else clat ones
+ * (zeros for a direction without samples), padded with "0%=0" as fio
+ * pads them. */
+static void terse_percentiles(FILE *f, const struct iogap_job_stat *st,
+			      const struct iogap_ddir_stat *ds)
+{
+	double list[IOGAP_MAX_PERCENTILES];
+	uint64_t vals[IOGAP_MAX_PERCENTILES] = { 0 };
+	const uint64_t *plat = st->lat_percentiles ? ds->plat[IOGAP_LAT] :
+			       st->clat_percentiles ? ds->plat[IOGAP_CLAT] : NULL;
+	unsigned i, nr = 0;
+
+	if (plat) {
+		nr = iogap_report_percentiles(st, list);
+		iogap_plat_percentiles(plat, list, nr, vals);
+	}
+	for (i = 0; i < TERSE_PERCENTILES; i++) {
+		if (i >= nr)
+			fputs(";0%=0", f);
+		else
+			fprintf(f, ";%f%%=%" PRIu64, list[i], vals[i] / 1000);
+	}
+}
+
+/* fio's show_ddir_status_terse for one direction. */
+static void terse_ddir(FILE *f, const struct iogap_job_stat *st,
+		       const struct iogap_group_stat *rs, unsigned d)
+{
+	const struct iogap_ddir_stat *ds = &st->dir[d];
+	uint64_t bw = 0, iops = 0;
+
+	if (ds->runtime_ms) {
+		bw = 1000 * ds->io_bytes / ds->runtime_ms / 1024;
+		iops = 1000 * ds->total_io_u / ds->runtime_ms;
+	}
+	fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, ds->io_bytes >> 10, bw, iops,
+		ds->runtime_ms);
+	terse_lat(f, &ds->lat[IOGAP_SLAT]);
+	terse_lat(f, &ds->lat[IOGAP_CLAT]);
+	terse_percentiles(f, st, ds);
+	terse_lat(f, &ds->lat[IOGAP_LAT]);
+	if (ds->bw.samples) {
+		double p_of_agg = 100.0;
+		uint64_t agg_kib = rs ? rs->agg_bw[d] / 1024 : 0;
+
+		if (agg_kib) {
+			p_of_agg = ds->bw.mean * 100 / (double)agg_kib;
+			if (p_of_agg > 100.0)
+				p_of_agg = 100.0;
+		}
+		fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%f%%;%f;%f", ds->bw.min_val, ds->bw.max_val,
+			p_of_agg, ds->bw.mean, iogap_io_stat_stddev(&ds->bw));
+	} else {
+		fprintf(f, ";%llu;%llu;%f%%;%f;%f", 0ULL, 0ULL, 0.0, 0.0, 0.0);
+	}
+}
+
+/* fio's stat_calc_lat share of all issued I/Os (non-zero at least 0.01%). */
+static double lat_share(uint64_t n, uint64_t total)
+{
+	double v;
+
+	if (!total)
+		return 0.0;
+	v = (double)n / (double)total * 100.0;
+	return v < 0.01 && n ? 0.01 : v;
+}
+
+static double depth_share(uint64_t n, uint64_t total)
+{
+	double v;
+
+	if (!total)
+		return 0.0;
+	v = (double)n / (double)total * 100.0;
+	return v < 0.1 && n ? 0.1 : v;
+}
+
+static void terse_disk(FILE *f, const struct iogap_disk_util *du)
+{
+	double util = du->msec ? 100.0 * (double)du->io_ticks / (double)du->msec : 0.0;
+
+	if (util > 100.0)
+		util = 100.0;
+	fprintf(f, ";%s;%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64
+		";%" PRIu64 ";%3.2f%%", du->name, du->ios[0], du->ios[1], du->merges[0],
+		du->merges[1], du->ticks[0], du->ticks[1], du->time_in_queue, util);
+	if (du->slavecount) {
+		uint64_t n = du->slavecount;
+
+		fprintf(f, ";slaves;%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64
+			";%" PRIu64 ";%" PRIu64 ";%3.2f%%", du->agg_ios[0] / n, du->agg_ios[1] / n,
+			du->agg_merges[0] / n, du->agg_merges[1] / n, du->agg_ticks[0] / n,
+			du->agg_ticks[1] / n, du->agg_time_in_queue / n, du->agg_max_util);
+	}
+}
+
+static bool continue_on_error(const struct iogap_job *job)
+{
+	const char *v = NULL;
+
+	for (size_t i = 0; job && i < job->kv_nr; i++)
+		if (job->kv[i].key && !strcmp(job->kv[i].key, "continue_on_error"))
+			v = job->kv[i].value ? job->kv[i].value : "";
+	return v && strcmp(v, "none") && strcmp(v, "0");
+}
+
+static void terse_job(FILE *f, const struct iogap_run_report *r, const struct iogap_job_stat *st)
+{
+	const struct iogap_group_stat *rs = NULL;
+	uint64_t issued = 0, ns_total = 0;
+	double usr = 0, sys = 0;
+	unsigned d, i;
+
+	for (i = 0; i < r->groups_nr; i++)
+		if (r->groups[i].groupid == st->groupid)
+			rs = &r->groups[i];
+	for (d = 0; d < IOGAP_DDIR_NR; d++)
+		issued += st->dir[d].total_io_u;
+
+	fprintf(f, "%d;%s;%s;%u;%d", TERSE_VERSION, r->version, st->name, st->groupid, st->error);
+	/* version 3: read and write, no trim */
+	terse_ddir(f, st, rs, 0);
+	terse_ddir(f, st, rs, 1);
+
+	if (st->total_run_time_ms) {   /* cpu times in whole ms, as fio */
+		usr = (double)(st->usr_time_us / 1000) * 100 / (double)st->total_run_time_ms;
+		sys = (double)(st->sys_time_us / 1000) * 100 / (double)st->total_run_time_ms;
+	}
+	fprintf(f, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, usr, sys, st->ctx, st->majf,
+		st->minf);
+	for (i = 0; i < IOGAP_DEPTH_MAP_NR; i++)
+		fprintf(f, ";%3.1f%%", depth_share(st->io_u_map[i], issued));
+	/* fio's stat_calc_lat_nu: the ns buckets fold into the first us one */
+	for (i = 0; i < IOGAP_LAT_N_NR; i++)
+		ns_total += st->io_u_lat_n[i];
+	for (i = 0; i < IOGAP_LAT_U_NR; i++)
+		fprintf(f, ";%3.2f%%", lat_share(st->io_u_lat_u[i], issued) +
+			(i == 0 && issued ? 100.0 * (double)ns_total / (double)issued : 0.0));
+	for (i = 0; i < IOGAP_LAT_M_NR; i++)
+		fprintf(f, ";%3.2f%%", lat_share(st->io_u_lat_m[i], issued));
+	for (i = 0; i < r->disks_nr; i++)
+		terse_disk(f, &r->disks[i]);
+	if (continue_on_error(st->job))
+		fprintf(f, ";%" PRIu64 ";%d", st->total_err_count, st->first_error);
+	if (st->description[0])
+		fprintf(f, ";%s", st->description);
+	fputc('\n', f);
+}
+
+void iogap_output_terse(FILE *f, const struct iogap_run_report *r)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		terse_job(f, r, &r->stats[i]);
+}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# The sync-family engines and posixaio beside fio 3.33: the same number of
+# I/Os, fio's slat rule (none for engines that complete inline), fio's
+# depth for queued engines, pvsync2's flags, and the data mmap writes.
+. "$(dirname "$0")/lib.sh"
+echo "1..12"
+FIO=${FIO:-fio}
+cd "$WORK" || exit 1
+head -c 4m /dev/urandom > e.dat
+# job JSON field: jq-like access with python
+field() { python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+v = j
+for k in sys.argv[2].split("."):
+    v = v[k]
+print(v)' "$@"; }
+
+for e in sync psync vsync pvsync pvsync2 posixaio mmap; do
+	"$PROBE" --output-format=json --name=x --ioengine=$e --rw=randread --size=4m --iodepth=4 \
+		--filename=e.dat > p-$e.json 2> p-$e.err &&
+	"$FIO" --output-format=json --name=x --ioengine=$e --rw=randread --size=4m --iodepth=4 \
+		--filename=e.dat 2> /dev/null | sed -n '/^{/,$p' > f-$e.json
+	got="$(field p-$e.json read.total_ios) $(field p-$e.json read.slat_ns.N) $(field p-$e.json latency_depth)"
+	want="$(field f-$e.json read.total_ios) $(field f-$e.json read.slat_ns.N) $(field f-$e.json latency_depth)"
+	[ "$got" = "$want" ] && [ "$(field p-$e.json error)" = 0 ]
+	ok $? "ioengine=$e: I/Os, slat samples and depth as fio's ($got; fio: $want)"
+done
+
+grep -q "queue depth will be capped at 1" p-sync.err && grep -q capped p-vsync.err &&
+	! grep -q capped p-posixaio.err
+ok $? "iodepth=4 on a synchronous engine (vsync too, as fio): fio's note"
+
+depth4() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["iodepth_level"]["4"])' "$1"; }
+python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 99)' "$(depth4 p-posixaio.json)"
+ok $? "posixaio keeps 4 requests in flight: $(depth4 p-posixaio.json)% of submissions at depth 4 (fio: $(depth4 f-posixaio.json)%)"
+
+dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
+nw() { "$1" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --rw=read --size=1m --filename=h.dat \
+	--output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"; }
+nw "$PROBE" nw-p.json; nw "$FIO" nw-f.json
+[ "$(field nw-p.json error) $(field nw-p.json read.total_ios)" = \
+  "$(field nw-f.json error) $(field nw-f.json read.total_ios)" ] && [ "$(field nw-p.json error)" = 11 ]
+ok $? "pvsync2 nowait=1 on a file just dropped from the cache: EAGAIN on the first read, as fio"
+cat e.dat > /dev/null &&
+	"$PROBE" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --invalidate=0 --rw=read --size=1m \
+	--filename=e.dat --output-format=json > h.json && [ "$(field h.json error)" = 0 ] &&
+	! "$PROBE" --name=h --ioengine=psync --hipri=1 --size=1m --filename=e.dat 2> h.err &&
+	grep -q "options of ioengine=pvsync2" h.err
+ok $? "pvsync2 hipri+nowait on cached data completes; psync refuses hipri"
+
+"$PROBE" --name=w --ioengine=mmap --rw=write --bs=8k --size=1m --buffer_pattern=0xdeadbeef \
+	--filename=m.dat --output-format=json > m.json && [ "$(field m.json write.io_bytes)" = 1048576 ] &&
+	[ "$(od -An -tx1 -v m.dat | tr -d ' \n' | fold -w 8 | sort -u)" = deadbeef ]
+ok $? "mmap writes land in the file: 1 MiB of the pattern"
+finish
