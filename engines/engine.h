@@ -111,5 +111,10 @@ int iogap_engine_sync_trim(int fd, uint64_t offset, uint64_t len);
 void iogap_engine_trim_io(int fd, struct iogap_io *io);
 /* io->result from a read/write system call's return value (-errno on -1). */
 void iogap_engine_set_result(struct iogap_io *io, long ret);
+/* The queue op of the engines that complete inline through read/write
+ * system calls: rw reads or writes io (by io->ddir) and returns the call's
+ * result; trims are punched; the result is set; always completed. */
+int iogap_engine_sync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io,
+			    ssize_t (*rw)(struct iogap_engine_ctx *ctx, struct iogap_io *io));
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "iogap/trace.h"
 
 static const struct {
 	const char *name;
@@ -76,4 +77,21 @@ void iogap_engine_trim_io(int fd, struct iogap_io *io)
 void iogap_engine_set_result(struct iogap_io *io, long ret)
 {
 	io->result = ret < 0 ? -errno : (int64_t)ret;
+}
+
+int iogap_engine_sync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io,
+			    ssize_t (*rw)(struct iogap_engine_ctx *ctx, struct iogap_io *io))
+{
+	switch (io->ddir) {
+	case IOGAP_OP_READ:
+	case IOGAP_OP_WRITE:
+		iogap_engine_set_result(io, (long)rw(ctx, io));
+		break;
+	case IOGAP_OP_TRIM:
+		iogap_engine_trim_io(ctx->fd, io);
+		break;
+	default:
+		io->result = -EINVAL;
+	}
+	return IOGAP_Q_COMPLETED;
 }

@@ -14,26 +14,16 @@ static int psync_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 	return 0;
 }
 
+static ssize_t psync_rw(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	if (io->ddir == IOGAP_OP_READ)
+		return pread(ctx->fd, io->buf, io->len, (off_t)io->offset);
+	return pwrite(ctx->fd, io->buf, io->len, (off_t)io->offset);
+}
+
 static int psync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
-	ssize_t r;
-
-	switch (io->ddir) {
-	case IOGAP_OP_READ:
-		r = pread(ctx->fd, io->buf, io->len, (off_t)io->offset);
-		break;
-	case IOGAP_OP_WRITE:
-		r = pwrite(ctx->fd, io->buf, io->len, (off_t)io->offset);
-		break;
-	case IOGAP_OP_TRIM:
-		iogap_engine_trim_io(ctx->fd, io);
-		return IOGAP_Q_COMPLETED;
-	default:
-		io->result = -EINVAL;
-		return IOGAP_Q_COMPLETED;
-	}
-	iogap_engine_set_result(io, (long)r);
-	return IOGAP_Q_COMPLETED;
+	return iogap_engine_sync_queue(ctx, io, psync_rw);
 }
 
 static void psync_cleanup(struct iogap_engine_ctx *ctx)

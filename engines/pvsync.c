@@ -14,27 +14,18 @@ static int pvsync_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 	return 0;
 }
 
-static int pvsync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+static ssize_t pvsync_rw(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
 	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };
-	ssize_t r;
 
-	switch (io->ddir) {
-	case IOGAP_OP_READ:
-		r = preadv(ctx->fd, &iov, 1, (off_t)io->offset);
-		break;
-	case IOGAP_OP_WRITE:
-		r = pwritev(ctx->fd, &iov, 1, (off_t)io->offset);
-		break;
-	case IOGAP_OP_TRIM:
-		iogap_engine_trim_io(ctx->fd, io);
-		return IOGAP_Q_COMPLETED;
-	default:
-		io->result = -EINVAL;
-		return IOGAP_Q_COMPLETED;
-	}
-	iogap_engine_set_result(io, (long)r);
-	return IOGAP_Q_COMPLETED;
+	if (io->ddir == IOGAP_OP_READ)
+		return preadv(ctx->fd, &iov, 1, (off_t)io->offset);
+	return pwritev(ctx->fd, &iov, 1, (off_t)io->offset);
+}
+
+static int pvsync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	return iogap_engine_sync_queue(ctx, io, pvsync_rw);
 }
 
 static void pvsync_cleanup(struct iogap_engine_ctx *ctx)

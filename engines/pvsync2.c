@@ -44,27 +44,18 @@ static int pvsync2_flags(struct iogap_engine_ctx *ctx)
 	return s->flags;
 }
 
-static int pvsync2_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+static ssize_t pvsync2_rw(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
 	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };
-	ssize_t r;
 
-	switch (io->ddir) {
-	case IOGAP_OP_READ:
-		r = preadv2(ctx->fd, &iov, 1, (off_t)io->offset, pvsync2_flags(ctx));
-		break;
-	case IOGAP_OP_WRITE:
-		r = pwritev2(ctx->fd, &iov, 1, (off_t)io->offset, pvsync2_flags(ctx));
-		break;
-	case IOGAP_OP_TRIM:
-		iogap_engine_trim_io(ctx->fd, io);
-		return IOGAP_Q_COMPLETED;
-	default:
-		io->result = -EINVAL;
-		return IOGAP_Q_COMPLETED;
-	}
-	iogap_engine_set_result(io, (long)r);
-	return IOGAP_Q_COMPLETED;
+	if (io->ddir == IOGAP_OP_READ)
+		return preadv2(ctx->fd, &iov, 1, (off_t)io->offset, pvsync2_flags(ctx));
+	return pwritev2(ctx->fd, &iov, 1, (off_t)io->offset, pvsync2_flags(ctx));
+}
+
+static int pvsync2_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	return iogap_engine_sync_queue(ctx, io, pvsync2_rw);
 }
 
 static void pvsync2_cleanup(struct iogap_engine_ctx *ctx)

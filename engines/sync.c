@@ -39,29 +39,24 @@ static int sync_prep(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 	return 0;
 }
 
-static int sync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+/* read/write at the file position sync_prep set; the position follows */
+static ssize_t sync_rw(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
 	struct sync_state *s = ctx->priv;
 	ssize_t r;
 
-	switch (io->ddir) {
-	case IOGAP_OP_READ:
+	if (io->ddir == IOGAP_OP_READ)
 		r = read(ctx->fd, io->buf, io->len);
-		break;
-	case IOGAP_OP_WRITE:
+	else
 		r = write(ctx->fd, io->buf, io->len);
-		break;
-	case IOGAP_OP_TRIM:
-		iogap_engine_trim_io(ctx->fd, io);
-		return IOGAP_Q_COMPLETED;
-	default:
-		io->result = -EINVAL;
-		return IOGAP_Q_COMPLETED;
-	}
-	iogap_engine_set_result(io, (long)r);
 	s->pos_known = r >= 0;
 	s->pos = io->offset + (uint64_t)(r > 0 ? r : 0);
-	return IOGAP_Q_COMPLETED;
+	return r;
+}
+
+static int sync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
+{
+	return iogap_engine_sync_queue(ctx, io, sync_rw);
 }
 
 static void sync_cleanup(struct iogap_engine_ctx *ctx)
