@@ -38,6 +38,9 @@ void iogap_output_job_line(FILE *f, const struct iogap_job *job, unsigned groupi
 int iogap_group_stats_compute(struct iogap_run_report *r);
 
 void iogap_output_normal(FILE *f, const struct iogap_run_report *r);
+/* n as a percentage of total, any non-zero share below least shown as least
+ * (fio's stat_calc_lat: 0.01; stat_calc_dist: 0.1). */
+double iogap_share_pct(uint64_t n, uint64_t total, double least);
 
 /* fio's num2str (lib/num2str.c) into buf: maxlen significant characters,
  * pow2 picks KiB/MiB over kB/MB.  units: 0 none, 2 "B", 4 "B/s". */

@@ -120,17 +120,6 @@ static void ddir_json(struct jw *w, const struct iogap_job_stat *st,
 	jw_end(w);
 }
 
-/* fio's share computations (stat_calc_dist, stat_calc_lat). */
-static double share(uint64_t n, uint64_t total, double floor)
-{
-	double v;
-
-	if (!total)
-		return 0.0;
-	v = (double)n / (double)total * 100.0;
-	return v < floor && n ? floor : v;
-}
-
 static void depth_json(struct jw *w, const char *key, const uint64_t *map, uint64_t total,
 		       bool batch)
 {
@@ -140,7 +129,7 @@ static void depth_json(struct jw *w, const char *key, const uint64_t *map, uint6
 
 	jw_obj(w, key);
 	for (i = 0; i < IOGAP_DEPTH_MAP_NR; i++)
-		jw_float(w, batch ? batches[i] : depth[i], share(map[i], total, 0.1));
+		jw_float(w, batch ? batches[i] : depth[i], iogap_share_pct(map[i], total, 0.1));
 	jw_end(w);
 }
 
@@ -153,7 +142,7 @@ static void lat_share_json(struct jw *w, const char *key, const uint64_t *src,
 
 	jw_obj(w, key);
 	for (i = 0; i < nr; i++)
-		jw_float(w, ranges[i], share(src[i], total, 0.01));
+		jw_float(w, ranges[i], iogap_share_pct(src[i], total, 0.01));
 	jw_end(w);
 }
 

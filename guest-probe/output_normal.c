@@ -307,6 +307,16 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 	show_bw_iops(f, rs, ds, d);
 }
 
+double iogap_share_pct(uint64_t n, uint64_t total, double least)
+{
+	double v;
+
+	if (!total)
+		return 0.0;
+	v = (double)n / (double)total * 100.0;
+	return v < least && n ? least : v;
+}
+
 /* fio's stat_calc_lat: share of all issued I/Os, anything non-zero shown
  * as at least 0.01%. */
 static void calc_lat_share(const struct iogap_job_stat *st, const uint64_t *src,
@@ -317,14 +327,8 @@ static void calc_lat_share(const struct iogap_job_stat *st, const uint64_t *src,
 
 	for (d = 0; d < IOGAP_DDIR_NR; d++)
 		total += st->dir[d].total_io_u;
-	for (i = 0; i < nr; i++) {
-		dst[i] = 0.0;
-		if (!total)
-			continue;
-		dst[i] = (double)src[i] / (double)total * 100.0;
-		if (dst[i] < 0.01 && src[i])
-			dst[i] = 0.01;
-	}
+	for (i = 0; i < nr; i++)
+		dst[i] = iogap_share_pct(src[i], total, 0.01);
 }
 
 /* fio's show_lat: the non-empty buckets, five to a line. */
@@ -360,14 +364,8 @@ static void calc_dist(const uint64_t *map, uint64_t total, double *dist)
 {
 	unsigned i;
 
-	for (i = 0; i < IOGAP_DEPTH_MAP_NR; i++) {
-		dist[i] = 0.0;
-		if (!total)
-			continue;
-		dist[i] = (double)map[i] / (double)total * 100.0;
-		if (dist[i] < 0.1 && map[i])
-			dist[i] = 0.1;
-	}
+	for (i = 0; i < IOGAP_DEPTH_MAP_NR; i++)
+		dist[i] = iogap_share_pct(map[i], total, 0.1);
 }
 
 static void show_sync(FILE *f, const struct iogap_job_stat *st)

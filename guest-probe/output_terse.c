@@ -81,27 +81,6 @@ static void terse_ddir(FILE *f, const struct iogap_job_stat *st,
 	}
 }
 
-/* fio's stat_calc_lat share of all issued I/Os (non-zero at least 0.01%). */
-static double lat_share(uint64_t n, uint64_t total)
-{
-	double v;
-
-	if (!total)
-		return 0.0;
-	v = (double)n / (double)total * 100.0;
-	return v < 0.01 && n ? 0.01 : v;
-}
-
-static double depth_share(uint64_t n, uint64_t total)
-{
-	double v;
-
-	if (!total)
-		return 0.0;
-	v = (double)n / (double)total * 100.0;
-	return v < 0.1 && n ? 0.1 : v;
-}
-
 static void terse_disk(FILE *f, const struct iogap_disk_util *du)
 {
 	double util = du->msec ? 100.0 * (double)du->io_ticks / (double)du->msec : 0.0;
@@ -156,15 +135,15 @@ static void terse_job(FILE *f, const struct iogap_run_report *r, const struct io
 	fprintf(f, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, usr, sys, st->ctx, st->majf,
 		st->minf);
 	for (i = 0; i < IOGAP_DEPTH_MAP_NR; i++)
-		fprintf(f, ";%3.1f%%", depth_share(st->io_u_map[i], issued));
+		fprintf(f, ";%3.1f%%", iogap_share_pct(st->io_u_map[i], issued, 0.1));
 	/* fio's stat_calc_lat_nu: the ns buckets fold into the first us one */
 	for (i = 0; i < IOGAP_LAT_N_NR; i++)
 		ns_total += st->io_u_lat_n[i];
 	for (i = 0; i < IOGAP_LAT_U_NR; i++)
-		fprintf(f, ";%3.2f%%", lat_share(st->io_u_lat_u[i], issued) +
+		fprintf(f, ";%3.2f%%", iogap_share_pct(st->io_u_lat_u[i], issued, 0.01) +
 			(i == 0 && issued ? 100.0 * (double)ns_total / (double)issued : 0.0));
 	for (i = 0; i < IOGAP_LAT_M_NR; i++)
-		fprintf(f, ";%3.2f%%", lat_share(st->io_u_lat_m[i], issued));
+		fprintf(f, ";%3.2f%%", iogap_share_pct(st->io_u_lat_m[i], issued, 0.01));
 	for (i = 0; i < r->disks_nr; i++)
 		terse_disk(f, &r->disks[i]);
 	if (continue_on_error(st->job))
