@@ -38,9 +38,11 @@ dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
 nw() { "$1" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --rw=read --size=1m --filename=h.dat \
 	--output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"; }
 nw "$PROBE" nw-p.json; nw "$FIO" nw-f.json
-[ "$(field nw-p.json error) $(field nw-p.json read.total_ios)" = \
-  "$(field nw-f.json error) $(field nw-f.json read.total_ios)" ] && [ "$(field nw-p.json error)" = 11 ]
-ok $? "pvsync2 nowait=1 on a file just dropped from the cache: EAGAIN on the first read, as fio"
+# the reads before the first EAGAIN depend on what the cache still holds
+# (POSIX_FADV_DONTNEED can miss pages under load, for fio too)
+[ "$(field nw-p.json error)" = "$(field nw-f.json error)" ] && [ "$(field nw-p.json error)" = 11 ] &&
+	[ "$(field nw-p.json read.total_ios)" -lt 256 ]
+ok $? "pvsync2 nowait=1 on a file just dropped from the cache: EAGAIN ($(field nw-p.json read.total_ios) reads before it, fio $(field nw-f.json read.total_ios)), as fio"
 cat e.dat > /dev/null &&
 	"$PROBE" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --invalidate=0 --rw=read --size=1m \
 	--filename=e.dat --output-format=json > h.json && [ "$(field h.json error)" = 0 ] &&

@@ -80,9 +80,13 @@ ok $? "unlink=1: the job's file is gone afterwards"
 coe() { "$1" --name=h --ioengine=pvsync2 --nowait=1 --continue_on_error=all --rw=read --size=1m \
 	--filename=h.dat --output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"; }
 coe "$PROBE" c.json; coe "$FIO" cf.json
-q='(j["error"], j["read"]["total_ios"], j["total_err"], j["first_error"])'
-[ "$(J c.json "$q")" = "$(J cf.json "$q")" ]
-ok $? "continue_on_error=all: EAGAIN is not one it survives (fio's EIO/EILSEQ rule): $(J c.json "$q"), fio $(J cf.json "$q")"
+# How many reads precede the first EAGAIN depends on what the page cache still
+# holds (POSIX_FADV_DONTNEED can miss pages under load, for fio too): compare
+# the error fields with fio's, and that the job ended before the file's end.
+q='(j["error"], j["total_err"], j["first_error"])'
+[ "$(J c.json "$q")" = "$(J cf.json "$q")" ] && [ "$(J c.json "$q")" = "(11, 1, 11)" ] &&
+	[ "$(J c.json 'j["read"]["total_ios"]')" -lt 256 ]
+ok $? "continue_on_error=all: EAGAIN is not one it survives (fio's EIO/EILSEQ rule): $(J c.json "$q") after $(J c.json 'j["read"]["total_ios"]') reads, fio $(J cf.json "$q")"
 
 "$PROBE" --name=c --ioengine=null --size=1m --cpumask=0x1 --clocksource=cpu > /dev/null &&
 	! "$PROBE" --name=c --ioengine=null --size=1m --cpumask=0 2> /dev/null &&
