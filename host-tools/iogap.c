@@ -10,10 +10,9 @@
 #include <unistd.h>
 
 #include "demo_profile.h"
-#include "fio_import.h"
-#include "compare.h"
-#include "report.h"
-#include "run.h"
+#include "fio.h"
+#include "orchestration.h"
+#include "presentation.h"
 
 static void usage(FILE *f)
 {

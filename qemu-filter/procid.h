@@ -4,7 +4,7 @@
  * pid and the pid's start time.  The filter stores them in its ring (header
  * boot_id, info keys pid and pid_start); the host tools compare them with the
  * running system to tell a stale ring (its QEMU is gone) from a live one.
- * Header-only and dependency-free: host-tools/ringmap.c includes it too.
+ * Header-only and dependency-free: host-tools/orchestration/ringmap.c includes it too.
  */
 #ifndef IOGAP_QEMU_FILTER_PROCID_H
 #define IOGAP_QEMU_FILTER_PROCID_H

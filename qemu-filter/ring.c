@@ -191,7 +191,7 @@ static int create_file(struct iogap_ring *r, const char *path, char *err, size_t
 	r->created = true;
 	/*
 	 * Held until the fd closes, also by kill -9: the stale-ring cleanup
-	 * (host-tools/ringmap.c) never removes a ring whose lock is taken.  A
+	 * (host-tools/orchestration/ringmap.c) never removes a ring whose lock is taken.  A
 	 * failure only leaves it to the pid check there.
 	 */
 	(void)flock(fd, LOCK_SH | LOCK_NB);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Clock alignment and request pairing (host-tools/align.c) on synthetic
+ * Clock alignment and request pairing (host-tools/analysis/align.c) on synthetic
  * traces with a known truth (synth.h), plus adversarial inputs.
  */
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ring lifetime without QEMU: the filter's ring writer (qemu-filter/ring.c)
- * and the host side (host-tools/ringmap.c).
+ * and the host side (host-tools/orchestration/ringmap.c).
  *  - iogap_ring_remove_stale removes exactly the rings whose writer is gone
  *    (pid gone, pid reused, another boot, a zombie) and keeps rings whose writer runs or
  *    holds the ring open, files that are not rings, rings under other names,

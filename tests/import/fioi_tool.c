@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fio.h"
 #include "fio_import.h"
+#include "presentation.h"
 
 static void dump(const struct fioi_result *r)
 {

@@ -20,6 +20,7 @@
 #include "json_parse.h"
 #include "json_writer.h"
 #include "report.h"
+#include "presentation.h"
 #include "rundir.h"
 #include "trace_file.h"
 

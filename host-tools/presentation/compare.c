@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "compare.h"
+#include "presentation.h"
 #include "fio_import.h"
 #include "util.h"
 #include "json_parse.h"

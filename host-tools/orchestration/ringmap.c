@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ringmap.h"
-#include "../qemu-filter/procid.h"
+#include "procid.h"
 #include "trace_file.h"
 #include "util.h"
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "fio_import.h"
+#include "fio.h"
 #include "output.h"
 #include "util.h"
 

@@ -17,6 +17,7 @@
 
 #include "cpuload.h"
 #include "fio_import.h"
+#include "presentation.h"
 #include "util.h"
 
 enum level { L_INFO, L_WARNING, L_ERROR };

@@ -25,7 +25,7 @@
 #include "job.h"
 #include "json_writer.h"
 #include "preflight.h"
-#include "run.h"
+#include "orchestration.h"
 #include "ringmap.h"
 #include "rundir.h"
 #include "runlock.h"

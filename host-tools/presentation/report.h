@@ -93,6 +93,5 @@ struct iogap_series {
 int iogap_series_add(struct iogap_series *ser, uint64_t t, uint64_t bytes, uint64_t lat);
 void iogap_series_free(struct iogap_series *ser);
 
-int iogap_cmd_report(int argc, char **argv);
 
 #endif

@@ -91,6 +91,5 @@ const char *iogap_cmp_verdict(const struct iogap_cmp_result *r);
 /* Student's t quantile (0 < p < 1) for df > 0 degrees of freedom. */
 double iogap_cmp_t_quantile(double p, double df);
 
-int iogap_cmd_compare(int argc, char **argv);
 
 #endif

@@ -144,8 +144,5 @@ const char *fioi_num(const char *s, double *out);
  * source states exactly laid over it).  0, or -1 with err. */
 int fioi_write_json(const struct fioi_result *r, FILE *f, char *err, size_t errlen);
 
-/* Subcommands (docs/reports.md). */
-int iogap_cmd_import(int argc, char **argv);
-int iogap_cmd_lint(int argc, char **argv);
 
 #endif
