@@ -302,6 +302,75 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 	return 0;
 }
 
+/* records, t0 and njobs of a side whose probe records are rec: the VM's
+ * guest times are mapped with map and its t0 counts reads and writes only
+ * (the requests it pairs); a bare-metal side (map NULL) is on the host
+ * clock and its t0 counts every op outside ramp. */
+static void side_info(struct iogap_side_info *si, const struct iogap_records *rec,
+		      const struct iogap_clock_map *map)
+{
+	uint64_t t0 = UINT64_MAX;
+
+	si->present = true;
+	si->records += rec->nr;
+	for (size_t i = 0; i < rec->nr; i++) {
+		const struct iogap_trace_record *r = &rec->r[i];
+
+		if (r->job >= si->njobs)
+			si->njobs = r->job + 1u;
+		if (!(r->flags & IOGAP_REC_RAMP) && (!map || r->op <= IOGAP_OP_WRITE) &&
+		    r->start_ns < t0)
+			t0 = r->start_ns;
+	}
+	if (t0 != UINT64_MAX)
+		si->t0 = map ? iogap_guest_to_host(map, t0) : t0;
+}
+
+static void side_infos(struct iogap_rundir *rd)
+{
+	if (rd->have_vm) {
+		side_info(&rd->side[IOGAP_SIDE_VM], &rd->guest, &rd->pairing.map);
+		rd->side[IOGAP_SIDE_VM].records += rd->top.nr + rd->bottom.nr;
+	}
+	if (rd->have_bare)
+		side_info(&rd->side[IOGAP_SIDE_BARE], &rd->bare, NULL);
+	if (rd->have_matched)
+		side_info(&rd->side[IOGAP_SIDE_MATCHED], &rd->matched, NULL);
+}
+
+int iogap_rundir_each_pair(const struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
+			   char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	for (size_t i = 0; rd->have_vm && i < rd->pairing.nr; i++) {
+		int rc = fn(ctx, &rd->pairing.pairs[i]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
+			     iogap_record_visit fn, void *ctx, char *err, size_t errlen)
+{
+	const struct iogap_records *rec = side == IOGAP_SIDE_BARE ? &rd->bare :
+					  side == IOGAP_SIDE_MATCHED ? &rd->matched : NULL;
+
+	if (!rec) {
+		snprintf(err, errlen, "not a bare-metal side: %d", (int)side);
+		return -1;
+	}
+	for (size_t i = 0; rd->side[side].present && i < rec->nr; i++) {
+		int rc = fn(ctx, &rec->r[i]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
@@ -318,6 +387,7 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 		snprintf(err, errlen, "%s: no bare/ or vm/ results", dir);
 		goto fail;
 	}
+	side_infos(rd);
 	return 0;
 fail:
 	iogap_rundir_free(rd);

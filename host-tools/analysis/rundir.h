@@ -29,6 +29,19 @@ struct iogap_records {
 
 #define IOGAP_RUNDIR_MAX_REASONS 12
 
+/* The sides of a run directory: vm/, bare/, bare-matched/ (the bare-metal
+ * run at the VM's IOPS, `iogap run --match-load`). */
+enum iogap_side { IOGAP_SIDE_VM, IOGAP_SIDE_BARE, IOGAP_SIDE_MATCHED, IOGAP_SIDES };
+
+/* What a side holds, known once loaded, before any request is visited. */
+struct iogap_side_info {
+	bool present;
+	uint64_t records;         /* records in its traces (VM: guest + top + bottom) */
+	uint64_t t0;              /* host ns: earliest start of a measured request
+				   * (read or write outside ramp); 0 if none */
+	size_t njobs;             /* highest job index + 1 (0: no records) */
+};
+
 struct iogap_rundir {
 	/* matched: bare-matched/, the bare-metal run at the VM's IOPS
 	 * (`iogap run --match-load`) */
@@ -43,6 +56,7 @@ struct iogap_rundir {
 	/* the run's id: the manifest's, else the first probe trace's; 0 unknown */
 	uint64_t run_id;
 	bool have_manifest;
+	struct iogap_side_info side[IOGAP_SIDES];
 	/* why the data is incomplete, one reason each (none: complete) */
 	char incomplete[IOGAP_RUNDIR_MAX_REASONS][320];
 	size_t n_incomplete;
@@ -64,6 +78,21 @@ int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errl
  * bare/ or vm/ results", "DIR: traces from another run: …"). */
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen);
 void iogap_rundir_free(struct iogap_rundir *rd);
+
+/* The one way to go through a run's requests (every command's statistics
+ * come from these visits, nothing else reads the records): fn gets each
+ * request once, in trace order, and a non-zero return stops the visit and
+ * is returned.  -1 with err on a read error. */
+typedef int (*iogap_pair_visit)(void *ctx, const struct iogap_pair *p);
+typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r);
+
+/* The VM side: one pair per guest read/write record, ramp included, with
+ * the refined clock map's times (rd->pairing.map). */
+int iogap_rundir_each_pair(const struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
+			   char *err, size_t errlen);
+/* A bare-metal side (IOGAP_SIDE_BARE or IOGAP_SIDE_MATCHED): every record. */
+int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
+			     iogap_record_visit fn, void *ctx, char *err, size_t errlen);
 
 /* `iogap run --match-load`: the job files jobs[0..n) copied to
  * OUTDIR/jobI.fio (paths[I], malloc'd, freed by the caller even on error)

@@ -92,7 +92,7 @@ struct run_state {
 	bool manifest_failed;     /* said so on stderr already */
 };
 
-static void stage_stats(struct run_state *s);
+static int stage_stats(struct run_state *s, char *err, size_t errlen);
 
 __attribute__((format(printf, 2, 3)))
 static void warn(struct run_state *s, const char *fmt, ...)
@@ -664,8 +664,7 @@ static int align_vm(struct run_state *s, char *err, size_t errlen)
 	if (iogap_rundir_load(s->dir, &s->rd, err, errlen))
 		return -1;
 	s->have_pairing = s->rd.have_vm;
-	stage_stats(s);
-	return 0;
+	return stage_stats(s, err, errlen);
 }
 
 static void phase_json(struct jw *w, const struct phase *p)
@@ -900,27 +899,38 @@ static void print_summary(struct run_state *s)
 }
 
 /* Stage means over pairs seen at both filter layers, outside ramp. */
-static void stage_stats(struct run_state *s)
+struct stage_sums {
+	double sum[IOGAP_PAIR_DIRS][5];
+	uint64_t *n;
+};
+
+static int stage_add(void *ctx, const struct iogap_pair *p)
 {
-	double sum[IOGAP_PAIR_DIRS][5] = { { 0 } };
+	struct stage_sums *ss = ctx;
+	int d = p->guest->op;
 
-	for (size_t i = 0; i < s->rd.pairing.nr; i++) {
-		const struct iogap_pair *p = &s->rd.pairing.pairs[i];
-		int d = p->guest->op;
+	if (!p->top || !p->bottom || p->ambiguous || p->invalid || d >= IOGAP_PAIR_DIRS ||
+	    p->guest->flags & IOGAP_REC_RAMP)
+		return 0;
+	ss->sum[d][0] += (double)p->top_entry - (double)p->g_start;
+	ss->sum[d][1] += (double)p->bottom_entry - (double)p->top_entry;
+	ss->sum[d][2] += (double)p->bottom_exit - (double)p->bottom_entry;
+	ss->sum[d][3] += (double)p->top_exit - (double)p->bottom_exit;
+	ss->sum[d][4] += (double)p->g_complete - (double)p->top_exit;
+	ss->n[d]++;
+	return 0;
+}
 
-		if (!p->top || !p->bottom || p->ambiguous || p->invalid || d >= IOGAP_PAIR_DIRS ||
-		    p->guest->flags & IOGAP_REC_RAMP)
-			continue;
-		sum[d][0] += (double)p->top_entry - (double)p->g_start;
-		sum[d][1] += (double)p->bottom_entry - (double)p->top_entry;
-		sum[d][2] += (double)p->bottom_exit - (double)p->bottom_entry;
-		sum[d][3] += (double)p->top_exit - (double)p->bottom_exit;
-		sum[d][4] += (double)p->g_complete - (double)p->top_exit;
-		s->stage_n[d]++;
-	}
+static int stage_stats(struct run_state *s, char *err, size_t errlen)
+{
+	struct stage_sums ss = { .n = s->stage_n };
+
+	if (iogap_rundir_each_pair(&s->rd, stage_add, &ss, err, errlen))
+		return -1;
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
 		for (int k = 0; k < 5 && s->stage_n[d]; k++)
-			s->stage_mean[d][k] = sum[d][k] / (double)s->stage_n[d];
+			s->stage_mean[d][k] = ss.sum[d][k] / (double)s->stage_n[d];
+	return 0;
 }
 
 /* The run could not start: say why in the manifest and on stderr. */

@@ -286,15 +286,10 @@ static int make_units(struct report *rep, char *err, size_t errlen)
 	bool have_pj = false;
 	long cur = -1;
 
-	for (int s = 0; s < 3; s++) {
-		const struct iogap_records *r = s == 2 ? &rep->rd.matched : s ? &rep->rd.bare :
-						&rep->rd.guest;
-
-		for (size_t i = 0; i < r->nr; i++)
-			if (r->r[i].job > maxjob)
-				maxjob = r->r[i].job;
-	}
-	rep->njob = maxjob + 1;
+	for (int s = 0; s < SIDES; s++)
+		if (rep->rd.side[s].njobs > maxjob)
+			maxjob = rep->rd.side[s].njobs;
+	rep->njob = maxjob ? maxjob : 1;
 	rep->unit_of = calloc(rep->njob, sizeof(*rep->unit_of));
 	rep->u = calloc(rep->njob, sizeof(*rep->u));
 	if (!rep->unit_of || !rep->u) {
@@ -376,16 +371,6 @@ static int add_rec(struct dirstat *d, uint64_t t_complete, const struct iogap_tr
 	return iogap_series_add(&d->sec, t_complete, bytes, lat);
 }
 
-/* A bare-metal side's records (host clock), NULL when it did not run. */
-static const struct iogap_records *host_side(const struct report *rep, int side)
-{
-	if (side == SIDE_BARE)
-		return rep->rd.have_bare ? &rep->rd.bare : NULL;
-	if (side == SIDE_MATCHED)
-		return rep->rd.have_matched ? &rep->rd.matched : NULL;
-	return NULL;
-}
-
 /* A request submitted at host time t in a CPU-saturated second. */
 static void count_cpu_sat(const struct report *rep, struct unit *u, int side, uint64_t t)
 {
@@ -395,85 +380,82 @@ static void count_cpu_sat(const struct report *rep, struct unit *u, int side, ui
 		u->cpu_sat[side]++;
 }
 
-/* The stats pass: every record once, into histograms and per-second bins. */
+/* One VM request into its unit's statistics; non-zero: out of memory. */
+static int stats_pair(void *ctx, const struct iogap_pair *p)
+{
+	struct report *rep = ctx;
+	const struct iogap_trace_record *g = p->guest;
+	struct unit *u;
+	struct iogap_rstat *st;
+	int d = g->op;
+
+	if (g->flags & IOGAP_REC_RAMP || d > 1)
+		return 0;
+	u = &rep->u[rep->unit_of[g->job]];
+	span(u, SIDE_VM, p->g_start, p->g_complete);
+	count_cpu_sat(rep, u, SIDE_VM, p->g_start);
+	if (add_rec(&u->d[SIDE_VM][d], p->g_complete, g))
+		return 1;
+	if (!p->top || !p->bottom || p->ambiguous || p->invalid) {
+		u->not_paired[d]++;
+		return 0;
+	}
+	st = u->stage[d];
+	iogap_rstat_add(&st[ST_GSUB], (int64_t)(g->issue_ns - g->start_ns));
+	iogap_rstat_add(&st[ST_G2Q], (int64_t)(p->top_entry - p->g_start));
+	iogap_rstat_add(&st[ST_QFMT], (int64_t)(p->bottom_entry - p->top_entry));
+	iogap_rstat_add(&st[ST_B], (int64_t)(p->bottom_exit - p->bottom_entry));
+	iogap_rstat_add(&st[ST_QRET], (int64_t)(p->top_exit - p->bottom_exit));
+	iogap_rstat_add(&st[ST_Q2G], (int64_t)(p->g_complete - p->top_exit));
+	iogap_rstat_add(&st[ST_TOTAL], (int64_t)(g->complete_ns - g->start_ns));
+	return 0;
+}
+
+/* One bare-metal record (host clock) of side bare_side. */
+struct bare_visit {
+	struct report *rep;
+	int side;
+};
+
+static int stats_bare(void *ctx, const struct iogap_trace_record *r)
+{
+	struct bare_visit *v = ctx;
+	struct unit *u;
+
+	if (r->flags & IOGAP_REC_RAMP || r->op > 1)
+		return 0;
+	u = &v->rep->u[v->rep->unit_of[r->job]];
+	span(u, v->side, r->start_ns, r->complete_ns);
+	count_cpu_sat(v->rep, u, v->side, r->start_ns);
+	return add_rec(&u->d[v->side][r->op], r->complete_ns, r) ? 1 : 0;
+}
+
+/* The stats pass: every request once (rundir's visits), into histograms
+ * and per-second bins whose origin is each side's first measured request. */
 static int stats_pass(struct report *rep, char *err, size_t errlen)
 {
-	const struct iogap_pairing *pg = &rep->rd.pairing;
-	uint64_t t0;
 	int rc = 0;
 
-	/* series origin per side: the first measured request */
-	if (rep->rd.have_vm) {
-		t0 = UINT64_MAX;
-		for (size_t i = 0; i < pg->nr; i++)
-			if (!(pg->pairs[i].guest->flags & IOGAP_REC_RAMP) && pg->pairs[i].g_start < t0)
-				t0 = pg->pairs[i].g_start;
-		rep->t0[SIDE_VM] = t0 == UINT64_MAX ? 0 : t0;
-	}
-	for (int s = SIDE_BARE; s < SIDES; s++) {
-		const struct iogap_records *rec = host_side(rep, s);
-
-		t0 = UINT64_MAX;
-		for (size_t i = 0; rec && i < rec->nr; i++)
-			if (!(rec->r[i].flags & IOGAP_REC_RAMP) && rec->r[i].start_ns < t0)
-				t0 = rec->r[i].start_ns;
-		rep->t0[s] = t0 == UINT64_MAX ? 0 : t0;
-	}
+	for (int s = 0; s < SIDES; s++)
+		rep->t0[s] = rep->rd.side[s].t0;
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int s = 0; s < SIDES; s++)
 			for (int d = 0; d < 2; d++)
 				rep->u[k].d[s][d].sec.t0 = rep->t0[s];
+	if (rep->rd.side[SIDE_VM].present)
+		rc = iogap_rundir_each_pair(&rep->rd, stats_pair, rep, err, errlen);
+	for (int s = SIDE_BARE; s < SIDES && !rc; s++) {
+		struct bare_visit v = { rep, s };
 
-	if (rep->rd.have_vm) {
-		for (size_t i = 0; i < pg->nr; i++) {
-			const struct iogap_pair *p = &pg->pairs[i];
-			const struct iogap_trace_record *g = p->guest;
-			struct unit *u;
-			struct iogap_rstat *st;
-			int d = g->op;
-
-			if (g->flags & IOGAP_REC_RAMP || d > 1)
-				continue;
-			u = &rep->u[rep->unit_of[g->job]];
-			span(u, SIDE_VM, p->g_start, p->g_complete);
-			count_cpu_sat(rep, u, SIDE_VM, p->g_start);
-			rc |= add_rec(&u->d[SIDE_VM][d], p->g_complete, g);
-			if (!p->top || !p->bottom || p->ambiguous || p->invalid) {
-				u->not_paired[d]++;
-				continue;
-			}
-			st = u->stage[d];
-			iogap_rstat_add(&st[ST_GSUB], (int64_t)(g->issue_ns - g->start_ns));
-			iogap_rstat_add(&st[ST_G2Q], (int64_t)(p->top_entry - p->g_start));
-			iogap_rstat_add(&st[ST_QFMT], (int64_t)(p->bottom_entry - p->top_entry));
-			iogap_rstat_add(&st[ST_B], (int64_t)(p->bottom_exit - p->bottom_entry));
-			iogap_rstat_add(&st[ST_QRET], (int64_t)(p->top_exit - p->bottom_exit));
-			iogap_rstat_add(&st[ST_Q2G], (int64_t)(p->g_complete - p->top_exit));
-			iogap_rstat_add(&st[ST_TOTAL], (int64_t)(g->complete_ns - g->start_ns));
-		}
-		rep->records += rep->rd.guest.nr + rep->rd.top.nr + rep->rd.bottom.nr;
+		if (rep->rd.side[s].present)
+			rc = iogap_rundir_each_record(&rep->rd, (enum iogap_side)s, stats_bare, &v,
+						      err, errlen);
 	}
-	for (int s = SIDE_BARE; s < SIDES; s++) {
-		const struct iogap_records *rec = host_side(rep, s);
-
-		for (size_t i = 0; rec && i < rec->nr; i++) {
-			const struct iogap_trace_record *r = &rec->r[i];
-			struct unit *u;
-
-			if (r->flags & IOGAP_REC_RAMP || r->op > 1)
-				continue;
-			u = &rep->u[rep->unit_of[r->job]];
-			span(u, s, r->start_ns, r->complete_ns);
-			rc |= add_rec(&u->d[s][r->op], r->complete_ns, r);
-			count_cpu_sat(rep, u, s, r->start_ns);
-		}
-		rep->records += rec ? rec->nr : 0;
-	}
-	if (rc) {
+	for (int s = 0; s < SIDES; s++)
+		rep->records += rep->rd.side[s].records;
+	if (rc > 0)
 		snprintf(err, errlen, "out of memory (per-second series)");
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static double mean_of(const struct iogap_rstat *s)
