@@ -26,6 +26,7 @@
 #include "json_writer.h"
 #include "preflight.h"
 #include "orchestration.h"
+#include "repeat.h"
 #include "ringmap.h"
 #include "rundir.h"
 #include "runlock.h"
@@ -44,6 +45,7 @@ struct run_opts {
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy, force;
 	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
+	unsigned repeat;           /* --repeat N: N runs into DIR/rep-K (0: one run in DIR) */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -970,6 +972,9 @@ static void usage(FILE *f)
 	      "  --allow-destroy-data  write even to a target that holds data\n"
 	      "  --ring-size N         records per filter ring in memory (default 262144); the\n"
 	      "                        rings are drained into the run directory while QEMU runs\n"
+	      "  --repeat N            N runs into DIR/rep-1 ... DIR/rep-N (bare metal, then the\n"
+	      "                        VM, each time) and DIR/repeat.json; `iogap compare DIR`\n"
+	      "                        pools them as one group\n"
 	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
 	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
@@ -995,37 +1000,39 @@ static int parse_number(const char *opt, const char *arg, uint64_t min, uint64_t
 }
 
 /* Options into s->o; -1 when the run goes on, else the exit status. */
+static const struct option run_longopts[] = {
+	{ "target", required_argument, NULL, 't' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "vm-only", no_argument, NULL, 'V' },
+	{ "bare-only", no_argument, NULL, 'B' },
+	{ "accel", required_argument, NULL, 'a' },
+	{ "cache", required_argument, NULL, 'c' },
+	{ "aio", required_argument, NULL, 'A' },
+	{ "iothread", no_argument, NULL, 'i' },
+	{ "machine", required_argument, NULL, 'm' },
+	{ "smp", required_argument, NULL, 's' },
+	{ "memory", required_argument, NULL, 'M' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "initrd", required_argument, NULL, 'r' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "boot-timeout", required_argument, NULL, 'b' },
+	{ "append", required_argument, NULL, 'p' },
+	{ "allow-destroy-data", no_argument, NULL, 'D' },
+	{ "inject-delay-ns", required_argument, NULL, 'J' },
+	{ "ring-size", required_argument, NULL, 'R' },
+	{ "match-load", no_argument, NULL, 'L' },
+	{ "repeat", required_argument, NULL, 'N' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
 static int parse_options(struct run_state *s, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "vm-only", no_argument, NULL, 'V' },
-		{ "bare-only", no_argument, NULL, 'B' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "aio", required_argument, NULL, 'A' },
-		{ "iothread", no_argument, NULL, 'i' },
-		{ "machine", required_argument, NULL, 'm' },
-		{ "smp", required_argument, NULL, 's' },
-		{ "memory", required_argument, NULL, 'M' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initrd", required_argument, NULL, 'r' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "boot-timeout", required_argument, NULL, 'b' },
-		{ "append", required_argument, NULL, 'p' },
-		{ "allow-destroy-data", no_argument, NULL, 'D' },
-		{ "inject-delay-ns", required_argument, NULL, 'J' },
-		{ "ring-size", required_argument, NULL, 'R' },
-		{ "match-load", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	int opt, idx;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", run_longopts, &idx)) != -1) {
 		uint64_t v = 0;
 		int bad = 0;
 
@@ -1056,6 +1063,8 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 			  s->o.inject_delay_ns = v; break;
 		case 'R': bad = parse_number("ring-size", optarg, 2, 1u << 24, &v);
 			  s->o.ring_size = (unsigned)v; break;
+		case 'N': bad = parse_number("repeat", optarg, 1, IOGAP_REPEAT_MAX, &v);
+			  s->o.repeat = (unsigned)v; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1298,6 +1307,71 @@ static int run_phases(struct run_state *s)
 	return exit_status(s);
 }
 
+/* The arguments of one run of --repeat: every option but --repeat and
+ * --dir (parse_options() moved the job files last), then --dir sub and the
+ * job files.  NULL on allocation failure. */
+static char **repeat_argv(int argc, char **argv, const char *sub, int *nargc)
+{
+	char **out = calloc((size_t)argc + 3, sizeof(*out));
+	int opt, idx, prev = 1, n = 1;
+
+	if (!out)
+		return NULL;
+	out[0] = argv[0];
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", run_longopts, &idx)) != -1) {
+		bool drop = opt == 'N' || opt == 'd';
+
+		for (int i = prev; i < optind; i++)
+			if (!drop)
+				out[n++] = argv[i];
+		prev = optind;
+	}
+	out[n++] = "--dir";
+	out[n++] = (char *)sub;
+	for (int i = optind; i < argc; i++)
+		out[n++] = argv[i];
+	*nargc = n;
+	return out;
+}
+
+/*
+ * --repeat N: N whole runs (bare metal, then the VM) into s->dir/rep-K,
+ * one after the other, so the sides alternate in time and a drift of the
+ * machine affects both alike; repeat.json lists them after each run.
+ * Stops at an interruption.  The worst exit status.
+ */
+static int run_repeat(struct run_state *s, int argc, char **argv)
+{
+	struct iogap_repeat rep = { .planned = s->o.repeat };
+	char err[PATH_MAX + 256];
+	int worst = 0;
+
+	for (unsigned k = 1; k <= s->o.repeat && !iogap_interrupted(); k++) {
+		char sub[PATH_MAX + 32];
+		int nargc, rc;
+		char **args;
+
+		iogap_repeat_name(&rep, k);
+		snprintf(sub, sizeof(sub), "%s/%s", s->dir, rep.name[k - 1]);
+		args = repeat_argv(argc, argv, sub, &nargc);
+		if (!args)
+			return 1;
+		fprintf(stderr, "iogap: run %u of %u (%s)\n", k, s->o.repeat, sub);
+		rc = iogap_cmd_run(nargc, args);
+		free(args);
+		rep.status[rep.nr++] = rc;
+		worst = rc > worst ? rc : worst;
+		if (iogap_repeat_save(s->dir, &rep, err, sizeof(err))) {
+			fprintf(stderr, "iogap run: %s\n", err);
+			return 1;
+		}
+	}
+	fprintf(stderr, "iogap run: %u of %u runs in %s (compare them: iogap compare %s "
+		"[another repeat directory])\n", rep.nr, s->o.repeat, s->dir, s->dir);
+	return worst;
+}
+
 int iogap_cmd_run(int argc, char **argv)
 {
 	struct run_state *s = calloc(1, sizeof(*s));
@@ -1325,7 +1399,7 @@ int iogap_cmd_run(int argc, char **argv)
 		free(s);
 		return 1;
 	}
-	rc = run_phases(s);
+	rc = s->o.repeat ? run_repeat(s, argc, argv) : run_phases(s);
 	iogap_rundir_free(&s->rd);
 	close(lock_fd);
 	free(s);

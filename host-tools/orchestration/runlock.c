@@ -36,10 +36,11 @@ static bool run_file(const char *name)
 	size_t n = strlen(name);
 
 	return !strcmp(name, "manifest.json") || !strcmp(name, "manifest.json.tmp") ||
+	       !strcmp(name, "repeat.json") ||
 	       (!strncmp(name, "job", 3) && n > 7 && !strcmp(name + n - 4, ".fio"));
 }
 
-/* bare/ and vm/ hold only what a run wrote there. */
+/* bare/, vm/ and bare-matched/ hold only what a run wrote there. */
 static int clear_subdir(const char *dir, const char *sub, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 300];
@@ -86,7 +87,8 @@ static int check_empty(const char *dir, bool force, char *err, size_t errlen)
 			break;
 		}
 		snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
-		if (!strcmp(e->d_name, "bare") || !strcmp(e->d_name, "vm")) {
+		if (!strcmp(e->d_name, "bare") || !strcmp(e->d_name, "vm") ||
+		    !strcmp(e->d_name, "bare-matched")) {
 			if (clear_subdir(dir, e->d_name, err, errlen))
 				break;
 		} else if (run_file(e->d_name) && unlink(f)) {

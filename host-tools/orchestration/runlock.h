@@ -3,7 +3,8 @@
  * One `iogap run` per run directory: the directory is locked (flock on
  * DIR/.iogap-run.lock) for the whole run, and a directory that already
  * holds files is refused unless --force, which removes the files an
- * earlier run left (manifest.json, job*.fio, bare/, vm/) and nothing else.
+ * earlier run left (manifest.json, repeat.json, job*.fio, bare/, vm/,
+ * bare-matched/) and nothing else.
  */
 #ifndef IOGAP_RUNLOCK_H
 #define IOGAP_RUNLOCK_H

@@ -21,6 +21,7 @@
 
 #include "compare.h"
 #include "presentation.h"
+#include "repeat.h"
 #include "fio_import.h"
 #include "util.h"
 #include "json_parse.h"
@@ -802,6 +803,43 @@ static int load_paste(const char *file, struct crun **runs, size_t *n, char *err
 	return rc;
 }
 
+/* A repeat directory (`iogap run --repeat`): its runs, one group — the
+ * directory's name is part of their configuration, so two repeat
+ * directories of one configuration (two builds, say) are two groups.
+ * *n = 0 when dir is not one. */
+static int load_repeat(const char *dir, struct crun **runs, size_t *n, char *err, size_t errlen)
+{
+	struct iogap_repeat rep;
+	const char *base = strrchr(dir, '/');
+	char path[PATH_MAX];
+	int rc = 0;
+
+	*n = 0;
+	if (!is_dir(dir) || !iogap_repeat_is(dir))
+		return 0;
+	if (iogap_repeat_load(dir, &rep, err, errlen))
+		return -1;
+	if (!rep.nr)
+		return iogap_seterr(err, errlen, "%s: a repeat directory without runs", dir);
+	base = base && base[1] ? base + 1 : dir;
+	if (!(*runs = calloc(rep.nr, sizeof(**runs))))
+		return iogap_seterr(err, errlen, "out of memory");
+	for (unsigned i = 0; !rc && i < rep.nr; i++) {
+		struct crun *r = &(*runs)[i];
+		size_t dl;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, rep.name[i]);
+		rc = load_run(r, path, err, errlen);
+		*n = i + 1;
+		if (rc)
+			break;
+		r->key = fnv(r->key, base, strlen(base));
+		dl = strlen(r->desc);
+		snprintf(r->desc + dl, sizeof(r->desc) - dl, "%srepeat=%s", dl ? " " : "", base);
+	}
+	return rc;
+}
+
 static void run_free(struct crun *run)
 {
 	for (size_t i = 0; i < run->ns; i++) {
@@ -1162,7 +1200,8 @@ static void usage(FILE *f)
 	      "       iogap compare PASTE [...]\n"
 	      "  RUN: a run directory (ours or `iogap import`ed), one side of one (a directory\n"
 	      "  with probe.json), a fio JSON file, or fio text output; PASTE: a text file of\n"
-	      "  several fio outputs, each after its name line.  Runs of one configuration (a\n"
+	      "  several fio outputs, each after its name line; a repeat directory (`iogap run\n"
+	      "  --repeat`): its runs, as one group.  Runs of one configuration (a\n"
 	      "  paste: one name) are pooled;\n"
 	      "  every other configuration is compared with the first: per side, job, direction\n"
 	      "  and metric, the difference, its 95% confidence interval and a verdict.\n", f);
@@ -1327,7 +1366,8 @@ int iogap_cmd_compare(int argc, char **argv)
 		struct crun *pasted = NULL, *nr;
 		size_t np = 0;
 
-		if (is_file(args[i]) && load_paste(args[i], &pasted, &np, err, sizeof(err))) {
+		if ((is_file(args[i]) ? load_paste(args[i], &pasted, &np, err, sizeof(err)) :
+		     load_repeat(args[i], &pasted, &np, err, sizeof(err)))) {
 			for (size_t k = 0; k < np; k++)
 				run_free(&pasted[k]);
 			free(pasted);
