@@ -915,16 +915,14 @@ static int stage_add(void *ctx, const struct iogap_pair *p)
 {
 	struct stage_sums *ss = ctx;
 	struct iogap_timeline tl;
-	int d = p->guest->op;
 
-	if (d >= IOGAP_PAIR_DIRS || p->guest->flags & IOGAP_REC_RAMP)
-		return 0;
 	iogap_timeline_from_pair(p, &tl);
-	if (!iogap_timeline_complete(&tl, ss->stages))
+	if (tl.op >= IOGAP_PAIR_DIRS || tl.flags & IOGAP_REC_RAMP ||
+	    !iogap_timeline_complete(&tl, ss->stages))
 		return 0;
 	for (size_t k = 0; k < ss->stages->n; k++)
-		ss->sum[d][k] += (double)iogap_timeline_stage_ns(&tl, &ss->stages->s[k]);
-	ss->n[d]++;
+		ss->sum[tl.op][k] += (double)iogap_timeline_stage_ns(&tl, &ss->stages->s[k]);
+	ss->n[tl.op]++;
 	return 0;
 }
 
