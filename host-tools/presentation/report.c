@@ -209,10 +209,10 @@ struct report {
 	uint16_t *unit_of;        /* job index -> unit */
 	size_t njob;
 	double err_ns;            /* error bar of a crossing stage's mean */
+	const char *err_source;
 	/* the timeline's stages of each side and the gap table's rows */
 	struct iogap_stages vm, bare;
 	struct iogap_gap_rows rows;
-	const char *err_source;
 	uint64_t records;         /* records the stats pass went through */
 	double t_load, t_stats;
 	uint64_t t0[SIDES];
