@@ -30,6 +30,7 @@
 #include "ringmap.h"
 #include "rundir.h"
 #include "runlock.h"
+#include "timeline.h"
 #include "trace_file.h"
 #include "util.h"
 #include "vm.h"
@@ -78,9 +79,10 @@ struct run_state {
 	char guest_hello[512];
 	struct iogap_rundir rd;   /* loaded back after the run */
 	bool have_pairing;
-	/* per direction: mean ns of G->Q, Q.fmt, B, Q.ret, Q->G over pairs
-	 * seen at both filter layers, outside ramp */
-	double stage_mean[IOGAP_PAIR_DIRS][5];
+	/* per direction: mean ns of each stage of the VM's timeline (stages)
+	 * over the requests with every point of it, outside ramp */
+	struct iogap_stages stages;
+	double stage_mean[IOGAP_PAIR_DIRS][IOGAP_TL_MAX_STAGES];
 	uint64_t stage_n[IOGAP_PAIR_DIRS];
 	struct iogap_ring_drain *drain[2];           /* top, bottom */
 	uint64_t ring_records[2], ring_dropped[2];
@@ -785,14 +787,13 @@ static void manifest_json(struct run_state *s, struct jw *wp)
 		jw_end(&w);
 		jw_obj(&w, "stage_mean_ns");
 		for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
-			static const char *stages[] = { "G->Q", "Q.fmt", "B", "Q.ret", "Q->G" };
-
 			if (!s->stage_n[d])
 				continue;
 			jw_obj(&w, d ? "write" : "read");
 			jw_u64(&w, "n", s->stage_n[d]);
-			for (int k = 0; k < 5; k++)
-				jw_float(&w, stages[k], s->stage_mean[d][k]);
+			for (size_t k = 0; k < s->stages.n; k++)
+				if (!(s->stages.s[k].flags & IOGAP_STAGE_DETAIL))
+					jw_float(&w, s->stages.s[k].key, s->stage_mean[d][k]);
 			jw_end(&w);
 		}
 		jw_end(&w);
@@ -887,50 +888,55 @@ static void print_summary(struct run_state *s)
 		}
 	}
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
-		const double *m = s->stage_mean[d];
+		const char *sep = "";
 
 		if (!s->stage_n[d])
 			continue;
-		printf("  %-5s mean us: G->Q %.1f | Q.fmt %.1f | B %.1f | Q.ret %.1f | Q->G %.1f"
-		       " (n=%" PRIu64 ")\n", dirs[d], m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3,
-		       m[4] / 1e3, s->stage_n[d]);
+		printf("  %-5s mean us: ", dirs[d]);
+		for (size_t k = 0; k < s->stages.n; k++) {
+			if (s->stages.s[k].flags & IOGAP_STAGE_DETAIL)
+				continue;
+			printf("%s%s %.1f", sep, s->stages.s[k].key, s->stage_mean[d][k] / 1e3);
+			sep = " | ";
+		}
+		printf(" (n=%" PRIu64 ")\n", s->stage_n[d]);
 	}
 	if (s->rd.order_checked)
 		printf("  clock sanity: %" PRIu64 " of %" PRIu64 " exact pairs out of order\n",
 		       s->rd.order_violations, s->rd.order_checked);
 }
 
-/* Stage means over pairs seen at both filter layers, outside ramp. */
+/* Stage means over the requests with every point of the timeline, outside ramp. */
 struct stage_sums {
-	double sum[IOGAP_PAIR_DIRS][5];
+	const struct iogap_stages *stages;
+	double sum[IOGAP_PAIR_DIRS][IOGAP_TL_MAX_STAGES];
 	uint64_t *n;
 };
 
 static int stage_add(void *ctx, const struct iogap_pair *p)
 {
 	struct stage_sums *ss = ctx;
-	int d = p->guest->op;
+	struct iogap_timeline tl;
 
-	if (!p->top || !p->bottom || p->ambiguous || p->invalid || d >= IOGAP_PAIR_DIRS ||
-	    p->guest->flags & IOGAP_REC_RAMP)
+	iogap_timeline_from_pair(p, &tl);
+	if (tl.op >= IOGAP_PAIR_DIRS || tl.flags & IOGAP_REC_RAMP ||
+	    !iogap_timeline_complete(&tl, ss->stages))
 		return 0;
-	ss->sum[d][0] += (double)p->top_entry - (double)p->g_start;
-	ss->sum[d][1] += (double)p->bottom_entry - (double)p->top_entry;
-	ss->sum[d][2] += (double)p->bottom_exit - (double)p->bottom_entry;
-	ss->sum[d][3] += (double)p->top_exit - (double)p->bottom_exit;
-	ss->sum[d][4] += (double)p->g_complete - (double)p->top_exit;
-	ss->n[d]++;
+	for (size_t k = 0; k < ss->stages->n; k++)
+		ss->sum[tl.op][k] += (double)iogap_timeline_stage_ns(&tl, &ss->stages->s[k]);
+	ss->n[tl.op]++;
 	return 0;
 }
 
 static int stage_stats(struct run_state *s, char *err, size_t errlen)
 {
-	struct stage_sums ss = { .n = s->stage_n };
+	struct stage_sums ss = { .stages = &s->stages, .n = s->stage_n };
 
+	iogap_timeline_stages(IOGAP_TL_VM, iogap_timeline_produced(IOGAP_TL_VM), &s->stages);
 	if (iogap_rundir_each_pair(&s->rd, stage_add, &ss, err, errlen))
 		return -1;
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
-		for (int k = 0; k < 5 && s->stage_n[d]; k++)
+		for (size_t k = 0; k < s->stages.n && s->stage_n[d]; k++)
 			s->stage_mean[d][k] = ss.sum[d][k] / (double)s->stage_n[d];
 	return 0;
 }

@@ -5,6 +5,7 @@
  * btt-style tables of where a request's time goes, VM vs bare metal
  * (DESIGN.md's layer model; every number is defined in docs/reports.md).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include "report.h"
 #include "presentation.h"
 #include "rundir.h"
+#include "timeline.h"
 #include "trace_file.h"
 
 /* ------------------------------------------------------------ statistics */
@@ -144,23 +146,13 @@ void iogap_series_free(struct iogap_series *ser)
 
 /* ---------------------------------------------------------------- model */
 
-enum { ST_GSUB, ST_G2Q, ST_QFMT, ST_B, ST_QRET, ST_Q2G, ST_TOTAL, ST_NR };
 /* SIDE_MATCHED: bare-matched/, bare metal at the VM's IOPS (--match-load) */
 enum { SIDE_VM, SIDE_BARE, SIDE_MATCHED, SIDES };
 enum { K_SLAT, K_CLAT, K_LAT, K_NR };
-/* contributions to the gap */
-enum { C_G2Q, C_QFMT, C_BACKEND, C_QRET, C_Q2G, C_OTHER, C_NR };
-
-static const char *const stage_key[ST_NR] = { "G.submit", "G->Q", "Q.fmt", "B", "Q.ret",
-					      "Q->G", "total" };
 static const char *const side_key[SIDES] = { "vm", "bare", "bare_matched" };
 static const char *const side_name[SIDES] = { "VM", "bare metal", "bare metal at the VM's IOPS" };
 static const char *const dir_key[2] = { "read", "write" };
 static const char *const kind_key[K_NR] = { "slat", "clat", "lat" };
-static const char *const contrib_key[C_NR] = { "G->Q", "Q.fmt", "backend", "Q.ret", "Q->G",
-					       "other" };
-/* the stage each contribution comes from (C_BACKEND: B minus bare) */
-static const int contrib_stage[C_NR] = { ST_G2Q, ST_QFMT, ST_B, ST_QRET, ST_Q2G, -1 };
 
 static const double pct_list[] = { 50.0, 90.0, 99.0, 99.9 };
 #define NPCT 4
@@ -176,7 +168,9 @@ struct unit {
 	char jobs[128];           /* job indices folded in, "0" or "0,1" */
 	uint64_t t_first[SIDES], t_last[SIDES];
 	struct dirstat d[SIDES][2];
-	struct iogap_rstat stage[2][ST_NR];   /* VM requests seen at top and bottom */
+	/* per direction, VM requests with every point of the run: its stages
+	 * (report.vm), then the total; the reference side's stages (report.bare) */
+	struct iogap_rstat *stage[2], *bstage[2];
 	uint64_t not_paired[2];
 	uint64_t cpu_sat[SIDES];  /* requests submitted in a CPU-saturated second */
 };
@@ -195,7 +189,8 @@ struct gap {
 	bool ok;
 	bool load_differs;        /* loads differ by > 10%: backend not compared */
 	double vm_total, bare_total, gap;
-	double contrib[C_NR], err[C_NR];
+	/* per row of report.rows, then "other" (unpaired, drift) */
+	double contrib[IOGAP_TL_MAX_STAGES + 1], err[IOGAP_TL_MAX_STAGES + 1];
 	int largest;
 };
 
@@ -215,6 +210,9 @@ struct report {
 	size_t njob;
 	double err_ns;            /* error bar of a crossing stage's mean */
 	const char *err_source;
+	/* the timeline's stages of each side and the gap table's rows */
+	struct iogap_stages vm, bare;
+	struct iogap_gap_rows rows;
 	uint64_t records;         /* records the stats pass went through */
 	double t_load, t_stats;
 	uint64_t t0[SIDES];
@@ -380,13 +378,22 @@ static void count_cpu_sat(const struct report *rep, struct unit *u, int side, ui
 		u->cpu_sat[side]++;
 }
 
+/* A complete timeline's stages into st[], then its total. */
+static void add_stages(struct iogap_rstat *st, const struct iogap_stages *ss,
+		       const struct iogap_timeline *tl)
+{
+	for (size_t i = 0; i < ss->n; i++)
+		iogap_rstat_add(&st[i], iogap_timeline_stage_ns(tl, &ss->s[i]));
+	iogap_rstat_add(&st[ss->n], iogap_timeline_total_ns(tl, ss));
+}
+
 /* One VM request into its unit's statistics; non-zero: out of memory. */
 static int stats_pair(void *ctx, const struct iogap_pair *p)
 {
 	struct report *rep = ctx;
 	const struct iogap_trace_record *g = p->guest;
 	struct unit *u;
-	struct iogap_rstat *st;
+	struct iogap_timeline tl;
 	int d = g->op;
 
 	if (g->flags & IOGAP_REC_RAMP || d > 1)
@@ -396,18 +403,12 @@ static int stats_pair(void *ctx, const struct iogap_pair *p)
 	count_cpu_sat(rep, u, SIDE_VM, p->g_start);
 	if (add_rec(&u->d[SIDE_VM][d], p->g_complete, g))
 		return 1;
-	if (!p->top || !p->bottom || p->ambiguous || p->invalid) {
+	iogap_timeline_from_pair(p, &tl);
+	if (!iogap_timeline_complete(&tl, &rep->vm)) {
 		u->not_paired[d]++;
 		return 0;
 	}
-	st = u->stage[d];
-	iogap_rstat_add(&st[ST_GSUB], (int64_t)(g->issue_ns - g->start_ns));
-	iogap_rstat_add(&st[ST_G2Q], (int64_t)(p->top_entry - p->g_start));
-	iogap_rstat_add(&st[ST_QFMT], (int64_t)(p->bottom_entry - p->top_entry));
-	iogap_rstat_add(&st[ST_B], (int64_t)(p->bottom_exit - p->bottom_entry));
-	iogap_rstat_add(&st[ST_QRET], (int64_t)(p->top_exit - p->bottom_exit));
-	iogap_rstat_add(&st[ST_Q2G], (int64_t)(p->g_complete - p->top_exit));
-	iogap_rstat_add(&st[ST_TOTAL], (int64_t)(g->complete_ns - g->start_ns));
+	add_stages(u->stage[d], &rep->vm, &tl);
 	return 0;
 }
 
@@ -427,7 +428,33 @@ static int stats_bare(void *ctx, const struct iogap_trace_record *r)
 	u = &v->rep->u[v->rep->unit_of[r->job]];
 	span(u, v->side, r->start_ns, r->complete_ns);
 	count_cpu_sat(v->rep, u, v->side, r->start_ns);
+	if (v->side == v->rep->ref) {
+		struct iogap_timeline tl;
+
+		iogap_timeline_from_record(r, &tl);
+		if (iogap_timeline_complete(&tl, &v->rep->bare))
+			add_stages(u->bstage[r->op], &v->rep->bare, &tl);
+	}
 	return add_rec(&u->d[v->side][r->op], r->complete_ns, r) ? 1 : 0;
+}
+
+/* The stages of the points each side's producers stamp, the gap rows
+ * between them, and each unit's stage statistics.  -1: out of memory. */
+static int stages_setup(struct report *rep)
+{
+	iogap_timeline_stages(IOGAP_TL_VM, iogap_timeline_produced(IOGAP_TL_VM), &rep->vm);
+	iogap_timeline_stages(IOGAP_TL_BARE, iogap_timeline_produced(IOGAP_TL_BARE), &rep->bare);
+	iogap_timeline_gap_rows(&rep->vm, &rep->bare, &rep->rows);
+	for (size_t k = 0; k < rep->nu; k++)
+		for (int d = 0; d < 2; d++) {
+			struct unit *u = &rep->u[k];
+
+			u->stage[d] = calloc(rep->vm.n + 1, sizeof(*u->stage[d]));
+			u->bstage[d] = calloc(rep->bare.n + 1, sizeof(*u->bstage[d]));
+			if (!u->stage[d] || !u->bstage[d])
+				return -1;
+		}
+	return 0;
 }
 
 /* The stats pass: every request once (rundir's visits), into histograms
@@ -436,6 +463,10 @@ static int stats_pass(struct report *rep, char *err, size_t errlen)
 {
 	int rc = 0;
 
+	if (stages_setup(rep)) {
+		snprintf(err, errlen, "out of memory (stage statistics)");
+		return -1;
+	}
 	for (int s = 0; s < SIDES; s++)
 		rep->t0[s] = rep->rd.side[s].t0;
 	for (size_t k = 0; k < rep->nu; k++)
@@ -498,70 +529,98 @@ static bool loads_differ(struct load a, struct load b)
 	       fmax(a.iops, b.iops) / fmin(a.iops, b.iops) > 1.0 + LOAD_TOLERANCE;
 }
 
+/* The VM's total per request, over the requests with every stage. */
+static const struct iogap_rstat *total_of(const struct report *rep, const struct unit *u, int d)
+{
+	return &u->stage[d][rep->vm.n];
+}
+
+static double stage_err(const struct report *rep, const struct iogap_stage *s)
+{
+	return s->flags & IOGAP_STAGE_CROSSING ? rep->err_ns : 0;
+}
+
+/* A gap row's mean in the VM: its stages' means. */
+static double row_vm_mean(const struct report *rep, const struct unit *u, int d,
+			  const struct iogap_gap_row *row)
+{
+	double m = 0;
+
+	for (size_t i = row->first; i <= row->last; i++)
+		if (!(rep->vm.s[i].flags & IOGAP_STAGE_DETAIL))
+			m += mean_of(&u->stage[d][i]);
+	return m;
+}
+
+/* A gap row's mean on bare metal: the reference side's stages between its
+ * bare points. */
+static double row_bare_mean(const struct report *rep, const struct unit *u, int d,
+			    const struct iogap_gap_row *row)
+{
+	bool in = false;
+	double m = 0;
+
+	for (size_t i = 0; i < rep->bare.n; i++) {
+		const struct iogap_stage *s = &rep->bare.s[i];
+
+		if (s->flags & IOGAP_STAGE_DETAIL)
+			continue;
+		in = in || s->from == row->bare_from;
+		if (in)
+			m += mean_of(&u->bstage[d][i]);
+		if (s->to == row->bare_to)
+			break;
+	}
+	return m;
+}
+
+static bool row_vs_bare(const struct iogap_gap_row *row)
+{
+	return row->bare_to >= 0;
+}
+
 static void compute_gaps(struct report *rep)
 {
 	for (size_t k = 0; k < rep->nu && k < 256; k++) {
 		for (int d = 0; d < 2; d++) {
 			struct unit *u = &rep->u[k];
 			struct gap *g = &rep->gap[k][d];
-			const struct iogap_rstat *st = u->stage[d];
+			size_t other = rep->rows.n;
 			double sum = 0;
 
 			memset(g, 0, sizeof(*g));
 			g->largest = -1;
-			if (!st[ST_TOTAL].n || !u->d[rep->ref][d].lat[K_LAT].n)
+			if (!total_of(rep, u, d)->n || !u->d[rep->ref][d].lat[K_LAT].n)
 				continue;
 			g->ok = true;
 			g->load_differs = loads_differ(side_load(u, SIDE_VM), side_load(u, rep->ref));
 			g->vm_total = mean_of(&u->d[SIDE_VM][d].lat[K_LAT]);
 			g->bare_total = mean_of(&u->d[rep->ref][d].lat[K_LAT]);
 			g->gap = g->vm_total - g->bare_total;
-			for (int c = 0; c < C_OTHER; c++) {
-				g->contrib[c] = mean_of(&st[contrib_stage[c]]);
-				if (c == C_BACKEND)
-					g->contrib[c] -= g->bare_total;
-				g->err[c] = (c == C_G2Q || c == C_Q2G) ? rep->err_ns : 0;
+			for (size_t c = 0; c < other; c++) {
+				const struct iogap_gap_row *row = &rep->rows.r[c];
+
+				g->contrib[c] = row_vm_mean(rep, u, d, row);
+				if (row_vs_bare(row))
+					g->contrib[c] -= row_bare_mean(rep, u, d, row);
+				g->err[c] = row->crossing ? rep->err_ns : 0;
 				sum += g->contrib[c];
 			}
-			g->contrib[C_OTHER] = g->gap - sum;
-			/* at different loads the backend differs by queueing: not a
-			 * term to name (docs/reports.md, "Load") */
-			for (int c = 0; c < C_OTHER; c++)
-				if (!(c == C_BACKEND && g->load_differs) &&
+			g->contrib[other] = g->gap - sum;
+			/* at different loads a stage compared with bare metal differs
+			 * by queueing: not a term to name (docs/reports.md, "Load") */
+			for (size_t c = 0; c < other; c++)
+				if (!(row_vs_bare(&rep->rows.r[c]) && g->load_differs) &&
 				    (g->largest < 0 || g->contrib[c] > g->contrib[g->largest]))
-					g->largest = c;
+					g->largest = (int)c;
 		}
 	}
 }
 
 /* ------------------------------------------------------------- verdict */
 
-static const char *const where_text[ST_NR] = {
-	[ST_GSUB] = "in the guest's submit call (guest syscall, guest block layer)",
-	[ST_G2Q] = "between the guest's submit and QEMU's device (guest block layer, virtio "
-		   "kick, VM exit)",
-	[ST_QFMT] = "in QEMU between the device and the backend (format layer, throttling, "
-		    "coroutines)",
-	[ST_B] = "in the backend",
-	[ST_QRET] = "returning through QEMU's block layer (format layer completion)",
-	[ST_Q2G] = "between QEMU's completion and the guest reaping it (interrupt injection, "
-		   "guest completion path)",
-	[ST_TOTAL] = "",
-};
-
-static const char *const hint_text[ST_NR] = {
-	[ST_GSUB] = "consider io_uring or batching submissions, check the guest's I/O scheduler",
-	[ST_G2Q] = "consider iothreads / polling / vhost",
-	[ST_QFMT] = "check the image format (raw vs qcow2, L2 cache, preallocation) and "
-		    "throttle groups",
-	[ST_B] = "check the backend: cache mode, aio= (native, io_uring, threads), the host's "
-		 "I/O stack",
-	[ST_QRET] = "check the format layer (qcow2 metadata updates) and coroutine scheduling",
-	[ST_Q2G] = "consider iothreads, interrupt coalescing / MSI-X vectors, guest polling",
-	[ST_TOTAL] = "",
-};
-
-/* What to look at in the backend, by its kind (docs/reports.md). */
+/* What to look at in the backend, by its kind (docs/reports.md); NULL:
+ * nothing more than the stage's own advice. */
 static const char *backend_hint(enum backend b)
 {
 	switch (b) {
@@ -577,13 +636,24 @@ static const char *backend_hint(enum backend b)
 		return "check the cache mode (cache=none for O_DIRECT as on bare metal), aio= (native, "
 		       "io_uring, threads), iothreads, and the host's I/O stack";
 	default:
-		return hint_text[ST_B];
+		return NULL;
 	}
 }
 
-static const char *stage_hint(const struct report *rep, int st)
+static const char *stage_hint(const struct report *rep, const struct iogap_stage *s)
 {
-	return st == ST_B ? backend_hint(rep->backend) : hint_text[st];
+	const char *h = s->flags & IOGAP_STAGE_BACKEND_HINT ? backend_hint(rep->backend) : NULL;
+
+	return h ? h : s->hint;
+}
+
+/* The advice for the backend: its stage's, by the backend's kind. */
+static const char *backend_advice(const struct report *rep)
+{
+	for (size_t s = 0; s < rep->vm.n; s++)
+		if (rep->vm.s[s].flags & IOGAP_STAGE_BACKEND_HINT)
+			return stage_hint(rep, &rep->vm.s[s]);
+	return backend_hint(rep->backend);
 }
 
 static enum backend backend_of(const char *spec)
@@ -630,31 +700,61 @@ static void cat(char *out, size_t n, size_t *l, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The keys of the stages compared with bare metal: "B". */
+static void keys_vs_bare(const struct report *rep, char *out, size_t n)
+{
+	size_t l = 0;
+
+	out[0] = 0;
+	for (size_t c = 0; c < rep->rows.n; c++)
+		if (row_vs_bare(&rep->rows.r[c]))
+			cat(out, n, &l, "%s%s", l ? " and " : "", rep->rows.r[c].stage.key);
+}
+
 /* At different loads: say so, and name the largest stage only the VM has. */
 static void verdict_load(const struct report *rep, const struct unit *u, int d,
 			 const struct gap *g, char *out, size_t n, size_t *l)
 {
 	struct load vm = side_load(u, SIDE_VM), bare = side_load(u, rep->ref);
-	int c = g->largest, s = contrib_stage[c];
-	char sure[160];
+	int c = g->largest;
+	const struct iogap_stage *s = &rep->rows.r[c].stage;
+	char sure[160], compared[128];
 
 	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
+	keys_vs_bare(rep, compared, sizeof(compared));
 	cat(out, n, l, "%s %s: not at equal load — the VM ran %.0f IOPS (%.1f in flight), %s %.0f "
 	    "IOPS (%.1f in flight), %.1fx apart: the backend stage differs by queueing, not by "
-	    "virtualization, so B is not compared with bare metal (run `iogap run --match-load`). "
+	    "virtualization, so %s is not compared with bare metal (run `iogap run --match-load`). "
 	    "Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the VM's %.1f us "
 	    "per request), spent %s (%s): %s.", u->name, dir_key[d], vm.iops, vm.inflight,
 	    side_name[rep->ref], bare.iops, bare.inflight,
-	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops), stage_key[s], g->contrib[c] / 1e3,
-	    100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, where_text[s], sure,
-	    stage_hint(rep, s));
+	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops), compared, s->key,
+	    g->contrib[c] / 1e3, 100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, s->where,
+	    sure, stage_hint(rep, s));
+}
+
+/* A detail stage inside the gap row that is most of its contribution. */
+static void verdict_detail(const struct report *rep, const struct unit *u, int d,
+			   const struct iogap_gap_row *row, double contrib, char *out, size_t n,
+			   size_t *l)
+{
+	for (size_t i = 0; i < rep->vm.n; i++) {
+		const struct iogap_stage *s = &rep->vm.s[i];
+		double m = mean_of(&u->stage[d][i]);
+
+		if (s->flags & IOGAP_STAGE_DETAIL && s->within >= (int)row->first &&
+		    s->within <= (int)row->last && m > 0.5 * contrib)
+			cat(out, n, l, " %c%s (%s, %.1f us) is most of it: %s.", toupper(s->what[0]),
+			    s->what + 1, s->key, m / 1e3, stage_hint(rep, s));
+	}
 }
 
 static void verdict_gap(const struct report *rep, const struct unit *u, int d,
 			const struct gap *g, char *out, size_t n, size_t *l)
 {
-	const struct iogap_rstat *st = u->stage[d];
-	int c = g->largest, s = contrib_stage[c];
+	int c = g->largest;
+	const struct iogap_gap_row *row = &rep->rows.r[c];
+	const struct iogap_stage *s = &row->stage;
 	double share = g->gap > 0 ? 100.0 * g->contrib[c] / g->gap : 0;
 	char sure[160];
 
@@ -664,39 +764,37 @@ static void verdict_gap(const struct report *rep, const struct unit *u, int d,
 		return;
 	}
 	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
-	if (c == C_BACKEND)
+	if (row_vs_bare(row))
 		cat(out, n, l, "%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal "
-		    "%.1f us) is the backend itself being slower in the VM (B %.1f us vs %.1f us on bare "
+		    "%.1f us) is %s being slower in the VM (%s %.1f us vs %.1f us on bare "
 		    "metal; %s): %s.", u->name, dir_key[d], share, g->gap / 1e3, g->vm_total / 1e3,
-		    g->bare_total / 1e3, mean_of(&st[ST_B]) / 1e3, g->bare_total / 1e3, sure,
-		    backend_hint(rep->backend));
+		    g->bare_total / 1e3, s->what, s->key, row_vm_mean(rep, u, d, row) / 1e3,
+		    row_bare_mean(rep, u, d, row) / 1e3, sure, stage_hint(rep, s));
 	else
 		cat(out, n, l, "%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal "
 		    "%.1f us) is spent %s (%.1f us; %s): %s.", u->name, dir_key[d], share,
-		    g->gap / 1e3, g->vm_total / 1e3, g->bare_total / 1e3, where_text[s],
-		    g->contrib[c] / 1e3, sure, hint_text[s]);
-	if (c == C_G2Q && mean_of(&st[ST_GSUB]) > 0.5 * g->contrib[c])
-		cat(out, n, l, " The guest's own submit call (G.submit, %.1f us) is most of it: %s.",
-		    mean_of(&st[ST_GSUB]) / 1e3, hint_text[ST_GSUB]);
+		    g->gap / 1e3, g->vm_total / 1e3, g->bare_total / 1e3, s->where,
+		    g->contrib[c] / 1e3, sure, stage_hint(rep, s));
+	verdict_detail(rep, u, d, row, g->contrib[c], out, n, l);
 }
 
 static void verdict_vm_only(const struct report *rep, const struct unit *u, int d, char *out,
 			    size_t n, size_t *l)
 {
 	const struct iogap_rstat *st = u->stage[d];
-	int best = ST_G2Q;
-	double tot = mean_of(&st[ST_TOTAL]);
+	int best = -1;
+	double tot = mean_of(total_of(rep, u, d));
 	char sure[160];
 
-	for (int s = ST_G2Q; s <= ST_Q2G; s++)
-		if (mean_of(&st[s]) > mean_of(&st[best]))
-			best = s;
-	sure_text(rep, sure, sizeof(sure), mean_of(&st[best]),
-		  (best == ST_G2Q || best == ST_Q2G) ? rep->err_ns : 0);
+	for (size_t i = 0; i < rep->vm.n; i++)
+		if (!(rep->vm.s[i].flags & IOGAP_STAGE_DETAIL) &&
+		    (best < 0 || mean_of(&st[i]) > mean_of(&st[best])))
+			best = (int)i;
+	sure_text(rep, sure, sizeof(sure), mean_of(&st[best]), stage_err(rep, &rep->vm.s[best]));
 	cat(out, n, l, "%s %s: no bare-metal run to compare with; the largest stage in the VM is "
 	    "%s, %.0f%% of the %.1f us per request, spent %s (%s): %s.", u->name, dir_key[d],
-	    stage_key[best], tot > 0 ? 100.0 * mean_of(&st[best]) / tot : 0, tot / 1e3,
-	    where_text[best], sure, stage_hint(rep, best));
+	    rep->vm.s[best].key, tot > 0 ? 100.0 * mean_of(&st[best]) / tot : 0, tot / 1e3,
+	    rep->vm.s[best].where, sure, stage_hint(rep, &rep->vm.s[best]));
 }
 
 /* The share of a side's requests submitted while the CPU was saturated. */
@@ -725,7 +823,7 @@ static void verdict(const struct report *rep, size_t k, int d, char *out, size_t
 	size_t l = 0;
 
 	out[0] = 0;
-	if (!(g && g->ok) && !u->stage[d][ST_TOTAL].n)
+	if (!(g && g->ok) && !total_of(rep, u, d)->n)
 		return;
 	if (rep->rd.n_incomplete)
 		cat(out, n, &l, "PROVISIONAL, over incomplete data (see the first line): ");
@@ -752,7 +850,9 @@ static void fmt_us(char *b, size_t n, double ns)
 		snprintf(b, n, "%.2f", ns / 1e3);
 }
 
-static void print_row(FILE *f, const char *label, const struct iogap_rstat *s, double err)
+/* submit: a submit call's time, which sync engines do not have */
+static void print_row(FILE *f, const char *label, const struct iogap_rstat *s, double err,
+		      bool submit)
 {
 	uint64_t p[NPCT];
 	char b[8][32], e[32] = "";
@@ -761,7 +861,7 @@ static void print_row(FILE *f, const char *label, const struct iogap_rstat *s, d
 		fprintf(f, "  %-12s %9s\n", label, "0");
 		return;
 	}
-	if (s->min == 0 && s->max == 0 && (strstr(label, "submit") || strstr(label, "slat"))) {
+	if (s->min == 0 && s->max == 0 && submit) {
 		/* fio's sync engines stamp issue = start: there is no submit time */
 		fprintf(f, "  %-12s %9" PRIu64 "   n/a: a sync engine (psync) has no submit time, as in fio\n",
 			label, s->n);
@@ -796,10 +896,50 @@ static void print_load(FILE *f, const struct unit *u,
 			"(it differs by queueing, not by virtualization)\n", 100 * LOAD_TOLERANCE);
 }
 
+/* "   (G.submit lies inside it)" for the detail stages inside stage i. */
+static void inside_text(const struct report *rep, size_t i, char *out, size_t n)
+{
+	size_t l = 0;
+
+	out[0] = 0;
+	for (size_t j = 0; j < rep->vm.n; j++)
+		if (rep->vm.s[j].within == (int)i)
+			cat(out, n, &l, "   (%s lies inside it)", rep->vm.s[j].key);
+}
+
+/* A gap row's label: "backend (B - bare)" where it is compared with bare
+ * metal (minus: "-" or "−"). */
+static void row_label(const struct iogap_gap_row *row, const char *minus, char *out, size_t n)
+{
+	if (row_vs_bare(row))
+		snprintf(out, n, "%s (%s %s bare)", row->stage.gap_key, row->stage.key, minus);
+	else
+		snprintf(out, n, "%s", row->stage.gap_key);
+}
+
+static void print_gap_rows(const struct report *rep, FILE *f, const struct gap *g)
+{
+	for (size_t c = 0; c <= rep->rows.n; c++) {
+		char e[32] = "", label[128] = "other (unpaired, drift)";
+
+		if (c < rep->rows.n)
+			row_label(&rep->rows.r[c], "-", label, sizeof(label));
+		if (g->err[c] > 0)
+			snprintf(e, sizeof(e), "+-%.1f", g->err[c] / 1e3);
+		if (c < rep->rows.n && row_vs_bare(&rep->rows.r[c]) && g->load_differs) {
+			fprintf(f, "  %-22s %+10.2f us          not comparable: the loads differ\n",
+				label, g->contrib[c] / 1e3);
+			continue;
+		}
+		fprintf(f, "  %-22s %+10.2f us %-8s %6.1f%%\n", label, g->contrib[c] / 1e3, e,
+			g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
+	}
+}
+
 static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 {
 	const struct unit *u = &rep->u[k];
-	const struct iogap_rstat *st = u->stage[d];
+	const struct iogap_rstat *st = u->stage[d], *total = total_of(rep, u, d);
 	const struct dirstat *vm = &u->d[SIDE_VM][d], *bare = &u->d[SIDE_BARE][d];
 	const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
 	char v[2048];
@@ -809,30 +949,36 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 	fprintf(f, "\n== %s (job %s), %s ==\n", u->name, u->jobs, dir_key[d]);
 	if (vm->lat[K_LAT].n)
 		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " seen at the top and bottom filter "
-			"(%.1f%%)%s\n", vm->lat[K_LAT].n, st[ST_TOTAL].n,
-			100.0 * (double)st[ST_TOTAL].n / (double)vm->lat[K_LAT].n,
+			"(%.1f%%)%s\n", vm->lat[K_LAT].n, total->n,
+			100.0 * (double)total->n / (double)vm->lat[K_LAT].n,
 			u->not_paired[d] ? "; the others are left out of the stage rows" : "");
 	fprintf(f, "  %-12s %9s %9s %9s %9s %9s %9s %9s %9s  %s\n", "stage (us)", "N", "min",
 		"mean", "p50", "p90", "p99", "p99.9", "max", "clock");
-	if (st[ST_TOTAL].n)
-		for (int s = 0; s < ST_NR; s++)
-			print_row(f, s == ST_TOTAL ? "total (VM)" : stage_key[s], &st[s],
-				  (s == ST_G2Q || s == ST_Q2G) ? rep->err_ns : 0);
-	if (bare->lat[K_LAT].n) {
-		print_row(f, "bare total", &bare->lat[K_LAT], 0);
-		print_row(f, "bare slat", &bare->lat[K_SLAT], 0);
-		print_row(f, "bare clat", &bare->lat[K_CLAT], 0);
+	if (total->n) {
+		for (size_t s = 0; s < rep->vm.n; s++)
+			print_row(f, rep->vm.s[s].key, &st[s], stage_err(rep, &rep->vm.s[s]),
+				  rep->vm.s[s].flags & IOGAP_STAGE_DETAIL);
+		print_row(f, "total (VM)", total, 0, false);
 	}
-	if (st[ST_TOTAL].n) {
-		double tot = mean_of(&st[ST_TOTAL]), sum = 0;
+	if (bare->lat[K_LAT].n) {
+		print_row(f, "bare total", &bare->lat[K_LAT], 0, false);
+		print_row(f, "bare slat", &bare->lat[K_SLAT], 0, true);
+		print_row(f, "bare clat", &bare->lat[K_CLAT], 0, false);
+	}
+	if (total->n) {
+		double tot = mean_of(total), sum = 0;
 
 		fprintf(f, "share of the VM total (btt style):\n");
-		for (int s = ST_G2Q; s <= ST_Q2G; s++) {
+		for (size_t s = 0; s < rep->vm.n; s++) {
 			double m = mean_of(&st[s]);
+			char inside[128];
 
+			if (rep->vm.s[s].flags & IOGAP_STAGE_DETAIL)
+				continue;
 			sum += m;
-			fprintf(f, "  %-12s %6.1f%%  %10.2f us%s\n", stage_key[s], 100.0 * m / tot, m / 1e3,
-				s == ST_G2Q ? "   (G.submit lies inside it)" : "");
+			inside_text(rep, s, inside, sizeof(inside));
+			fprintf(f, "  %-12s %6.1f%%  %10.2f us%s\n", rep->vm.s[s].key, 100.0 * m / tot,
+				m / 1e3, inside);
 		}
 		fprintf(f, "  %-12s %6.1f%%  %10.2f us   (total %.2f us: stages sum to %+.3f%% of it)\n",
 			"sum", 100.0 * sum / tot, sum / 1e3, tot / 1e3, 100.0 * (sum - tot) / tot);
@@ -841,21 +987,7 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 	if (g && g->ok) {
 		fprintf(f, "the gap: VM %.2f us - %s %.2f us = %+.2f us per request\n",
 			g->vm_total / 1e3, side_name[rep->ref], g->bare_total / 1e3, g->gap / 1e3);
-		for (int c = 0; c < C_NR; c++) {
-			char e[32] = "";
-
-			if (g->err[c] > 0)
-				snprintf(e, sizeof(e), "+-%.1f", g->err[c] / 1e3);
-			if (c == C_BACKEND && g->load_differs) {
-				fprintf(f, "  %-22s %+10.2f us          not comparable: the loads differ\n",
-					"backend (B - bare)", g->contrib[c] / 1e3);
-				continue;
-			}
-			fprintf(f, "  %-22s %+10.2f us %-8s %6.1f%%\n",
-				c == C_BACKEND ? "backend (B - bare)" :
-				c == C_OTHER ? "other (unpaired, drift)" : contrib_key[c],
-				g->contrib[c] / 1e3, e, g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
-		}
+		print_gap_rows(rep, f, g);
 	}
 	verdict(rep, k, d, v, sizeof(v));
 	if (v[0])
@@ -893,6 +1025,18 @@ static void print_throughput(const struct report *rep, FILE *f)
 			}
 		}
 	}
+}
+
+/* The stages with an end on the guest's clock: "G.submit, G->Q, Q->G". */
+static void guest_stage_keys(const struct report *rep, char *out, size_t n)
+{
+	size_t l = 0;
+
+	out[0] = 0;
+	for (size_t s = 0; s < rep->vm.n; s++)
+		if (iogap_tl_point(rep->vm.s[s].from)->clock == IOGAP_TL_GUEST ||
+		    iogap_tl_point(rep->vm.s[s].to)->clock == IOGAP_TL_GUEST)
+			cat(out, n, &l, "%s%s", l ? ", " : "", rep->vm.s[s].key);
 }
 
 static void print_text(const struct report *rep, FILE *f)
@@ -936,9 +1080,13 @@ static void print_text(const struct report *rep, FILE *f)
 			print_unit_dir(rep, f, k, d);
 	print_throughput(rep, f);
 	fprintf(f, "\nverdict:\n");
-	if (rep->rd.have_vm && !strcmp(rep->accel, "tcg"))
-		fprintf(f, "  The VM ran under TCG: the guest-side stages (G.submit, G->Q, Q->G) include "
-			"instruction emulation; expect them much smaller under KVM.\n");
+	if (rep->rd.have_vm && !strcmp(rep->accel, "tcg")) {
+		char guest[256];
+
+		guest_stage_keys(rep, guest, sizeof(guest));
+		fprintf(f, "  The VM ran under TCG: the guest-side stages (%s) include "
+			"instruction emulation; expect them much smaller under KVM.\n", guest);
+	}
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
 			char v[2048];
@@ -1014,7 +1162,7 @@ static void json_truth(struct jw *w, const struct report *rep)
 	jw_close(w, ']');
 	jw_obj(w, "backend");
 	jw_str(w, "kind", backend_key[rep->backend]);
-	jw_str(w, "advice", backend_hint(rep->backend));
+	jw_str(w, "advice", backend_advice(rep));
 	jw_end(w);
 	jw_obj(w, "cpu");
 	for (int s = 0; s < SIDES; s++) {
@@ -1045,6 +1193,55 @@ static void json_truth(struct jw *w, const struct report *rep)
 		jw_close(w, ']');
 		jw_end(w);
 	}
+	jw_end(w);
+}
+
+/* A job's VM stages, their shares of the total and how close they sum to it. */
+static void json_stages(struct jw *w, const struct report *rep, const struct unit *u, int d)
+{
+	const struct iogap_rstat *st = u->stage[d], *total = total_of(rep, u, d);
+	double tot = mean_of(total), sum = 0;
+
+	jw_obj(w, "stages");
+	jw_u64(w, "not_paired", u->not_paired[d]);
+	for (size_t s = 0; s < rep->vm.n; s++)
+		json_rstat(w, rep->vm.s[s].key, &st[s], stage_err(rep, &rep->vm.s[s]));
+	json_rstat(w, "total", total, 0);
+	jw_end(w);
+	jw_obj(w, "share_pct");
+	for (size_t s = 0; s < rep->vm.n; s++) {
+		if (rep->vm.s[s].flags & IOGAP_STAGE_DETAIL)
+			continue;
+		sum += mean_of(&st[s]);
+		jw_float(w, rep->vm.s[s].key, 100.0 * mean_of(&st[s]) / tot);
+	}
+	jw_float(w, "sum", 100.0 * sum / tot);
+	jw_end(w);
+	jw_float(w, "stage_sum_ns", sum);
+	jw_float(w, "stage_sum_error_pct", 100.0 * (sum - tot) / tot);
+}
+
+/* The gap table: a row's key, then "other". */
+static const char *row_key(const struct report *rep, size_t c)
+{
+	return c < rep->rows.n ? rep->rows.r[c].stage.gap_key : "other";
+}
+
+static void json_gap(struct jw *w, const struct report *rep, const struct gap *g)
+{
+	jw_obj(w, "gap");
+	jw_float(w, "vm_total_mean_ns", g->vm_total);
+	jw_float(w, "bare_total_mean_ns", g->bare_total);
+	jw_float(w, "gap_ns", g->gap);
+	jw_obj(w, "contrib_ns");
+	for (size_t c = 0; c <= rep->rows.n; c++)
+		jw_float(w, row_key(rep, c), g->contrib[c]);
+	jw_end(w);
+	jw_obj(w, "error_ns");
+	for (size_t c = 0; c <= rep->rows.n; c++)
+		jw_float(w, row_key(rep, c), g->err[c]);
+	jw_end(w);
+	jw_str(w, "largest", row_key(rep, (size_t)g->largest));
 	jw_end(w);
 }
 
@@ -1130,7 +1327,6 @@ static int write_json(const struct report *rep, FILE *f)
 		jw_str(&w, "job_indices", u->jobs);
 		json_load(&w, rep, k);
 		for (int d = 0; d < 2; d++) {
-			const struct iogap_rstat *st = u->stage[d];
 			const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
 			char v[2048];
 
@@ -1140,41 +1336,10 @@ static int write_json(const struct report *rep, FILE *f)
 			for (int s = 0; s < SIDES; s++)
 				if (u->d[s][d].lat[K_LAT].n)
 					json_side(&w, rep, u, s, d);
-			if (st[ST_TOTAL].n) {
-				double tot = mean_of(&st[ST_TOTAL]), sum = 0;
-
-				jw_obj(&w, "stages");
-				jw_u64(&w, "not_paired", u->not_paired[d]);
-				for (int s = 0; s < ST_NR; s++)
-					json_rstat(&w, stage_key[s], &st[s],
-						   (s == ST_G2Q || s == ST_Q2G) ? rep->err_ns : 0);
-				jw_end(&w);
-				jw_obj(&w, "share_pct");
-				for (int s = ST_G2Q; s <= ST_Q2G; s++) {
-					sum += mean_of(&st[s]);
-					jw_float(&w, stage_key[s], 100.0 * mean_of(&st[s]) / tot);
-				}
-				jw_float(&w, "sum", 100.0 * sum / tot);
-				jw_end(&w);
-				jw_float(&w, "stage_sum_ns", sum);
-				jw_float(&w, "stage_sum_error_pct", 100.0 * (sum - tot) / tot);
-			}
-			if (g && g->ok) {
-				jw_obj(&w, "gap");
-				jw_float(&w, "vm_total_mean_ns", g->vm_total);
-				jw_float(&w, "bare_total_mean_ns", g->bare_total);
-				jw_float(&w, "gap_ns", g->gap);
-				jw_obj(&w, "contrib_ns");
-				for (int c = 0; c < C_NR; c++)
-					jw_float(&w, contrib_key[c], g->contrib[c]);
-				jw_end(&w);
-				jw_obj(&w, "error_ns");
-				for (int c = 0; c < C_NR; c++)
-					jw_float(&w, contrib_key[c], g->err[c]);
-				jw_end(&w);
-				jw_str(&w, "largest", contrib_key[g->largest]);
-				jw_end(&w);
-			}
+			if (total_of(rep, u, d)->n)
+				json_stages(&w, rep, u, d);
+			if (g && g->ok)
+				json_gap(&w, rep, g);
 			verdict(rep, k, d, v, sizeof(v));
 			jw_str(&w, "verdict", v);
 			jw_end(&w);
@@ -1202,8 +1367,6 @@ static void html_esc(FILE *f, const char *s)
 	}
 }
 
-static const char *const stage_color[ST_NR] = { "#999", "#4e79a7", "#f28e2b", "#59a14f",
-						 "#edc948", "#e15759", "#333" };
 #define VM_COLOR "#d62728"
 #define BARE_COLOR "#1f77b4"
 
@@ -1379,20 +1542,21 @@ static void svg_time(FILE *f, const char *cls, const char *title, const struct u
 static void svg_stages(FILE *f, const struct report *rep)
 {
 	const int W = 900, L = 170, R = 20, BAR = 18;
-	int rows = 0, y;
+	int rows = 0, y, lx = L;
 	double xmax = 0;
 
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
 			const struct unit *u = &rep->u[k];
 
-			if (u->stage[d][ST_TOTAL].n || u->d[SIDE_BARE][d].lat[K_LAT].n)
+			if (total_of(rep, u, d)->n || u->d[SIDE_BARE][d].lat[K_LAT].n)
 				rows++;
-			xmax = fmax(xmax, fmax(mean_of(&u->stage[d][ST_TOTAL]),
+			xmax = fmax(xmax, fmax(mean_of(total_of(rep, u, d)),
 					       mean_of(&u->d[SIDE_BARE][d].lat[K_LAT])));
 			double s = 0;
-			for (int st = ST_G2Q; st <= ST_Q2G; st++)
-				s += fmax(mean_of(&u->stage[d][st]), 0);
+			for (size_t st = 0; st < rep->vm.n; st++)
+				if (!(rep->vm.s[st].flags & IOGAP_STAGE_DETAIL))
+					s += fmax(mean_of(&u->stage[d][st]), 0);
 			xmax = fmax(xmax, s);
 		}
 	if (xmax <= 0)
@@ -1404,13 +1568,17 @@ static void svg_stages(FILE *f, const struct report *rep)
 	fprintf(f, "<svg class=\"chart stages\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\"><title>mean time per stage</title>\n", W, H, W, H);
 	/* legend */
-	for (int s = ST_G2Q, x = L; s <= ST_Q2G; s++, x += 120)
+	for (size_t s = 0; s < rep->vm.n; s++) {
+		if (rep->vm.s[s].flags & IOGAP_STAGE_DETAIL)
+			continue;
 		fprintf(f, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"17\" class=\"lg\">%s</text>\n", x, stage_color[s], x + 16,
-			stage_key[s]);
+			"<text x=\"%d\" y=\"17\" class=\"lg\">%s</text>\n", lx, rep->vm.s[s].color, lx + 16,
+			rep->vm.s[s].key);
+		lx += 120;
+	}
 	fprintf(f, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-		"<text x=\"%d\" y=\"17\" class=\"lg\">bare metal total</text>\n", L + 600, BARE_COLOR,
-		L + 616);
+		"<text x=\"%d\" y=\"17\" class=\"lg\">bare metal total</text>\n", lx, BARE_COLOR,
+		lx + 16);
 	for (double v = 0; v <= xm + step / 2; v += step) {
 		double x = L + v / xm * (W - L - R);
 
@@ -1424,18 +1592,20 @@ static void svg_stages(FILE *f, const struct report *rep)
 			const struct unit *u = &rep->u[k];
 			double x = L;
 
-			if (!u->stage[d][ST_TOTAL].n && !u->d[SIDE_BARE][d].lat[K_LAT].n)
+			if (!total_of(rep, u, d)->n && !u->d[SIDE_BARE][d].lat[K_LAT].n)
 				continue;
 			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lb\" text-anchor=\"end\">", L - 6,
 				y + BAR + 4);
 			html_esc(f, u->name);
 			fprintf(f, " %s</text>\n", dir_key[d]);
-			for (int s = ST_G2Q; s <= ST_Q2G && u->stage[d][ST_TOTAL].n; s++) {
+			for (size_t s = 0; s < rep->vm.n && total_of(rep, u, d)->n; s++) {
 				double w = fmax(mean_of(&u->stage[d][s]), 0) / 1e3 / xm * (W - L - R);
 
+				if (rep->vm.s[s].flags & IOGAP_STAGE_DETAIL)
+					continue;
 				fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-					"<title>%s: %.2f µs</title></rect>\n", x, y, w, BAR, stage_color[s],
-					stage_key[s], mean_of(&u->stage[d][s]) / 1e3);
+					"<title>%s: %.2f µs</title></rect>\n", x, y, w, BAR, rep->vm.s[s].color,
+					rep->vm.s[s].key, mean_of(&u->stage[d][s]) / 1e3);
 				x += w;
 			}
 			if (u->d[SIDE_BARE][d].lat[K_LAT].n) {
@@ -1452,19 +1622,23 @@ static void svg_stages(FILE *f, const struct report *rep)
 
 static void html_stage_table(FILE *f, const struct report *rep, const struct unit *u, int d)
 {
-	const struct iogap_rstat *st = u->stage[d];
-	const struct iogap_rstat *rows[ST_NR + 3];
-	const char *names[ST_NR + 3];
-	double errs[ST_NR + 3];
+	const struct iogap_rstat *st = u->stage[d], *total = total_of(rep, u, d);
+	const struct iogap_rstat *rows[IOGAP_TL_MAX_STAGES + 4];
+	const char *names[IOGAP_TL_MAX_STAGES + 4];
+	double errs[IOGAP_TL_MAX_STAGES + 4];
+	bool shared[IOGAP_TL_MAX_STAGES + 4] = { false };
 	int n = 0;
-	double tot = mean_of(&st[ST_TOTAL]);
+	double tot = mean_of(total);
 
-	if (st[ST_TOTAL].n)
-		for (int s = 0; s < ST_NR; s++) {
+	if (total->n) {
+		for (size_t s = 0; s < rep->vm.n; s++) {
 			rows[n] = &st[s];
-			names[n] = s == ST_TOTAL ? "total (VM)" : stage_key[s];
-			errs[n++] = (s == ST_G2Q || s == ST_Q2G) ? rep->err_ns : 0;
+			names[n] = rep->vm.s[s].key;
+			shared[n] = !(rep->vm.s[s].flags & IOGAP_STAGE_DETAIL);
+			errs[n++] = stage_err(rep, &rep->vm.s[s]);
 		}
+		rows[n] = total, names[n] = "total (VM)", errs[n++] = 0;
+	}
 	if (u->d[SIDE_BARE][d].lat[K_LAT].n) {
 		rows[n] = &u->d[SIDE_BARE][d].lat[K_LAT], names[n] = "bare total", errs[n++] = 0;
 		rows[n] = &u->d[SIDE_BARE][d].lat[K_SLAT], names[n] = "bare slat", errs[n++] = 0;
@@ -1485,11 +1659,31 @@ static void html_stage_table(FILE *f, const struct report *rep, const struct uni
 		if (errs[i] > 0)
 			fprintf(f, "±%.1f", errs[i] / 1e3);
 		fputs("</td><td>", f);
-		if (rows[i] >= &st[ST_G2Q] && rows[i] <= &st[ST_Q2G] && tot > 0)
+		if (shared[i] && tot > 0)
 			fprintf(f, "%.1f%%", 100.0 * mean_of(rows[i]) / tot);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+}
+
+static void html_gap_rows(FILE *f, const struct report *rep, const struct gap *g)
+{
+	for (size_t c = 0; c <= rep->rows.n; c++) {
+		const struct iogap_gap_row *row = c < rep->rows.n ? &rep->rows.r[c] : NULL;
+		char e[32] = "", share[64], label[128] = "other (unpaired, drift)";
+
+		if (row)
+			row_label(row, "−", label, sizeof(label));
+		if (g->err[c] > 0)
+			snprintf(e, sizeof(e), "±%.1f", g->err[c] / 1e3);
+		if (row && row_vs_bare(row) && g->load_differs)
+			snprintf(share, sizeof(share), "not comparable: the loads differ");
+		else
+			snprintf(share, sizeof(share), "%.1f%%",
+				 g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
+		fprintf(f, "<tr><td>%s</td><td>%+.2f</td><td>%s</td><td>%s</td></tr>\n", label,
+			g->contrib[c] / 1e3, e, share);
+	}
 }
 
 static void html_load(FILE *f, const struct unit *u, const struct gap *g)
@@ -1580,21 +1774,7 @@ static int write_html(const struct report *rep, FILE *f)
 					"request</h3>\n<table class=\"num\"><tr><th>where</th><th>µs</th>"
 					"<th>clock ±</th><th>%% of gap</th></tr>\n", g->vm_total / 1e3,
 					side_name[rep->ref], g->bare_total / 1e3, g->gap / 1e3);
-				for (int c = 0; c < C_NR; c++) {
-					char e[32] = "", share[64];
-
-					if (g->err[c] > 0)
-						snprintf(e, sizeof(e), "±%.1f", g->err[c] / 1e3);
-					if (c == C_BACKEND && g->load_differs)
-						snprintf(share, sizeof(share), "not comparable: the loads differ");
-					else
-						snprintf(share, sizeof(share), "%.1f%%",
-							 g->gap ? 100.0 * g->contrib[c] / g->gap : 0);
-					fprintf(f, "<tr><td>%s</td><td>%+.2f</td><td>%s</td><td>%s</td></tr>\n",
-						c == C_BACKEND ? "backend (B − bare)" :
-						c == C_OTHER ? "other (unpaired, drift)" : contrib_key[c],
-						g->contrib[c] / 1e3, e, share);
-				}
+				html_gap_rows(f, rep, g);
 				fputs("</table>\n", f);
 			}
 			fprintf(f, "<table class=\"num\"><tr><th>side</th><th>IOPS</th><th>BW KiB/s</th>"
@@ -1686,6 +1866,11 @@ static void report_free(struct report *rep)
 		for (int s = 0; s < SIDES; s++)
 			for (int d = 0; d < 2; d++)
 				iogap_series_free(&rep->u[k].d[s][d].sec);
+	for (size_t k = 0; k < rep->nu; k++)
+		for (int d = 0; d < 2; d++) {
+			free(rep->u[k].stage[d]);
+			free(rep->u[k].bstage[d]);
+		}
 	free(rep->u);
 	free(rep->unit_of);
 	if (rep->have_manifest)
