@@ -33,6 +33,7 @@
 #include "runner.h"
 #include "safety.h"
 #include "trace_file.h"
+#include "trace_info.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -1791,14 +1792,7 @@ static struct iogap_trace_writer *open_trace(const struct iogap_run_opts *opts,
 			      "tool=iogap-probe %s\nrun_id=%016" PRIx64 "\nhost=%s\nkernel=%s %s\n"
 			      "tag_writes=%d\n",
 			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes);
-	for (size_t i = 0; i < jobs->nr && n < sizeof(info) - 512; i++) {
-		const struct iogap_job *j = &jobs->jobs[i];
-
-		n += (size_t)snprintf(info + n, sizeof(info) - n,
-				      "job.%zu=name=%s rw=%s ioengine=%s iodepth=%u numjobs=%u filename=%s\n",
-				      i, j->name, iogap_rw_name(j->rw), j->ioengine, j->iodepth,
-				      j->numjobs, j->filename);
-	}
+	n = iogap_trace_info_put_jobs(info, sizeof(info), n, jobs);
 	return iogap_trace_writer_open(opts->trace_path, &h, info, err, errlen);
 }
 
