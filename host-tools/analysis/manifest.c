@@ -39,6 +39,9 @@ int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, si
 	m->accel = s ? s : "";
 	m->inject_delay_ns = jp_u64(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_INJECT_DELAY)), 0);
 	m->null_latency_ns = null_latency(m->target_spec);
+	m->vm_memory_mb = (uint64_t)jp_num(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_MEMORY)), 0);
+	m->clock_offset_ns = (int64_t)jp_num(jp_path(&m->doc, PATH_OF(IOGAP_MF_CLOCK,
+								       IOGAP_MF_OFFSET)), 0);
 	for (int i = 0; i < IOGAP_SIDES; i++) {
 		const struct jp_value *p = jp_path(jp_get(&m->doc, IOGAP_MF_PHASES), iogap_side_key[i]);
 
@@ -46,6 +49,13 @@ int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, si
 		m->phase[i].message = jp_str(jp_get(p, IOGAP_MF_MESSAGE));
 	}
 	return 0;
+}
+
+bool iogap_manifest_imported(const struct iogap_manifest *m, const char *phase)
+{
+	const struct jp_value *p = jp_get(jp_get(&m->doc, IOGAP_MF_PHASES), phase);
+
+	return m->present && jp_get(p, IOGAP_MF_IMPORTED);
 }
 
 void iogap_manifest_free(struct iogap_manifest *m)
