@@ -53,6 +53,23 @@ char *iogap_read_file(const char *path, size_t max, size_t *len)
 	return buf;
 }
 
+void *iogap_grow_zeroed(void *arr, size_t *cap, size_t elem, size_t i)
+{
+	size_t n = *cap ? *cap : 16;
+	char *a;
+
+	if (i < *cap)
+		return arr;
+	while (n <= i)
+		n *= 2;
+	a = realloc(arr, n * elem);
+	if (!a)
+		return NULL;
+	memset(a + *cap * elem, 0, (n - *cap) * elem);
+	*cap = n;
+	return a;
+}
+
 int iogap_copy_file(const char *from, const char *to, char *err, size_t errlen)
 {
 	size_t len;

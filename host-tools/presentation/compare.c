@@ -356,19 +356,10 @@ static int sec_add(struct tacc *t, int d, uint64_t k, const struct iogap_trace_r
 
 	if (k > 10u * 86400u)
 		k = 10u * 86400u;
-	if (k >= t->cap[d]) {
-		size_t cap = t->cap[d] ? t->cap[d] : 16;
-		struct iogap_cmp_sec *n;
-
-		while (cap <= k)
-			cap *= 2;
-		n = realloc(t->sec[d], cap * sizeof(*n));
-		if (!n)
-			return -1;
-		memset(n + t->cap[d], 0, (cap - t->cap[d]) * sizeof(*n));
-		t->sec[d] = n;
-		t->cap[d] = cap;
-	}
+	s = iogap_grow_zeroed(t->sec[d], &t->cap[d], sizeof(*s), k);
+	if (!s)
+		return -1;
+	t->sec[d] = s;
 	if (k >= t->nsec[d])
 		t->nsec[d] = k + 1;
 	s = &t->sec[d][k];

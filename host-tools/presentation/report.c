@@ -114,22 +114,12 @@ int iogap_series_add(struct iogap_series *ser, uint64_t t, uint64_t bytes, uint6
 
 	if (k >= SERIES_MAX_SEC)
 		k = SERIES_MAX_SEC - 1;
-	if (k >= ser->nsec) {
-		if (k >= ser->cap) {
-			size_t cap = ser->cap ? ser->cap : 16;
-			struct iogap_sec *n;
-
-			while (cap <= k)
-				cap *= 2;
-			n = realloc(ser->s, cap * sizeof(*n));
-			if (!n)
-				return -1;
-			memset(n + ser->cap, 0, (cap - ser->cap) * sizeof(*n));
-			ser->s = n;
-			ser->cap = cap;
-		}
+	sec = iogap_grow_zeroed(ser->s, &ser->cap, sizeof(*sec), k);
+	if (!sec)
+		return -1;
+	ser->s = sec;
+	if (k >= ser->nsec)
 		ser->nsec = k + 1;
-	}
 	sec = &ser->s[k];
 	sec->n++;
 	sec->bytes += bytes;

@@ -2,7 +2,8 @@
 /*
  * The run directory's shared readers: the probe's job lines in the trace
  * info text (written and read back), a run's jobs and reporting units,
- * the manifest, the sides' table and the trace-header validator.
+ * the manifest, the sides' table and the trace-header validator; and the
+ * shared file and array helpers they use (engines/util.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "sides.h"
 #include "trace_file.h"
 #include "trace_info.h"
+#include "util.h"
 
 static char dir[] = "/tmp/iogap-readers-XXXXXX";
 
@@ -166,6 +168,35 @@ static void test_header_check(void)
 	   strstr(why, "not an iogap trace"), "%s", why);
 }
 
+static void test_util(void)
+{
+	char from[256], to[256], err[512], *text = NULL;
+	size_t cap = 0, len = 0;
+	uint64_t *a = iogap_grow_zeroed(NULL, &cap, sizeof(*a), 20), *b;
+	bool zero = a != NULL;
+
+	for (size_t i = 0; a && i < cap; i++)
+		zero = zero && !a[i];
+	ok(a && cap == 32 && zero, "grown to fit index 20: 32 zeroed elements");
+	if (a)
+		a[20] = 7;
+	b = iogap_grow_zeroed(a, &cap, sizeof(*a), 31);
+	ok(b == a && cap == 32, "an index that fits: the same array");
+	b = iogap_grow_zeroed(a, &cap, sizeof(*a), 32);
+	ok(b && cap == 64 && b[20] == 7 && !b[63], "grown again: values kept, new ones zero");
+	free(b ? b : a);
+
+	snprintf(from, sizeof(from), "%s/%s", dir, IOGAP_MANIFEST_FILE);
+	snprintf(to, sizeof(to), "%s/copy", dir);
+	ok(!iogap_copy_file(from, to, err, sizeof(err)) &&
+	   (text = iogap_read_file(to, 0, &len)) && strstr(text, "bare_matched"),
+	   "copied: the copy holds the source's text");
+	free(text);
+	unlink(to);
+	ok(iogap_copy_file(to, from, err, sizeof(err)) == -1 && strstr(err, to),
+	   "a missing source names the file: %s", err);
+}
+
 int main(void)
 {
 	char path[256];
@@ -177,6 +208,7 @@ int main(void)
 	test_manifest();
 	test_sides();
 	test_header_check();
+	test_util();
 	snprintf(path, sizeof(path), "%s/%s", dir, IOGAP_MANIFEST_FILE);
 	unlink(path);
 	rmdir(dir);
