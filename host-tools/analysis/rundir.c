@@ -436,15 +436,31 @@ static double (*vm_job_iops(const char *dir, size_t *njobs, char *err, size_t er
 	return iops;
 }
 
-/* One job file with the rates inserted; *first is its first job index,
+/* The rate line after job j's section header, or its name in note. */
+static void put_rate(FILE *f, double (*iops)[2], size_t njobs, size_t j,
+		     const struct iogap_job *job, char *note, size_t notelen)
+{
+	unsigned clones = job->numjobs ? job->numjobs : 1;
+	size_t nl = strlen(note);
+
+	if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
+		fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones, iops[j][1] / clones);
+	else if (nl + 1 < notelen)
+		snprintf(note + nl, notelen - nl, "%sjob '%.100s' had no VM requests: not rate "
+			 "limited", nl ? "; " : "", job->name);
+}
+
+/* One job file with the rates inserted after each job's section header
+ * (where the job-file parser saw it); *first is its first job index,
  * advanced past its jobs.  Jobs without VM requests go into note. */
 static int write_rated_job(const char *in, const char *out, double (*iops)[2], size_t njobs,
 			   size_t *first, char *note, size_t notelen, char *err, size_t errlen)
 {
 	struct iogap_job_list l = { 0 };
-	size_t len;
-	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
+	size_t len, k = 0;
+	char *text = iogap_read_file(in, 0, &len);
 	FILE *f = NULL;
+	int line = 0;
 
 	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) || !(f = fopen(out, "w"))) {
 		if (!text || !f)
@@ -453,26 +469,14 @@ static int write_rated_job(const char *in, const char *out, double (*iops)[2], s
 		iogap_job_list_free(&l);
 		return -1;
 	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char sect[256];
+	for (const char *p = text; *p; line++) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		fprintf(f, "%s\n", line);
-		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
-			continue;
-		for (size_t k = 0; k < l.nr; k++) {
-			size_t j = *first + k, nl = strlen(note);
-			unsigned clones = l.jobs[k].numjobs ? l.jobs[k].numjobs : 1;
-
-			if (strcmp(l.jobs[k].name, sect))
-				continue;
-			if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
-				fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones,
-					iops[j][1] / clones);
-			else if (nl + 1 < notelen)
-				snprintf(note + nl, notelen - nl, "%sjob '%.100s' had no VM requests: not "
-					 "rate limited", nl ? "; " : "", sect);
-			break;
-		}
+		fprintf(f, "%.*s\n", (int)n, p);
+		p += n + (nl != NULL);
+		for (; k < l.nr && l.jobs[k].source_line == line + 1; k++)
+			put_rate(f, iops, njobs, *first + k, &l.jobs[k], note, notelen);
 	}
 	*first += l.nr;
 	free(text);
