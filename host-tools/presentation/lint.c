@@ -769,7 +769,7 @@ int iogap_cmd_lint(int argc, char **argv)
 			/* bare first, vm second, the rest by name */
 			qsort(names, nn, sizeof(names[0]), (int (*)(const void *, const void *))strcmp);
 			for (size_t k = 0; k < nn; k++) {
-				if (!strcmp(names[k], "bare") && k) {
+				if (iogap_side_of_dir(names[k]) == IOGAP_SIDE_BARE && k) {
 					char t[64];
 
 					memcpy(t, names[0], 64);
