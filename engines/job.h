@@ -57,10 +57,13 @@ struct iogap_job_kv {
 	char *value;              /* NULL for a bare flag */
 };
 
+struct iogap_engine_ops;
+
 struct iogap_job {
 	char *name;
 	char *filename;           /* NULL: fio derives "name.jobnum.filenum" */
 	char *ioengine;           /* fio default: psync */
+	const struct iogap_engine_ops *engine;    /* ioengine's, set by iogap_job_finalize */
 	char *write_lat_log;      /* log file prefix, NULL = off */
 	char *description;
 	char *directory;          /* fio's directory: prefix of the file name */

@@ -1915,6 +1915,12 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 
 	if (!j->ioengine)
 		j->ioengine = strdup("psync");
+	if (!j->ioengine)
+		return perr(&c, "out of memory");
+	j->engine = iogap_engine_find(j->ioengine);
+	if (!j->engine)
+		return perr(&c, "job '%s': engine '%s' is not supported (supported: %s)", j->name,
+			    j->ioengine, iogap_engine_names());
 	if (!strcmp(j->ioengine, "rbd")) {
 		if (!j->rbd_pool || !j->rbd_name)
 			return perr(&c, "job '%s': ioengine=rbd needs pool= and rbdname=", j->name);
@@ -1932,7 +1938,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
 			    "busy_poll apply only to ioengine=rbd", j->name);
 	}
-	if (iogap_engine_find(j->ioengine)->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
+	if (j->engine->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
 	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
 		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
 			"queue depth will be capped at 1\n");

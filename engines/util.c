@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "util.h"
@@ -50,6 +51,40 @@ char *iogap_read_file(const char *path, size_t max, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+void *iogap_grow_zeroed(void *arr, size_t *cap, size_t elem, size_t i)
+{
+	size_t n = *cap ? *cap : 16;
+	char *a;
+
+	if (i < *cap)
+		return arr;
+	while (n <= i)
+		n *= 2;
+	a = realloc(arr, n * elem);
+	if (!a)
+		return NULL;
+	memset(a + *cap * elem, 0, (n - *cap) * elem);
+	*cap = n;
+	return a;
+}
+
+int iogap_copy_file(const char *from, const char *to, char *err, size_t errlen)
+{
+	size_t len;
+	char *data = iogap_read_file(from, 0, &len);
+	FILE *f;
+	int r;
+
+	if (!data)
+		return iogap_seterr(err, errlen, "%s: %s", from, strerror(errno));
+	f = fopen(to, "w");
+	r = f && fwrite(data, 1, len, f) == len ? 0 : -1;
+	if (f && fclose(f))
+		r = -1;
+	free(data);
+	return r ? iogap_seterr(err, errlen, "%s: %s", to, strerror(errno ? errno : EIO)) : 0;
 }
 
 int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)

@@ -11,6 +11,15 @@
  * over max). */
 char *iogap_read_file(const char *path, size_t max, size_t *len);
 
+/* The array arr of *cap elements of elem bytes, grown (doubling, from 16,
+ * new elements zeroed) until index i fits: the array, moved or not, with
+ * *cap updated; NULL when out of memory (arr and *cap unchanged). */
+void *iogap_grow_zeroed(void *arr, size_t *cap, size_t elem, size_t i);
+
+/* Copy the file from to to (created or truncated): 0, or -1 with err
+ * naming the file that failed. */
+int iogap_copy_file(const char *from, const char *to, char *err, size_t errlen);
+
 /* vsnprintf into err (if err and errlen); returns -1 for `return iogap_seterr(...)`. */
 int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

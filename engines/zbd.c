@@ -716,8 +716,7 @@ int iogap_zbd_setup(struct iogap_job_list *jobs, struct iogap_zbd_set **out,
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
 
-		if (j->filename && iogap_engine_find(j->ioengine) &&
-		    !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+		if (j->filename && !(j->engine->flags & IOGAP_ENGINE_NO_FILE))
 			warn_device(j, j->filename);
 		nz += j->zone_mode == IOGAP_ZONE_MODE_ZBD;
 	}
@@ -737,7 +736,7 @@ int iogap_zbd_setup(struct iogap_job_list *jobs, struct iogap_zbd_set **out,
 
 		if (j->zone_mode != IOGAP_ZONE_MODE_ZBD)
 			continue;
-		if (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE) {
+		if (j->engine->flags & IOGAP_ENGINE_NO_FILE) {
 			msg(err, errlen, "job '%s': zonemode=zbd needs a file or device (ioengine=%s has none)",
 			    j->name, j->ioengine);
 			goto fail;

@@ -33,6 +33,7 @@
 #include "runner.h"
 #include "safety.h"
 #include "trace_file.h"
+#include "trace_info.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -1012,7 +1013,7 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 
-	w->ops = iogap_engine_find(j->ioengine);
+	w->ops = j->engine;
 	if (open_target(w))
 		return -1;
 	if (iogap_zbd_worker_new(w->zbd_set, j, w->region_start, w->region_len, j->iodepth,
@@ -1303,7 +1304,7 @@ static uint64_t layout_bytes(const struct iogap_job *j)
 	uint64_t need = job_end(j), have = 0;
 	struct stat st;
 
-	if (!j->size || (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+	if (!j->size || (j->engine->flags & IOGAP_ENGINE_NO_FILE))
 		return 0;
 	if (stat(j->filename, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
@@ -1384,7 +1385,7 @@ static int check_before_layout(const struct iogap_job_list *jobs, char *err, siz
 		bool is_blk = stat(j->filename, &st) == 0 && S_ISBLK(st.st_mode);
 
 		if (j->zone_mode == IOGAP_ZONE_MODE_ZBD && !j->zone_size && !is_blk &&
-		    !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+		    !(j->engine->flags & IOGAP_ENGINE_NO_FILE))
 			return iogap_seterr(err, errlen, "%s: zonesize is required for zonemode=zbd on a "
 					    "regular file (job '%s'; fio's rule, checked before any layout)",
 					    j->filename, j->name);
@@ -1452,7 +1453,7 @@ static void unlink_files(const struct iogap_job_list *jobs)
 		const struct iogap_job *j = &jobs->jobs[i];
 		struct stat st;
 
-		if (j->unlink && !(iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE) &&
+		if (j->unlink && !(j->engine->flags & IOGAP_ENGINE_NO_FILE) &&
 		    stat(j->filename, &st) == 0 && S_ISREG(st.st_mode))
 			unlink(j->filename);
 	}
@@ -1467,7 +1468,7 @@ static int resolve_percentages(struct iogap_job *j, char *err, size_t errlen)
 
 	if (!j->size_pct && !j->offset_pct)
 		return 0;
-	if (iogap_engine_find(j->ioengine)->flags & IOGAP_ENGINE_NO_FILE)
+	if (j->engine->flags & IOGAP_ENGINE_NO_FILE)
 		return iogap_seterr(err, errlen, "job '%s': size/offset in %% need a file or device, "
 				    "not ioengine=%s", j->name, j->ioengine);
 	fd = open(j->filename, O_RDONLY | O_CLOEXEC);
@@ -1636,7 +1637,7 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 
 		if (e > expected)
 			expected = e;
-		if (j->invalidate && ws[i].clone == 0 && !(iogap_engine_find(j->ioengine)->flags &
+		if (j->invalidate && ws[i].clone == 0 && !(j->engine->flags &
 							    IOGAP_ENGINE_NO_FILE))
 			invalidate_cache(j);
 	}
@@ -1714,7 +1715,7 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 {
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
-		const struct iogap_engine_ops *ops = iogap_engine_find(j->ioengine);
+		const struct iogap_engine_ops *ops = j->engine;
 		char why[512];
 		int r;
 
@@ -1791,14 +1792,7 @@ static struct iogap_trace_writer *open_trace(const struct iogap_run_opts *opts,
 			      "tool=iogap-probe %s\nrun_id=%016" PRIx64 "\nhost=%s\nkernel=%s %s\n"
 			      "tag_writes=%d\n",
 			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes);
-	for (size_t i = 0; i < jobs->nr && n < sizeof(info) - 512; i++) {
-		const struct iogap_job *j = &jobs->jobs[i];
-
-		n += (size_t)snprintf(info + n, sizeof(info) - n,
-				      "job.%zu=name=%s rw=%s ioengine=%s iodepth=%u numjobs=%u filename=%s\n",
-				      i, j->name, iogap_rw_name(j->rw), j->ioengine, j->iodepth,
-				      j->numjobs, j->filename);
-	}
+	n = iogap_trace_info_put_jobs(info, sizeof(info), n, jobs);
 	return iogap_trace_writer_open(opts->trace_path, &h, info, err, errlen);
 }
 
@@ -1826,7 +1820,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		return -1;
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
-		const struct iogap_engine_ops *ops = iogap_engine_find(j->ioengine);
+		const struct iogap_engine_ops *ops = j->engine;
 		uint64_t size;
 
 		if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen))
@@ -1923,7 +1917,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		size_t nf = 0;
 
 		for (size_t i = 0; files && i < jobs->nr; i++)
-			if (!(iogap_engine_find(jobs->jobs[i].ioengine)->flags & IOGAP_ENGINE_NO_FILE))
+			if (!(jobs->jobs[i].engine->flags & IOGAP_ENGINE_NO_FILE))
 				files[nf++] = jobs->jobs[i].filename;
 		disks = iogap_disk_util_start(files, nf);
 		free(files);

@@ -475,57 +475,6 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Magic, version and the fixed sizes: what tells a foreign or newer file
- * from a broken one.  Checked in an order that gives the most useful
- * message for a short file. */
-static bool check_identity(const struct iogap_trace_reader *r, const unsigned char *raw,
-			   size_t got, char *err, size_t errlen)
-{
-	const char *p = r->path;
-	uint16_t version;
-
-	if (got == 0) {
-		iogap_seterr(err, errlen, "%s: empty file, not an iogap trace", p);
-		return false;
-	}
-	if (memcmp(raw, IOGAP_TRACE_MAGIC, got < IOGAP_TRACE_MAGIC_LEN ? got :
-		   IOGAP_TRACE_MAGIC_LEN)) {
-		iogap_seterr(err, errlen, "%s: not an iogap trace (no %s magic)", p,
-		       IOGAP_TRACE_MAGIC);
-		return false;
-	}
-	if (got >= 10) {
-		memcpy(&version, raw + 8, sizeof(version));
-		if (version > IOGAP_TRACE_VERSION) {
-			iogap_seterr(err, errlen, "%s: trace format version %u, this reader knows %u",
-			       p, version, IOGAP_TRACE_VERSION);
-			return false;
-		}
-		if (version != IOGAP_TRACE_VERSION) {
-			iogap_seterr(err, errlen, "%s: invalid trace format version %u", p, version);
-			return false;
-		}
-	}
-	if (got < sizeof(struct iogap_trace_header)) {
-		iogap_seterr(err, errlen, "%s: truncated: file is %zu bytes, shorter than the "
-		       "%zu-byte header", p, got, sizeof(struct iogap_trace_header));
-		return false;
-	}
-	if (r->h.header_size != sizeof(struct iogap_trace_header)) {
-		iogap_seterr(err, errlen, "%s: header_size %u, version %u has %zu", p,
-		       r->h.header_size, IOGAP_TRACE_VERSION,
-		       sizeof(struct iogap_trace_header));
-		return false;
-	}
-	if (r->h.record_size != sizeof(struct iogap_trace_record)) {
-		iogap_seterr(err, errlen, "%s: record_size %u, version %u has %zu", p,
-		       r->h.record_size, IOGAP_TRACE_VERSION,
-		       sizeof(struct iogap_trace_record));
-		return false;
-	}
-	return true;
-}
-
 static bool all_zero(const void *p, size_t n)
 {
 	const unsigned char *c = p;
@@ -536,51 +485,109 @@ static bool all_zero(const void *p, size_t n)
 	return true;
 }
 
-/* The remaining header fields, and the info text (read here). */
-static bool check_fields(struct iogap_trace_reader *r, char *err, size_t errlen)
+/* Magic and version first: what tells a foreign or newer
+ * file from a broken one, in the order that gives the most useful message
+ * for a short file. */
+static int check_identity(const unsigned char *raw, size_t got, char *why, size_t whylen)
 {
-	const struct iogap_trace_header *h = &r->h;
+	uint16_t version;
+
+	if (got == 0)
+		return iogap_seterr(why, whylen, "empty file, not an iogap trace");
+	if (memcmp(raw, IOGAP_TRACE_MAGIC, got < IOGAP_TRACE_MAGIC_LEN ? got :
+		   IOGAP_TRACE_MAGIC_LEN))
+		return iogap_seterr(why, whylen, "not an iogap trace (no %s magic)",
+				    IOGAP_TRACE_MAGIC);
+	if (got >= 10) {
+		memcpy(&version, raw + 8, sizeof(version));
+		if (version > IOGAP_TRACE_VERSION)
+			return iogap_seterr(why, whylen, "trace format version %u, this reader "
+					    "knows %u", version, IOGAP_TRACE_VERSION);
+		if (version != IOGAP_TRACE_VERSION)
+			return iogap_seterr(why, whylen, "invalid trace format version %u", version);
+	}
+	if (got < sizeof(struct iogap_trace_header))
+		return iogap_seterr(why, whylen, "truncated: file is %zu bytes, shorter than the "
+				    "%zu-byte header", got, sizeof(struct iogap_trace_header));
+	return 0;
+}
+
+/* The remaining fields, and where the parts lie in size bytes. */
+static int check_layout(const struct iogap_trace_header *h, uint64_t size, char *why,
+			size_t whylen)
+{
 	const char *bad = check_producer_clock(h->producer, h->clock);
 	uint64_t want_off;
+
+	if (h->header_size != sizeof(struct iogap_trace_header))
+		return iogap_seterr(why, whylen, "header_size %u, version %u has %zu",
+				    h->header_size, IOGAP_TRACE_VERSION,
+				    sizeof(struct iogap_trace_header));
+	if (h->record_size != sizeof(struct iogap_trace_record))
+		return iogap_seterr(why, whylen, "record_size %u, version %u has %zu",
+				    h->record_size, IOGAP_TRACE_VERSION,
+				    sizeof(struct iogap_trace_record));
+	if (bad)
+		return iogap_seterr(why, whylen, "%s (producer %u, clock %u)", bad, h->producer,
+				    h->clock);
+	if (h->flags & ~KNOWN_TRACE_FLAGS)
+		return iogap_seterr(why, whylen, "unknown header flags 0x%04x",
+				    h->flags & ~KNOWN_TRACE_FLAGS);
+	if (!layer_valid(h->layer))
+		return iogap_seterr(why, whylen, "layer name is not NUL-padded printable ASCII");
+	if (!all_zero(h->reserved, sizeof(h->reserved)))
+		return iogap_seterr(why, whylen, "reserved header bytes are not zero");
+	if (h->info_size >= INFO_MAX)
+		return iogap_seterr(why, whylen, "info_size %u is implausible (max %u)",
+				    h->info_size, INFO_MAX - 1);
+	want_off = align_up(h->header_size + (uint64_t)h->info_size, IOGAP_TRACE_ALIGN);
+	if (h->records_offset != want_off)
+		return iogap_seterr(why, whylen, "records_offset %" PRIu64 " inconsistent with "
+				    "info_size %u (expected %" PRIu64 ")", h->records_offset,
+				    h->info_size, want_off);
+	if (size < want_off)
+		return iogap_seterr(why, whylen, "truncated: file is %" PRIu64 " bytes, header and "
+				    "info text need %" PRIu64, size, want_off);
+	return 0;
+}
+
+int iogap_trace_header_check(const void *raw, size_t got, uint64_t size, char *why,
+			     size_t whylen)
+{
+	struct iogap_trace_header h;
+
+	if (check_identity(raw, got, why, whylen))
+		return -1;
+	memcpy(&h, raw, sizeof(h));
+	return check_layout(&h, size, why, whylen);
+}
+
+int iogap_trace_ring_check(const struct iogap_trace_header *h, uint64_t size, char *why,
+			   size_t whylen)
+{
+	const uint64_t rs = sizeof(struct iogap_trace_record);
+	const uint64_t cs = sizeof(struct iogap_ring_control);
+	const uint64_t cap = h->record_count;
+	uint64_t avail = size - h->records_offset, have, stray;
+
+	if (cap == 0)
+		return iogap_seterr(why, whylen, "ring with capacity 0");
+	if (avail >= cs && cap <= (avail - cs) / rs && avail == cs + cap * rs)
+		return 0;
+	have = avail < cs ? 0 : (avail - cs) / rs;
+	stray = avail < cs ? avail : (avail - cs) % rs;
+	return iogap_seterr(why, whylen, "%s: ring header says %" PRIu64 " slots, file holds %"
+			    PRIu64 " (+%" PRIu64 " stray bytes)",
+			    have < cap ? "truncated" : "trailing data", cap, have, stray);
+}
+
+/* The info text (read here), once the header passed. */
+static bool read_info(struct iogap_trace_reader *r, char *err, size_t errlen)
+{
+	const struct iogap_trace_header *h = &r->h;
 	char why[96];
 	int rc;
 
-	if (bad) {
-		iogap_seterr(err, errlen, "%s: %s (producer %u, clock %u)", r->path, bad,
-		       h->producer, h->clock);
-		return false;
-	}
-	if (h->flags & ~KNOWN_TRACE_FLAGS) {
-		iogap_seterr(err, errlen, "%s: unknown header flags 0x%04x", r->path,
-		       h->flags & ~KNOWN_TRACE_FLAGS);
-		return false;
-	}
-	if (!layer_valid(h->layer)) {
-		iogap_seterr(err, errlen, "%s: layer name is not NUL-padded printable ASCII",
-		       r->path);
-		return false;
-	}
-	if (!all_zero(h->reserved, sizeof(h->reserved))) {
-		iogap_seterr(err, errlen, "%s: reserved header bytes are not zero", r->path);
-		return false;
-	}
-	if (h->info_size >= INFO_MAX) {
-		iogap_seterr(err, errlen, "%s: info_size %u is implausible (max %u)", r->path,
-		       h->info_size, INFO_MAX - 1);
-		return false;
-	}
-	want_off = align_up(h->header_size + (uint64_t)h->info_size, IOGAP_TRACE_ALIGN);
-	if (h->records_offset != want_off) {
-		iogap_seterr(err, errlen, "%s: records_offset %" PRIu64 " inconsistent with "
-		       "info_size %u (expected %" PRIu64 ")", r->path, h->records_offset,
-		       h->info_size, want_off);
-		return false;
-	}
-	if (r->file_size < want_off) {
-		iogap_seterr(err, errlen, "%s: truncated: file is %" PRIu64 " bytes, header and "
-		       "info text need %" PRIu64, r->path, r->file_size, want_off);
-		return false;
-	}
 	r->info = malloc(h->info_size + 1);
 	if (!r->info) {
 		iogap_seterr(err, errlen, "%s: out of memory", r->path);
@@ -628,23 +635,13 @@ static bool setup_plain(struct iogap_trace_reader *r, char *err, size_t errlen)
 
 static bool setup_ring(struct iogap_trace_reader *r, char *err, size_t errlen)
 {
-	const uint64_t rs = sizeof(struct iogap_trace_record);
 	const uint64_t cap = r->h.record_count;
 	const uint64_t cs = sizeof(struct iogap_ring_control);
-	uint64_t avail = r->file_size - r->h.records_offset;
+	char why[160];
 	int rc;
 
-	if (cap == 0) {
-		iogap_seterr(err, errlen, "%s: ring with capacity 0", r->path);
-		return false;
-	}
-	if (avail < cs || cap > (avail - cs) / rs || avail != cs + cap * rs) {
-		uint64_t have = avail < cs ? 0 : (avail - cs) / rs;
-		uint64_t stray = avail < cs ? avail : (avail - cs) % rs;
-
-		iogap_seterr(err, errlen, "%s: %s: ring header says %" PRIu64 " slots, file "
-		       "holds %" PRIu64 " (+%" PRIu64 " stray bytes)", r->path,
-		       have < cap ? "truncated" : "trailing data", cap, have, stray);
+	if (iogap_trace_ring_check(&r->h, r->file_size, why, sizeof(why))) {
+		iogap_seterr(err, errlen, "%s: %s", r->path, why);
 		return false;
 	}
 	rc = pread_all(r->fd, &r->ctl, sizeof(r->ctl), r->h.records_offset);
@@ -669,6 +666,7 @@ struct iogap_trace_reader *iogap_trace_reader_open(const char *path, char *err, 
 {
 	struct iogap_trace_reader *r = calloc(1, sizeof(*r));
 	unsigned char raw[sizeof(struct iogap_trace_header)];
+	char why[320];
 	struct stat st;
 	size_t got;
 	int rc;
@@ -695,7 +693,11 @@ struct iogap_trace_reader *iogap_trace_reader_open(const char *path, char *err, 
 		goto fail;
 	}
 	memcpy(&r->h, raw, got);
-	if (!check_identity(r, raw, got, err, errlen) || !check_fields(r, err, errlen))
+	if (iogap_trace_header_check(raw, got, r->file_size, why, sizeof(why))) {
+		iogap_seterr(err, errlen, "%s: %s", path, why);
+		goto fail;
+	}
+	if (!read_info(r, err, errlen))
 		goto fail;
 	r->file_record_count = r->h.record_count;
 	r->ring = r->h.flags & IOGAP_TRACE_F_RING;

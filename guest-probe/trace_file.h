@@ -23,6 +23,18 @@ int iogap_trace_writer_append(struct iogap_trace_writer *w,
 int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
 		uint64_t dropped, char *err, size_t errlen);
 
+/* The header checks every reader shares, of files and live rings alike
+ * (docs/trace-format.md, "Validation", 1-6 but the info text's content):
+ * raw holds the first got bytes (at most a header's) of a file or mapping
+ * of size bytes.  0, or -1 with the reason in why ("truncated: file is 100
+ * bytes, shorter than the 160-byte header"; callers name the file). */
+int iogap_trace_header_check(const void *raw, size_t got, uint64_t size, char *why,
+			     size_t whylen);
+/* A ring's geometry (F_RING, header checked): capacity > 0 and size exactly
+ * records_offset + control + capacity slots.  0, or -1 with why. */
+int iogap_trace_ring_check(const struct iogap_trace_header *h, uint64_t size, char *why,
+			   size_t whylen);
+
 struct iogap_trace_reader;
 
 /* Open and validate header and size.  NULL with a clear reason in err

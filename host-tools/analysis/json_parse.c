@@ -7,6 +7,7 @@
 
 #include "json_parse.h"
 #include "json_writer.h"
+#include "util.h"
 
 struct jp_ctx {
 	const char *s;
@@ -741,4 +742,19 @@ void jp_write(FILE *f, const struct jp_value *v)
 
 	write_value(&w, NULL, v);
 	fputc('\n', f);
+}
+
+int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen)
+{
+	char perr[256];
+	size_t len;
+	char *text = iogap_read_file(path, 0, &len);
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if (!text)
+		return iogap_seterr(err, errlen, "%.3000s: %.200s", path, strerror(errno));
+	rc = jp_parse(text, len, false, v, NULL, perr, sizeof(perr));
+	free(text);
+	return rc ? iogap_seterr(err, errlen, "%.3000s: %.200s", path, perr) : 0;
 }

@@ -43,6 +43,9 @@ struct jp_member {
 int jp_parse(const char *text, size_t len, bool allow_trailing, struct jp_value *out,
 	     size_t *end_off, char *err, size_t errlen);
 void jp_free(struct jp_value *v);
+/* Parse a whole JSON file; 0, or -1 with err naming the file (missing:
+ * "PATH: strerror", errno kept; malformed: "PATH: line L, column C: ..."). */
+int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen);
 
 /* Object member by key (first match), or NULL; NULL-safe. */
 struct jp_value *jp_get(const struct jp_value *obj, const char *key);

@@ -127,24 +127,6 @@ static void check_order(struct iogap_rundir *rd)
 	}
 }
 
-/* Parse a JSON file; 0 or -1 (missing or malformed: err says which). */
-int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen)
-{
-	char perr[256];
-	size_t len;
-	char *text = iogap_read_file(path, 0, &len);
-
-	memset(v, 0, sizeof(*v));
-	if (!text)
-		return iogap_seterr(err, errlen, "%.3000s: %.200s", path, strerror(errno));
-	if (jp_parse(text, len, false, v, NULL, perr, sizeof(perr))) {
-		free(text);
-		return iogap_seterr(err, errlen, "%.3000s: %.200s", path, perr);
-	}
-	free(text);
-	return 0;
-}
-
 __attribute__((format(printf, 2, 3)))
 static void incomplete(struct iogap_rundir *rd, const char *fmt, ...)
 {
@@ -166,11 +148,14 @@ struct trace_slot {
 
 static void slots(struct iogap_rundir *rd, struct trace_slot out[6])
 {
-	out[0] = (struct trace_slot){ "bare", "probe", &rd->bare, &rd->have_bare };
-	out[1] = (struct trace_slot){ "bare-matched", "probe", &rd->matched, &rd->have_matched };
-	out[2] = (struct trace_slot){ "vm", "probe", &rd->guest, NULL };
-	out[3] = (struct trace_slot){ "vm", "top", &rd->top, NULL };
-	out[4] = (struct trace_slot){ "vm", "bottom", &rd->bottom, NULL };
+	const char *bare = iogap_side_dir[IOGAP_SIDE_BARE], *vm = iogap_side_dir[IOGAP_SIDE_VM];
+
+	out[0] = (struct trace_slot){ bare, "probe", &rd->bare, &rd->have_bare };
+	out[1] = (struct trace_slot){ iogap_side_dir[IOGAP_SIDE_MATCHED], "probe", &rd->matched,
+				      &rd->have_matched };
+	out[2] = (struct trace_slot){ vm, "probe", &rd->guest, NULL };
+	out[3] = (struct trace_slot){ vm, "top", &rd->top, NULL };
+	out[4] = (struct trace_slot){ vm, "bottom", &rd->bottom, NULL };
 	out[5] = (struct trace_slot){ NULL, NULL, NULL, NULL };
 }
 
@@ -187,35 +172,30 @@ static void check_trace_state(struct iogap_rundir *rd, const char *rel, const st
 /* The manifest: the run id, and every phase that did not end well. */
 static void read_manifest(const char *dir, struct iogap_rundir *rd)
 {
-	static const char *const phases[] = { "bare", "vm", "bare_matched" };
-	static const char *const side_dir[] = { "bare", "vm", "bare-matched" };
+	static const enum iogap_side order[] = { IOGAP_SIDE_BARE, IOGAP_SIDE_VM,
+						  IOGAP_SIDE_MATCHED };
+	const struct iogap_manifest *m = &rd->manifest;
 	char path[PATH_MAX + 32], err[4096];
-	struct jp_value m;
-	const char *id;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	if (iogap_json_load(path, &m, err, sizeof(err))) {
+	if (iogap_manifest_read(dir, &rd->manifest, err, sizeof(err))) {
+		snprintf(path, sizeof(path), "%s/" IOGAP_MANIFEST_FILE, dir);
 		incomplete(rd, "no readable manifest.json (%.200s): the phases' outcome and the run "
 			   "id are unknown", access(path, F_OK) ? "missing" : "malformed");
 		return;
 	}
-	rd->have_manifest = true;
-	id = jp_str(jp_get(&m, "run_id"));
-	if (id)
-		rd->run_id = strtoull(id, NULL, 16);
-	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
-		const struct jp_value *p = jp_path(jp_get(&m, "phases"), phases[i]);
-		const char *st = jp_str(jp_get(p, "status")), *msg = jp_str(jp_get(p, "message"));
+	rd->run_id = m->run_id;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const char *phase = iogap_side_key[order[i]], *sd = iogap_side_dir[order[i]];
+		const char *st = m->phase[order[i]].status, *msg = m->phase[order[i]].message;
 
 		if (st && (!strcmp(st, "failed") || !strcmp(st, "interrupted")))
-			incomplete(rd, "the %s phase %s (manifest.json)%s%.200s", phases[i], st,
+			incomplete(rd, "the %s phase %s (manifest.json)%s%.200s", phase, st,
 				   msg && msg[0] ? ": " : "", msg ? msg : "");
-		snprintf(path, sizeof(path), "%s/%s/probe.trace", dir, side_dir[i]);
+		snprintf(path, sizeof(path), "%s/%s/probe.trace", dir, sd);
 		if (st && !strcmp(st, "ok") && access(path, F_OK))
 			incomplete(rd, "the %s phase is ok in manifest.json but %s/probe.trace is missing",
-				   phases[i], side_dir[i]);
+				   phase, sd);
 	}
-	jp_free(&m);
 }
 
 /* Refuse traces from another run: each names its run id in the header
@@ -239,7 +219,7 @@ static int check_run_ids(const char *dir, struct iogap_rundir *rd, char *err, si
 		if (!foreign++)
 			l = (size_t)snprintf(err, errlen, "%s: traces from another run (this run's id is "
 					     "%016" PRIx64 "%s):", dir, rd->run_id,
-					     rd->have_manifest ? ", from manifest.json" : "");
+					     rd->manifest.present ? ", from manifest.json" : "");
 		if (l < errlen)
 			l += (size_t)snprintf(err + l, errlen - l, " %s/%s.trace (run id %016" PRIx64 ")",
 					      sl[i].side, sl[i].name, id);
@@ -403,6 +383,7 @@ void iogap_rundir_free(struct iogap_rundir *rd)
 	free(rd->matched.r);
 	free(rd->sync_before);
 	free(rd->sync_after);
+	iogap_manifest_free(&rd->manifest);
 	if (rd->have_vm)
 		iogap_pairing_free(&rd->pairing);
 	memset(rd, 0, sizeof(*rd));
@@ -455,15 +436,31 @@ static double (*vm_job_iops(const char *dir, size_t *njobs, char *err, size_t er
 	return iops;
 }
 
-/* One job file with the rates inserted; *first is its first job index,
+/* The rate line after job j's section header, or its name in note. */
+static void put_rate(FILE *f, double (*iops)[2], size_t njobs, size_t j,
+		     const struct iogap_job *job, char *note, size_t notelen)
+{
+	unsigned clones = job->numjobs ? job->numjobs : 1;
+	size_t nl = strlen(note);
+
+	if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
+		fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones, iops[j][1] / clones);
+	else if (nl + 1 < notelen)
+		snprintf(note + nl, notelen - nl, "%sjob '%.100s' had no VM requests: not rate "
+			 "limited", nl ? "; " : "", job->name);
+}
+
+/* One job file with the rates inserted after each job's section header
+ * (where the job-file parser saw it); *first is its first job index,
  * advanced past its jobs.  Jobs without VM requests go into note. */
 static int write_rated_job(const char *in, const char *out, double (*iops)[2], size_t njobs,
 			   size_t *first, char *note, size_t notelen, char *err, size_t errlen)
 {
 	struct iogap_job_list l = { 0 };
-	size_t len;
-	char *text = iogap_read_file(in, 0, &len), *line, *save = NULL;
+	size_t len, k = 0;
+	char *text = iogap_read_file(in, 0, &len);
 	FILE *f = NULL;
+	int line = 0;
 
 	if (!text || iogap_jobfile_parse(in, NULL, &l, err, errlen) || !(f = fopen(out, "w"))) {
 		if (!text || !f)
@@ -472,26 +469,14 @@ static int write_rated_job(const char *in, const char *out, double (*iops)[2], s
 		iogap_job_list_free(&l);
 		return -1;
 	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char sect[256];
+	for (const char *p = text; *p; line++) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		fprintf(f, "%s\n", line);
-		if (sscanf(line, " [%255[^]]]", sect) != 1 || !strcmp(sect, "global"))
-			continue;
-		for (size_t k = 0; k < l.nr; k++) {
-			size_t j = *first + k, nl = strlen(note);
-			unsigned clones = l.jobs[k].numjobs ? l.jobs[k].numjobs : 1;
-
-			if (strcmp(l.jobs[k].name, sect))
-				continue;
-			if (j < njobs && (iops[j][0] > 0 || iops[j][1] > 0))
-				fprintf(f, "rate_iops=%.0f,%.0f\n", iops[j][0] / clones,
-					iops[j][1] / clones);
-			else if (nl + 1 < notelen)
-				snprintf(note + nl, notelen - nl, "%sjob '%.100s' had no VM requests: not "
-					 "rate limited", nl ? "; " : "", sect);
-			break;
-		}
+		fprintf(f, "%.*s\n", (int)n, p);
+		p += n + (nl != NULL);
+		for (; k < l.nr && l.jobs[k].source_line == line + 1; k++)
+			put_rate(f, iops, njobs, *first + k, &l.jobs[k], note, notelen);
 	}
 	*first += l.nr;
 	free(text);

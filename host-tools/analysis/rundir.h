@@ -19,6 +19,8 @@
 
 #include "align.h"
 #include "json_parse.h"
+#include "manifest.h"
+#include "sides.h"
 
 struct iogap_records {
 	struct iogap_trace_record *r;
@@ -29,9 +31,6 @@ struct iogap_records {
 
 #define IOGAP_RUNDIR_MAX_REASONS 12
 
-/* The sides of a run directory: vm/, bare/, bare-matched/ (the bare-metal
- * run at the VM's IOPS, `iogap run --match-load`). */
-enum iogap_side { IOGAP_SIDE_VM, IOGAP_SIDE_BARE, IOGAP_SIDE_MATCHED, IOGAP_SIDES };
 
 /* What a side holds, known once loaded, before any request is visited. */
 struct iogap_side_info {
@@ -55,7 +54,7 @@ struct iogap_rundir {
 	uint64_t order_checked, order_violations;
 	/* the run's id: the manifest's, else the first probe trace's; 0 unknown */
 	uint64_t run_id;
-	bool have_manifest;
+	struct iogap_manifest manifest;   /* present when readable */
 	struct iogap_side_info side[IOGAP_SIDES];
 	/* why the data is incomplete, one reason each (none: complete) */
 	char incomplete[IOGAP_RUNDIR_MAX_REASONS][320];
@@ -69,9 +68,6 @@ int iogap_records_load(const char *path, struct iogap_records *out, char *err, s
 int iogap_sync_save(const char *path, const struct iogap_sync_sample *s, size_t n);
 int iogap_sync_load(const char *path, struct iogap_sync_sample **s, size_t *n, char *err,
 		    size_t errlen);
-
-/* Parse a JSON file; 0, or -1 with err naming the file (missing or malformed). */
-int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen);
 
 /* Load dir/bare, dir/vm and dir/bare-matched as present, check every
  * trace's run id, align and pair the VM side.  0, or -1 with err ("DIR: no

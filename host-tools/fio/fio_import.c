@@ -1621,35 +1621,14 @@ int fioi_parse_buf(const char *name, const char *text, size_t len, struct fioi_r
 
 int fioi_parse_file(const char *path, struct fioi_result *r, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
+	char *buf = iogap_read_file(path, 0, &len);
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!f)
+	if (!buf)
 		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
-	do {
-		if (len + 65536 > cap) {
-			char *b = realloc(buf, cap = cap * 2 + 65536);
-
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return iogap_seterr(err, errlen, "%s: out of memory", path);
-			}
-			buf = b;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return iogap_seterr(err, errlen, "%s: read error", path);
-	}
-	fclose(f);
-	ret = fioi_parse_buf(path, buf ? buf : "", len, r, err, errlen);
+	ret = fioi_parse_buf(path, buf, len, r, err, errlen);
 	free(buf);
 	return ret;
 }

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fio_import.h"
 #include "fio.h"
+#include "manifest.h"
 #include "output.h"
 #include "util.h"
 
@@ -391,8 +393,6 @@ static int import_one(const char *dir, const char *file, const char *src, size_t
 	struct fioi_result r;
 	char err[1024] = "", path[8192], mpath[8192];
 	struct jp_value man = { 0 }, *ph, *imp, rec = { 0 };
-	char *text = NULL;
-	size_t len = 0;
 	FILE *f;
 	int ret = 1;
 
@@ -431,10 +431,10 @@ static int import_one(const char *dir, const char *file, const char *src, size_t
 	}
 
 	/* manifest: kept and updated when the directory has one */
-	snprintf(mpath, sizeof(mpath), "%s/manifest.json", dir);
-	if ((text = iogap_read_file(mpath, 0, &len))) {
-		if (jp_parse(text, len, false, &man, NULL, err, sizeof(err))) {
-			fprintf(stderr, "iogap import: %s: %s\n", mpath, err);
+	snprintf(mpath, sizeof(mpath), "%s/" IOGAP_MANIFEST_FILE, dir);
+	if (!access(mpath, F_OK)) {
+		if (iogap_json_load(mpath, &man, err, sizeof(err))) {
+			fprintf(stderr, "iogap import: %s\n", err);
 			goto out;
 		}
 	} else {
@@ -475,7 +475,6 @@ static int import_one(const char *dir, const char *file, const char *src, size_t
 	       dir, label);
 	ret = 0;
 out:
-	free(text);
 	jp_free(&man);
 	jp_free(&rec);
 	fioi_free(&r);

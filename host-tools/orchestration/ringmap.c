@@ -23,7 +23,7 @@ int iogap_ring_map_open(const char *path, bool writable, struct iogap_ring_map *
 			char *err, size_t errlen)
 {
 	struct stat st;
-	uint64_t need;
+	char why[320];
 	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 
 	memset(m, 0, sizeof(*m));
@@ -46,39 +46,25 @@ int iogap_ring_map_open(const char *path, bool writable, struct iogap_ring_map *
 		return iogap_seterr(err, errlen, "%s: mmap: %s", path, strerror(errno));
 	}
 	m->h = (const void *)m->base;
-	if (memcmp(m->h->magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN))
-		goto bad_magic;
-	if (m->h->version != IOGAP_TRACE_VERSION || m->h->header_size != sizeof(*m->h) ||
-	    m->h->record_size != sizeof(struct iogap_trace_record)) {
-		iogap_seterr(err, errlen, "%s: unsupported version, header size or record size", path);
+	if (iogap_trace_header_check(m->base, sizeof(*m->h), m->size, why, sizeof(why)))
 		goto fail;
-	}
 	if (!(m->h->flags & IOGAP_TRACE_F_RING)) {
-		iogap_seterr(err, errlen, "%s: not a ring (F_RING not set)", path);
+		snprintf(why, sizeof(why), "not a ring (F_RING not set)");
 		goto fail;
 	}
+	if (iogap_trace_ring_check(m->h, m->size, why, sizeof(why)))
+		goto fail;
 	m->cap = m->h->record_count;
+	/* slots are found by masking the sequence number */
 	if (m->cap < 2 || (m->cap & (m->cap - 1))) {
-		iogap_seterr(err, errlen, "%s: ring capacity is not a power of two >= 2", path);
-		goto fail;
-	}
-	if (m->h->records_offset < sizeof(*m->h) + m->h->info_size ||
-	    m->h->records_offset % IOGAP_TRACE_ALIGN) {
-		iogap_seterr(err, errlen, "%s: records_offset inconsistent with info_size/alignment", path);
-		goto fail;
-	}
-	need = m->h->records_offset + sizeof(*m->ctl) + m->cap * sizeof(struct iogap_trace_record);
-	if ((uint64_t)st.st_size < need) {
-		iogap_seterr(err, errlen, "%s: truncated: file shorter than the ring the header claims",
-			     path);
+		snprintf(why, sizeof(why), "ring capacity is not a power of two >= 2");
 		goto fail;
 	}
 	m->ctl = (void *)(m->base + m->h->records_offset);
 	m->slots = (const void *)(m->base + m->h->records_offset + sizeof(*m->ctl));
 	return 0;
-bad_magic:
-	iogap_seterr(err, errlen, "%s: bad magic (not an iogap trace)", path);
 fail:
+	iogap_seterr(err, errlen, "%s: %s", path, why);
 	iogap_ring_map_close(m);
 	return -1;
 }
@@ -270,16 +256,14 @@ static bool info_number(const char *info, const char *key, uint64_t *v)
 static bool writer_gone(int fd, const struct stat *st, char *why, size_t whylen)
 {
 	struct iogap_trace_header h;
-	char info[4096];
+	char info[4096], bad[320];
 	uint64_t pid, pid_start, now_start;
 	uint8_t boot[16], none[16] = { 0 };
 
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN) ||
-	    h.version != IOGAP_TRACE_VERSION || h.header_size != sizeof(h) ||
-	    h.record_size != sizeof(struct iogap_trace_record) ||
+	    iogap_trace_header_check(&h, sizeof(h), (uint64_t)st->st_size, bad, sizeof(bad)) ||
 	    h.producer != IOGAP_PRODUCER_FILTER || !(h.flags & IOGAP_TRACE_F_RING) ||
-	    h.info_size >= sizeof(info) || sizeof(h) + (uint64_t)h.info_size > (uint64_t)st->st_size ||
+	    h.info_size >= sizeof(info) ||
 	    pread(fd, info, h.info_size, sizeof(h)) != (ssize_t)h.info_size)
 		return false;
 	info[h.info_size] = '\0';

@@ -133,23 +133,6 @@ static void check_zns_depth(struct run_state *s)
 	}
 }
 
-static int copy_file(const char *from, const char *to, char *err, size_t errlen)
-{
-	size_t len;
-	char *data = iogap_read_file(from, 0, &len);
-	FILE *f;
-	int r;
-
-	if (!data)
-		return iogap_seterr(err, errlen, "%s: %s", from, strerror(errno));
-	f = fopen(to, "w");
-	r = f && fwrite(data, 1, len, f) == len ? 0 : -1;
-	if (f && fclose(f))
-		r = -1;
-	free(data);
-	return r ? iogap_seterr(err, errlen, "%s: %s", to, strerror(errno ? errno : EIO)) : 0;
-}
-
 /* ${NAME} references in a job file: their values travel to the guest. */
 static void collect_env_names(struct run_state *s, const char *text)
 {
@@ -617,7 +600,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 			       .peer_arg = &vm };
 	int r;
 
-	snprintf(vmdir, sizeof(vmdir), "%s/vm", s->dir);
+	snprintf(vmdir, sizeof(vmdir), "%s/%s", s->dir, iogap_side_dir[IOGAP_SIDE_VM]);
 	if (mkdir(vmdir, 0755) && errno != EEXIST) {
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", vmdir, strerror(errno));
 		return PHASE_FAILED;
@@ -674,9 +657,9 @@ static int align_vm(struct run_state *s, char *err, size_t errlen)
 static void phase_json(struct jw *w, const struct phase *p)
 {
 	jw_obj(w, p->name);
-	jw_member(w, "status");
+	jw_member(w, IOGAP_MF_STATUS);
 	jw_string(w, p->status);
-	jw_member(w, "message");
+	jw_member(w, IOGAP_MF_MESSAGE);
 	jw_string(w, p->message);
 	jw_int(w, "probe_status", p->probe_status);
 	jw_end(w);
@@ -712,16 +695,16 @@ static void manifest_json(struct run_state *s, struct jw *wp)
 		char id[32];
 
 		snprintf(id, sizeof(id), "%016" PRIx64, s->run_id);
-		jw_str(&w, "run_id", id);
+		jw_str(&w, IOGAP_MF_RUN_ID, id);
 	}
 	jw_obj(&w, "host");
 	jw_str(&w, "name", host);
 	jw_str(&w, "kernel", u.release);
 	jw_str(&w, "machine", u.machine);
 	jw_end(&w);
-	jw_obj(&w, "target");
-	jw_str(&w, "spec", s->o.target_spec);
-	jw_str(&w, "format", s->target.format);
+	jw_obj(&w, IOGAP_MF_TARGET);
+	jw_str(&w, IOGAP_MF_SPEC, s->o.target_spec);
+	jw_str(&w, IOGAP_MF_FORMAT, s->target.format);
 	if (s->target.kind == IOGAP_TARGET_RBD) {
 		char cache[512];
 		bool direct = !strcmp(s->o.cache, "none") || !strcmp(s->o.cache, "directsync");
@@ -739,8 +722,8 @@ static void manifest_json(struct run_state *s, struct jw *wp)
 		       "else as rbd_cache_config");
 	}
 	jw_end(&w);
-	jw_obj(&w, "vm");
-	jw_str(&w, "accel", s->accel_used ? s->accel_used : "");
+	jw_obj(&w, IOGAP_MF_VM);
+	jw_str(&w, IOGAP_MF_ACCEL, s->accel_used ? s->accel_used : "");
 	jw_str(&w, "accel_note", s->accel_note);
 	jw_str(&w, "machine", s->o.machine);
 	jw_u64(&w, "smp", s->o.smp);
@@ -749,7 +732,7 @@ static void manifest_json(struct run_state *s, struct jw *wp)
 	jw_str(&w, "aio", s->o.aio);
 	jw_int(&w, "iothread", s->o.iothread);
 	if (s->o.inject_delay_ns)
-		jw_u64(&w, "inject_delay_ns", s->o.inject_delay_ns);
+		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
 	jw_str(&w, "kernel", s->kernel);
 	jw_str(&w, "initrd", s->initrd);
 	jw_str(&w, "filter", s->filter_so);
@@ -759,7 +742,7 @@ static void manifest_json(struct run_state *s, struct jw *wp)
 	jw_u64(&w, "bottom_records", s->ring_records[1]);
 	jw_u64(&w, "bottom_dropped", s->ring_dropped[1]);
 	jw_end(&w);
-	jw_obj(&w, "phases");
+	jw_obj(&w, IOGAP_MF_PHASES);
 	phase_json(&w, &s->bare);
 	phase_json(&w, &s->vm);
 	if (s->o.match_load)
@@ -837,8 +820,8 @@ static void write_manifest(struct run_state *s)
 	struct jw w = { 0 };
 	int e = 0;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", s->dir);
-	snprintf(tmp, sizeof(tmp), "%s/manifest.json.tmp", s->dir);
+	snprintf(path, sizeof(path), "%s/" IOGAP_MANIFEST_FILE, s->dir);
+	snprintf(tmp, sizeof(tmp), "%s/" IOGAP_MANIFEST_FILE ".tmp", s->dir);
 	w.f = fopen(tmp, "w");
 	if (w.f) {
 		manifest_json(s, &w);
@@ -1141,7 +1124,7 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		collect_env_names(s, text);
 		free(text);
 		snprintf(dst, sizeof(dst), "%s/job%d.fio", s->dir, i);
-		if (copy_file(s->o.jobs[i], dst, err, errlen))
+		if (iogap_copy_file(s->o.jobs[i], dst, err, errlen))
 			return -1;
 	}
 	if (iogap_target_parse(s->o.target_spec, &s->target, err, errlen) ||
@@ -1211,7 +1194,7 @@ static void run_phase(struct run_state *s, struct phase *p, const char *side,
 
 static enum phase_result bare_phase(struct run_state *s, struct phase *p)
 {
-	return run_host_probe(s, p, "bare", s->o.jobs, s->o.nr_jobs);
+	return run_host_probe(s, p, iogap_side_dir[IOGAP_SIDE_BARE], s->o.jobs, s->o.nr_jobs);
 }
 
 /* --match-load: bare metal again, open loop at the IOPS the VM achieved,
@@ -1222,13 +1205,13 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 	int n = s->o.nr_jobs < 64 ? s->o.nr_jobs : 64;
 	enum phase_result r;
 
-	snprintf(dir, sizeof(dir), "%s/bare-matched", s->dir);
+	snprintf(dir, sizeof(dir), "%s/%s", s->dir, iogap_side_dir[IOGAP_SIDE_MATCHED]);
 	if (iogap_rundir_rated_jobs(s->dir, s->o.jobs, n, dir, jobs, note, sizeof(note),
 				    p->message, sizeof(p->message)))
 		return PHASE_FAILED;
 	if (note[0])
 		warn(s, "--match-load: %s", note);
-	r = run_host_probe(s, p, "bare-matched", jobs, n);
+	r = run_host_probe(s, p, iogap_side_dir[IOGAP_SIDE_MATCHED], jobs, n);
 	for (int i = 0; i < n; i++)
 		free(jobs[i]);
 	return r;
@@ -1292,7 +1275,7 @@ static int run_phases(struct run_state *s)
 	new_run_id(s);
 	if (!s->o.vm_only) {
 		fprintf(stderr, "iogap: bare metal phase...\n");
-		run_phase(s, &s->bare, "bare", bare_phase);
+		run_phase(s, &s->bare, iogap_side_dir[IOGAP_SIDE_BARE], bare_phase);
 	}
 	if (!strcmp(s->bare.status, "failed"))
 		not_started(&s->vm, "the bare-metal phase failed");
@@ -1300,13 +1283,14 @@ static int run_phases(struct run_state *s)
 		not_started(&s->vm, "interrupted");
 	if (!strcmp(s->vm.status, "pending")) {
 		fprintf(stderr, "iogap: VM phase...\n");
-		run_phase(s, &s->vm, "vm", vm_phase);
+		run_phase(s, &s->vm, iogap_side_dir[IOGAP_SIDE_VM], vm_phase);
 	}
 	if (strcmp(s->vm.status, "ok"))
 		not_started(&s->matched, "the VM phase did not succeed");
 	if (!strcmp(s->matched.status, "pending")) {
 		fprintf(stderr, "iogap: bare metal phase at the VM's IOPS (--match-load)...\n");
-		run_phase(s, &s->matched, "bare-matched", matched_phase);
+		run_phase(s, &s->matched, iogap_side_dir[IOGAP_SIDE_MATCHED],
+			  matched_phase);
 	}
 	write_manifest(s);
 	print_summary(s);
@@ -1388,9 +1372,10 @@ int iogap_cmd_run(int argc, char **argv)
 	s->o = (struct run_opts){ .accel = "auto", .cache = "none", .aio = "native",
 				  .machine = "pc", .smp = 1, .memory_mb = 512, .timeout_s = 600,
 				  .boot_timeout_s = 60 };
-	s->bare = (struct phase){ .name = "bare", .status = "skipped" };
-	s->vm = (struct phase){ .name = "vm", .status = "skipped" };
-	s->matched = (struct phase){ .name = "bare_matched", .status = "skipped" };
+	s->bare = (struct phase){ .name = iogap_side_key[IOGAP_SIDE_BARE], .status = "skipped" };
+	s->vm = (struct phase){ .name = iogap_side_key[IOGAP_SIDE_VM], .status = "skipped" };
+	s->matched = (struct phase){ .name = iogap_side_key[IOGAP_SIDE_MATCHED],
+				     .status = "skipped" };
 	s->argc = argc;
 	s->argv = argv;
 	rc = parse_options(s, argc, argv);

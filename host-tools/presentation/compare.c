@@ -26,6 +26,8 @@
 #include "util.h"
 #include "json_parse.h"
 #include "json_writer.h"
+#include "jobs.h"
+#include "manifest.h"
 #include "trace_file.h"
 
 /* ------------------------------------------------------------ bootstrap */
@@ -220,24 +222,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static int parse_json_file(const char *path, struct jp_value *v, char *err, size_t errlen)
-{
-	size_t len;
-	char *t = iogap_read_file(path, 0, &len), perr[256];
-
-	if (!t) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (jp_parse(t, len, false, v, NULL, perr, sizeof(perr))) {
-		snprintf(err, errlen, "%s: %s", path, perr);
-		free(t);
-		return -1;
-	}
-	free(t);
-	return 0;
-}
-
 static struct cjob *job_get(struct cside *s, const char *name)
 {
 	struct cjob *n;
@@ -353,7 +337,7 @@ static int load_probe_json(struct cside *s, const char *path, char *err, size_t 
 	struct jp_value v;
 	int rc;
 
-	if (parse_json_file(path, &v, err, errlen))
+	if (iogap_json_load(path, &v, err, errlen))
 		return -1;
 	rc = load_fio_doc(s, &v, path, err, errlen);
 	jp_free(&v);
@@ -362,7 +346,6 @@ static int load_probe_json(struct cside *s, const char *path, char *err, size_t 
 
 /* per job-index accumulation while reading a trace */
 struct tacc {
-	char name[128];
 	uint64_t *hist[2];
 	struct iogap_cmp_sec *sec[2];
 	size_t nsec[2], cap[2];
@@ -374,19 +357,10 @@ static int sec_add(struct tacc *t, int d, uint64_t k, const struct iogap_trace_r
 
 	if (k > 10u * 86400u)
 		k = 10u * 86400u;
-	if (k >= t->cap[d]) {
-		size_t cap = t->cap[d] ? t->cap[d] : 16;
-		struct iogap_cmp_sec *n;
-
-		while (cap <= k)
-			cap *= 2;
-		n = realloc(t->sec[d], cap * sizeof(*n));
-		if (!n)
-			return -1;
-		memset(n + t->cap[d], 0, (cap - t->cap[d]) * sizeof(*n));
-		t->sec[d] = n;
-		t->cap[d] = cap;
-	}
+	s = iogap_grow_zeroed(t->sec[d], &t->cap[d], sizeof(*s), k);
+	if (!s)
+		return -1;
+	t->sec[d] = s;
 	if (k >= t->nsec[d])
 		t->nsec[d] = k + 1;
 	s = &t->sec[d][k];
@@ -436,15 +410,14 @@ static int load_trace(struct cside *s, const char *path, char *err, size_t errle
 	struct iogap_trace_reader *r = iogap_trace_reader_open(path, err, errlen);
 	struct iogap_trace_record rec;
 	struct tacc *acc = NULL;
+	struct iogap_jobs names = { 0 };
 	size_t nacc = 0;
 	uint64_t t0;
-	const char *info;
 	int got, rc = 0;
 
 	if (!r)
 		return -1;
 	t0 = iogap_trace_reader_header(r)->start_ns;
-	info = iogap_trace_reader_info(r);
 	while ((got = iogap_trace_reader_next(r, &rec, err, errlen)) == 1) {
 		struct tacc *t;
 		int d = rec.op;
@@ -459,23 +432,6 @@ static int load_trace(struct cside *s, const char *path, char *err, size_t errle
 				break;
 			}
 			memset(n + nacc, 0, (rec.job + 1u - nacc) * sizeof(*n));
-			for (size_t j = nacc; j <= rec.job; j++) {
-				char key[40];
-				const char *p;
-				size_t kl = (size_t)snprintf(key, sizeof(key), "job.%zu=name=", j);
-
-				snprintf(n[j].name, sizeof(n[j].name), "job%zu", j);
-				for (p = info; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-					if (!strncmp(p, key, kl)) {
-						const char *v = p + kl, *e = strstr(v, " rw="),
-							   *nl = strchr(v, '\n');
-
-						if (!e || (nl && e > nl))
-							e = nl ? nl : v + strlen(v);
-						snprintf(n[j].name, sizeof(n[j].name), "%.*s", (int)(e - v), v);
-						break;
-					}
-			}
 			acc = n;
 			nacc = rec.job + 1u;
 		}
@@ -492,12 +448,12 @@ static int load_trace(struct cside *s, const char *path, char *err, size_t errle
 	}
 	if (got < 0)
 		rc = -1;
-	else if (rc)
-		snprintf(err, errlen, "out of memory");
+	else if (rc || iogap_jobs_from(iogap_trace_reader_info(r), NULL, nacc, &names))
+		rc = iogap_seterr(err, errlen, "out of memory");
 	iogap_trace_reader_close(r);
 	/* hand over to the jobs of the same name (JSON entries) */
 	for (size_t j = 0; j < nacc && !rc; j++) {
-		struct cjob *cj = job_get(s, acc[j].name);
+		struct cjob *cj = job_get(s, names.job[j].name);
 
 		for (int d = 0; d < 2 && cj; d++) {
 			struct iogap_cmp_dir *cd = &cj->d[d];
@@ -528,6 +484,7 @@ static int load_trace(struct cside *s, const char *path, char *err, size_t errle
 			free(acc[j].sec[d]);
 		}
 	free(acc);
+	iogap_jobs_free(&names);
 	if (!rc)
 		s->trace = true;
 	return rc;
@@ -570,20 +527,17 @@ static int add_side(struct crun *run, const char *label, const char *json, const
 /* The configuration: what ran and against what, not when or where. */
 static void run_key(struct crun *run, const char *rundir, const char *first_json)
 {
-	static const char *const fields[] = { "target/spec", "target/format", "vm/accel",
-		"vm/machine", "vm/smp", "vm/memory_mb", "vm/cache", "vm/aio", "vm/iothread",
-		"vm/inject_delay_ns", NULL };
-	char path[PATH_MAX + 32], err[256];
-	struct jp_value m;
+	const char *const *fields = iogap_manifest_config;
+	char path[PATH_MAX + 32], err[PATH_MAX + 256];
+	struct iogap_manifest m;
 	uint64_t h = 0;
 	size_t dl = 0;
 	bool jobfiles = false;
 
 	run->desc[0] = 0;
-	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	if (rundir[0] && is_file(path) && !parse_json_file(path, &m, err, sizeof(err))) {
+	if (rundir[0] && !iogap_manifest_read(rundir, &m, err, sizeof(err))) {
 		for (int i = 0; fields[i]; i++) {
-			const struct jp_value *v = jp_path(&m, fields[i]);
+			const struct jp_value *v = jp_path(&m.doc, fields[i]);
 			char buf[256];
 
 			if (!v)
@@ -600,7 +554,7 @@ static void run_key(struct crun *run, const char *rundir, const char *first_json
 				dl += (size_t)snprintf(run->desc + dl, sizeof(run->desc) - dl, "%s%s=%s",
 						       dl ? " " : "", strchr(fields[i], '/') + 1, buf);
 		}
-		jp_free(&m);
+		iogap_manifest_free(&m);
 	}
 	for (int i = 0; i < 64; i++) {
 		size_t len;
@@ -617,7 +571,7 @@ static void run_key(struct crun *run, const char *rundir, const char *first_json
 		/* imported: the job options fio printed */
 		struct jp_value v;
 
-		if (!parse_json_file(first_json, &v, err, sizeof(err))) {
+		if (!iogap_json_load(first_json, &v, err, sizeof(err))) {
 			const struct jp_value *g = jp_get(&v, "global options"),
 					      *jobs = jp_get(&v, "jobs");
 			char *buf = NULL;
@@ -643,6 +597,14 @@ static void run_key(struct crun *run, const char *rundir, const char *first_json
 		}
 	}
 	run->key = h;
+}
+
+/* vm first, then bare, then the rest */
+static int side_rank(const char *name)
+{
+	enum iogap_side s = iogap_side_of_dir(name);
+
+	return s == IOGAP_SIDE_VM ? 0 : s == IOGAP_SIDE_BARE ? 1 : 2;
 }
 
 static int load_run(struct crun *run, const char *arg, char *err, size_t errlen)
@@ -703,8 +665,7 @@ static int load_run(struct crun *run, const char *arg, char *err, size_t errlen)
 		/* vm first, then bare, then the rest by name */
 		for (size_t i = 0; i < nn; i++)
 			for (size_t j = i + 1; j < nn; j++) {
-				int ri = !strcmp(names[i], "vm") ? 0 : !strcmp(names[i], "bare") ? 1 : 2;
-				int rj = !strcmp(names[j], "vm") ? 0 : !strcmp(names[j], "bare") ? 1 : 2;
+				int ri = side_rank(names[i]), rj = side_rank(names[j]);
 
 				if (rj < ri || (rj == ri && strcmp(names[j], names[i]) < 0)) {
 					char *t = names[i];

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "cpuload.h"
 #include "fio_import.h"
+#include "manifest.h"
 #include "presentation.h"
 #include "util.h"
 
@@ -629,29 +631,17 @@ static int load_file(struct side **sides, size_t *ns, const char *path, char *er
 
 static uint64_t manifest_ram(const char *dir, const char *label, bool *imported)
 {
-	char path[8192], *text = NULL, err[256];
-	struct jp_value m;
-	size_t len;
+	struct iogap_manifest m;
+	char err[PATH_MAX + 256];
 	uint64_t ram = 0;
 
 	*imported = false;
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	if (!(text = iogap_read_file(path, 0, &len)))
+	if (iogap_manifest_read(dir, &m, err, sizeof(err)))
 		return 0;
-	if (!jp_parse(text, len, false, &m, NULL, err, sizeof(err))) {
-		char key[128];
-
-		snprintf(key, sizeof(key), "phases/%.63s/imported", label);
-		*imported = jp_path(&m, key) != NULL;
-		if (!*imported) {
-			if (!strcmp(label, "vm"))
-				ram = (uint64_t)jp_num(jp_path(&m, "vm/memory_mb"), 0) << 20;
-			else
-				ram = local_ram();
-		}
-		jp_free(&m);
-	}
-	free(text);
+	*imported = iogap_manifest_imported(&m, label);
+	if (!*imported)
+		ram = iogap_side_of_dir(label) == IOGAP_SIDE_VM ? m.vm_memory_mb << 20 : local_ram();
+	iogap_manifest_free(&m);
 	return ram;
 }
 
@@ -659,21 +649,18 @@ static uint64_t manifest_ram(const char *dir, const char *label, bool *imported)
  * bare metal or when unknown). */
 static int64_t guest_offset(const char *side_dir)
 {
-	char path[8192], err[256], *text;
-	struct jp_value m;
-	size_t len, n = strlen(side_dir);
-	int64_t off = 0;
+	char run[PATH_MAX], err[PATH_MAX + 256];
+	const char *slash = strrchr(side_dir, '/');
+	struct iogap_manifest m;
+	int64_t off;
 
-	if (n < 3 || strcmp(side_dir + n - 3, "/vm"))
+	if (!slash || iogap_side_of_dir(slash + 1) != IOGAP_SIDE_VM)
 		return 0;
-	snprintf(path, sizeof(path), "%.*s/manifest.json", (int)(n - 3), side_dir);
-	if (!(text = iogap_read_file(path, 0, &len)))
+	snprintf(run, sizeof(run), "%.*s", (int)(slash - side_dir), side_dir);
+	if (iogap_manifest_read(run, &m, err, sizeof(err)))
 		return 0;
-	if (!jp_parse(text, len, false, &m, NULL, err, sizeof(err))) {
-		off = (int64_t)jp_num(jp_path(&m, "clock/offset_ns"), 0);
-		jp_free(&m);
-	}
-	free(text);
+	off = m.clock_offset_ns;
+	iogap_manifest_free(&m);
 	return off;
 }
 
@@ -782,7 +769,7 @@ int iogap_cmd_lint(int argc, char **argv)
 			/* bare first, vm second, the rest by name */
 			qsort(names, nn, sizeof(names[0]), (int (*)(const void *, const void *))strcmp);
 			for (size_t k = 0; k < nn; k++) {
-				if (!strcmp(names[k], "bare") && k) {
+				if (iogap_side_of_dir(names[k]) == IOGAP_SIDE_BARE && k) {
 					char t[64];
 
 					memcpy(t, names[0], 64);

@@ -20,11 +20,13 @@
 #include "cpuload.h"
 #include "json_parse.h"
 #include "json_writer.h"
+#include "jobs.h"
 #include "report.h"
 #include "presentation.h"
 #include "rundir.h"
 #include "timeline.h"
 #include "trace_file.h"
+#include "util.h"
 
 /* ------------------------------------------------------------ statistics */
 
@@ -114,22 +116,12 @@ int iogap_series_add(struct iogap_series *ser, uint64_t t, uint64_t bytes, uint6
 
 	if (k >= SERIES_MAX_SEC)
 		k = SERIES_MAX_SEC - 1;
-	if (k >= ser->nsec) {
-		if (k >= ser->cap) {
-			size_t cap = ser->cap ? ser->cap : 16;
-			struct iogap_sec *n;
-
-			while (cap <= k)
-				cap *= 2;
-			n = realloc(ser->s, cap * sizeof(*n));
-			if (!n)
-				return -1;
-			memset(n + ser->cap, 0, (cap - ser->cap) * sizeof(*n));
-			ser->s = n;
-			ser->cap = cap;
-		}
+	sec = iogap_grow_zeroed(ser->s, &ser->cap, sizeof(*sec), k);
+	if (!sec)
+		return -1;
+	ser->s = sec;
+	if (k >= ser->nsec)
 		ser->nsec = k + 1;
-	}
 	sec = &ser->s[k];
 	sec->n++;
 	sec->bytes += bytes;
@@ -147,10 +139,11 @@ void iogap_series_free(struct iogap_series *ser)
 /* ---------------------------------------------------------------- model */
 
 /* SIDE_MATCHED: bare-matched/, bare metal at the VM's IOPS (--match-load) */
-enum { SIDE_VM, SIDE_BARE, SIDE_MATCHED, SIDES };
+enum { SIDE_VM = IOGAP_SIDE_VM, SIDE_BARE = IOGAP_SIDE_BARE, SIDE_MATCHED = IOGAP_SIDE_MATCHED,
+       SIDES = IOGAP_SIDES };
 enum { K_SLAT, K_CLAT, K_LAT, K_NR };
-static const char *const side_key[SIDES] = { "vm", "bare", "bare_matched" };
-static const char *const side_name[SIDES] = { "VM", "bare metal", "bare metal at the VM's IOPS" };
+static const char *const *const side_key = iogap_side_key;
+static const char *const *const side_name = iogap_side_name;
 static const char *const dir_key[2] = { "read", "write" };
 static const char *const kind_key[K_NR] = { "slat", "clat", "lat" };
 
@@ -197,8 +190,6 @@ struct gap {
 struct report {
 	const char *dir;
 	struct iogap_rundir rd;
-	struct jp_value manifest;
-	bool have_manifest;
 	char accel[32];
 	uint64_t inject_delay_ns, null_latency_ns;
 	enum backend backend;
@@ -227,124 +218,31 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The info text of a probe trace (job names); malloc'd or NULL. */
-static char *trace_info(const char *path)
-{
-	char err[256];
-	struct iogap_trace_reader *r = iogap_trace_reader_open(path, err, sizeof(err));
-	char *s = NULL;
-
-	if (r) {
-		const char *i = iogap_trace_reader_info(r);
-
-		s = strdup(i ? i : "");
-		iogap_trace_reader_close(r);
-	}
-	return s;
-}
-
-/* job.N=name=X rw=... numjobs=K ... */
-static int info_job(const char *info, size_t idx, char *name, size_t nlen, unsigned *numjobs)
-{
-	char key[32];
-	const char *p;
-	size_t kl = (size_t)snprintf(key, sizeof(key), "job.%zu=name=", idx);
-
-	for (p = info; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (!strncmp(p, key, kl)) {
-			const char *v = p + kl, *e = strstr(v, " rw=");
-			const char *nl = strchr(v, '\n'), *nj;
-
-			if (!e || (nl && e > nl))
-				e = nl ? nl : v + strlen(v);
-			snprintf(name, nlen, "%.*s", (int)(e - v), v);
-			nj = strstr(v, " numjobs=");
-			*numjobs = nj && (!nl || nj < nl) ? (unsigned)atoi(nj + 9) : 1;
-			if (!*numjobs)
-				*numjobs = 1;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/*
- * Units: the job indices the probe reported together.  Its JSON has one
- * entry per thread (numjobs clones each) or, with group_reporting, one per
- * reporting group, named after the first job in it.  Walk the jobs in
- * order: a job whose name matches the next entry starts a unit (and
- * consumes its clones' entries); any other joins the current unit.
- */
+/* The report's units: the jobs the probe reported together (jobs.h). */
 static int make_units(struct report *rep, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 64], *info = NULL;
-	struct jp_value pj;
-	struct jp_value *jobs = NULL;
-	size_t entry = 0, maxjob = 0;
-	bool have_pj = false;
-	long cur = -1;
+	struct iogap_jobs jobs;
+	size_t maxjob = 0;
 
 	for (int s = 0; s < SIDES; s++)
 		if (rep->rd.side[s].njobs > maxjob)
 			maxjob = rep->rd.side[s].njobs;
-	rep->njob = maxjob ? maxjob : 1;
-	rep->unit_of = calloc(rep->njob, sizeof(*rep->unit_of));
-	rep->u = calloc(rep->njob, sizeof(*rep->u));
-	if (!rep->unit_of || !rep->u) {
-		snprintf(err, errlen, "out of memory");
+	if (iogap_jobs_load(rep->dir, maxjob, &jobs, err, errlen))
 		return -1;
+	rep->u = calloc(jobs.njob, sizeof(*rep->u));
+	if (!rep->u) {
+		iogap_jobs_free(&jobs);
+		return iogap_seterr(err, errlen, "out of memory");
 	}
-	for (int s = 0; s < 2 && !info; s++) {
-		snprintf(path, sizeof(path), "%s/%s/probe.trace", rep->dir, s ? "bare" : "vm");
-		info = trace_info(path);
-		if (info) {
-			char e2[4096];
-
-			snprintf(path, sizeof(path), "%s/%s/probe.json", rep->dir, s ? "bare" : "vm");
-			if (!iogap_json_load(path, &pj, e2, sizeof(e2))) {
-				have_pj = true;
-				jobs = jp_get(&pj, "jobs");
-				if (jobs && jobs->type != JP_ARRAY)
-					jobs = NULL;
-			}
-		}
+	for (size_t k = 0; k < jobs.nunit; k++) {
+		snprintf(rep->u[k].name, sizeof(rep->u[k].name), "%s", jobs.unit[k].name);
+		snprintf(rep->u[k].jobs, sizeof(rep->u[k].jobs), "%s", jobs.unit[k].jobs);
 	}
-	for (size_t j = 0; j < rep->njob; j++) {
-		char name[128];
-		unsigned numjobs = 1;
-		bool start = cur < 0 || !jobs;
-
-		if (!info || info_job(info, j, name, sizeof(name), &numjobs))
-			snprintf(name, sizeof(name), "job%zu", j);
-		if (jobs && entry < jobs->n) {
-			const char *en = jp_str(jp_get(&jobs->items[entry], "jobname"));
-
-			if (en && !strcmp(en, name)) {
-				start = true;
-				entry++;
-				/* clones reported one by one */
-				for (unsigned c = 1; c < numjobs && entry < jobs->n; c++) {
-					en = jp_str(jp_get(&jobs->items[entry], "jobname"));
-					if (!en || strcmp(en, name))
-						break;
-					entry++;
-				}
-			}
-		}
-		if (start) {
-			cur = (long)rep->nu++;
-			snprintf(rep->u[cur].name, sizeof(rep->u[cur].name), "%s", name);
-			snprintf(rep->u[cur].jobs, sizeof(rep->u[cur].jobs), "%zu", j);
-		} else {
-			size_t l = strlen(rep->u[cur].jobs);
-
-			snprintf(rep->u[cur].jobs + l, sizeof(rep->u[cur].jobs) - l, ",%zu", j);
-		}
-		rep->unit_of[j] = (uint16_t)cur;
-	}
-	free(info);
-	if (have_pj)
-		jp_free(&pj);
+	rep->nu = jobs.nunit;
+	rep->njob = jobs.njob;
+	rep->unit_of = jobs.unit_of;
+	jobs.unit_of = NULL;
+	iogap_jobs_free(&jobs);
 	return 0;
 }
 
@@ -1812,35 +1710,26 @@ static int write_html(const struct report *rep, FILE *f)
 
 /* --------------------------------------------------------------- command */
 
+/* What the advice needs from the manifest (read with the run directory). */
 static void read_manifest(struct report *rep)
 {
-	char path[PATH_MAX + 32], err[4096];
-	const char *s;
+	const struct iogap_manifest *m = &rep->rd.manifest;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", rep->dir);
-	if (iogap_json_load(path, &rep->manifest, err, sizeof(err)))
-		return;
-	rep->have_manifest = true;
-	s = jp_str(jp_path(&rep->manifest, "vm/accel"));
-	snprintf(rep->accel, sizeof(rep->accel), "%s", s ? s : "");
-	rep->inject_delay_ns = jp_u64(jp_path(&rep->manifest, "vm/inject_delay_ns"), 0);
-	s = jp_str(jp_path(&rep->manifest, "target/spec"));
-	rep->backend = backend_of(s);
-	if (s && !strncmp(s, "null:", 5) && strstr(s, "latency-ns="))
-		rep->null_latency_ns = strtoull(strstr(s, "latency-ns=") + 11, NULL, 10);
+	snprintf(rep->accel, sizeof(rep->accel), "%s", m->present ? m->accel : "");
+	rep->inject_delay_ns = m->inject_delay_ns;
+	rep->null_latency_ns = m->null_latency_ns;
+	rep->backend = backend_of(m->target_spec);
 }
 
 /* Each side's SIDE/cpuload.txt, when the run recorded one (a malformed one
  * is an error: the saturation verdict would silently go missing). */
 static int read_cpuload(struct report *rep, char *err, size_t errlen)
 {
-	static const char *const dirs[SIDES] = { "vm", "bare", "bare-matched" };
-
 	for (int s = 0; s < SIDES; s++) {
 		char path[PATH_MAX + 64];
 		struct cpu_side *c = &rep->cpu[s];
 
-		snprintf(path, sizeof(path), "%s/%s/cpuload.txt", rep->dir, dirs[s]);
+		snprintf(path, sizeof(path), "%s/%s/cpuload.txt", rep->dir, iogap_side_dir[s]);
 		if (access(path, F_OK))
 			continue;
 		if (iogap_cpuload_load(path, &c->cl, err, errlen))
@@ -1873,8 +1762,6 @@ static void report_free(struct report *rep)
 		}
 	free(rep->u);
 	free(rep->unit_of);
-	if (rep->have_manifest)
-		jp_free(&rep->manifest);
 	iogap_rundir_free(&rep->rd);
 }
 

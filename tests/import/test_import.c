@@ -13,6 +13,7 @@
 #include "json_parse.h"
 #include "stats.h"
 #include "tap.h"
+#include "util.h"
 
 static char path_buf[4096];
 
@@ -28,27 +29,6 @@ static const char *data(const char *name)
 static const char *fixture(const char *name)
 {
 	return data(name);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 static bool eq(double a, double b, double tol)
@@ -204,7 +184,7 @@ static void test_fixture_vm(void)
 static void test_text_vs_json(void)
 {
 	size_t len;
-	char *buf = slurp(data("fio333-randrw-libaio-buffered.out"), &len), err[512];
+	char *buf = iogap_read_file(data("fio333-randrw-libaio-buffered.out"), 0, &len), err[512];
 	const char *text;
 	struct fioi_result t, js;
 	int bad = 0;
@@ -282,7 +262,7 @@ static int cmp_leaves(const struct jp_value *a, const struct jp_value *b, const 
 static void test_json_round_trip(const char *name, enum fioi_format want)
 {
 	size_t len, olen = 0;
-	char *buf = slurp(data(name), &len), *out = NULL, err[512];
+	char *buf = iogap_read_file(data(name), 0, &len), *out = NULL, err[512];
 	struct fioi_result r;
 	struct jp_value a, b;
 	FILE *m;
@@ -449,7 +429,7 @@ static void test_errors(void)
 	/* a paste cut off in the middle of the fixture */
 	{
 		size_t len;
-		char *buf = slurp(fixture("nvme-passthrough-baremetal.txt"), &len), err[512] = "";
+		char *buf = iogap_read_file(fixture("nvme-passthrough-baremetal.txt"), 0, &len), err[512] = "";
 		char *cut = buf ? strstr(buf, "    clat (nsec): min=450") : NULL;
 		struct fioi_result r;
 

@@ -21,6 +21,7 @@
 
 #include "../tap.h"
 #include "trace_file.h"
+#include "util.h"
 
 static char dir[] = "/tmp/iogap-trace-test-XXXXXX";
 
@@ -99,12 +100,12 @@ static int make_trace(const char *path, uint64_t n)
 	return iogap_trace_writer_close(w, 5000, 3, err, sizeof(err));
 }
 
-static int copy_file(const char *from, const char *to)
+static void copy_file(const char *from, const char *to)
 {
-	char cmd[600];
+	char err[1024];
 
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
-	return system(cmd);
+	if (iogap_copy_file(from, to, err, sizeof(err)))
+		fprintf(stderr, "# %s\n", err);
 }
 
 static void patch(const char *path, uint64_t off, const void *data, size_t len)

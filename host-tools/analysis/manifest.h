@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RUN/manifest.json, read here only (its fields: docs/iogap-run.md, "Run
+ * directory").  `iogap run` writes it with the key names below.
+ */
+#ifndef IOGAP_MANIFEST_H
+#define IOGAP_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json_parse.h"
+#include "sides.h"
+
+#define IOGAP_MANIFEST_FILE "manifest.json"
+
+/* top-level keys */
+#define IOGAP_MF_RUN_ID "run_id"          /* 16 hex digits */
+#define IOGAP_MF_TARGET "target"          /* object: spec, format, ... */
+#define IOGAP_MF_VM "vm"                  /* object: accel, inject_delay_ns, ... */
+#define IOGAP_MF_PHASES "phases"          /* object: one per side, by iogap_side_key, or
+					   * an imported side's label */
+#define IOGAP_MF_CLOCK "clock"            /* object: offset_ns, ... */
+/* members */
+#define IOGAP_MF_SPEC "spec"
+#define IOGAP_MF_FORMAT "format"
+#define IOGAP_MF_ACCEL "accel"
+#define IOGAP_MF_INJECT_DELAY "inject_delay_ns"   /* only when set */
+#define IOGAP_MF_MEMORY "memory_mb"
+#define IOGAP_MF_OFFSET "offset_ns"
+#define IOGAP_MF_IMPORTED "imported"      /* in a phase: `iogap import` wrote it */
+#define IOGAP_MF_STATUS "status"
+#define IOGAP_MF_MESSAGE "message"
+
+struct iogap_manifest {
+	bool present;             /* read and parsed; all else is zero otherwise */
+	struct jp_value doc;      /* the whole document; strings below point into it */
+	uint64_t run_id;          /* 0: none recorded */
+	const char *target_spec;  /* NULL when absent */
+	const char *accel;        /* "" when absent */
+	uint64_t inject_delay_ns;
+	uint64_t null_latency_ns; /* a null: target's latency-ns= */
+	uint64_t vm_memory_mb;    /* 0 when absent */
+	int64_t clock_offset_ns;  /* guest minus host; 0 when absent */
+	struct {
+		const char *status, *message;     /* NULL: the phase is not recorded */
+	} phase[IOGAP_SIDES];
+};
+
+/* What defines a run's configuration (what ran and against what, not when
+ * or where): "object/member" paths, NULL-terminated. */
+extern const char *const iogap_manifest_config[];
+
+/* Was the phase (a side key or an imported label) imported? */
+bool iogap_manifest_imported(const struct iogap_manifest *m, const char *phase);
+
+/* DIR/manifest.json: 0, or -1 with err ("PATH: No such file or directory",
+ * "PATH: <parse error>"); m is then not present. */
+int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, size_t errlen);
+void iogap_manifest_free(struct iogap_manifest *m);
+
+#endif
