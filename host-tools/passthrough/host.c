@@ -241,6 +241,8 @@ static void read_unit(struct pt *p, struct iommu *m, const char *u)
 	snprintf(path, sizeof(path), "/sys/class/iommu/%s", u);
 	pt_unreadable(p, path, "neither intel-iommu/ecap nor amd-iommu/features is a hexadecimal "
 		      "register");
+	if (m->ir_hw)
+		snprintf(m->hw_why, sizeof(m->hw_why), "%s's capability registers are unreadable", u);
 	m->ir_hw = m->pi_hw = false;
 }
 
@@ -263,7 +265,7 @@ static bool read_iommu(struct pt *p, struct iommu *m)
 		   "no IOMMU is active: a device cannot be assigned safely (its DMA would reach "
 		   "all host memory), and VFIO refuses it unless in its unsafe no-IOMMU mode",
 		   "enable VT-d/AMD-Vi in the firmware and intel_iommu=on on the kernel command line",
-		   "%s/sys/class/iommu lists no IOMMU unit", p->root);
+		   "/sys/class/iommu lists no IOMMU unit");
 	return false;
 }
 
@@ -862,11 +864,11 @@ static void check_device(struct pt *p, const struct qemu *q, const char *bdf,
 		return;
 	}
 	check_driver(p, bdf);
-	if (!read_iommu(p, &m))
-		return;
-	if (check_group(p, bdf, group, sizeof(group)))
-		check_iommu_mode(p, &m, group, cmdline);
-	check_interrupts(p, &m, bdf, cmdline);
+	if (read_iommu(p, &m)) {        /* without an IOMMU, no group, mode or remapping */
+		if (check_group(p, bdf, group, sizeof(group)))
+			check_iommu_mode(p, &m, group, cmdline);
+		check_interrupts(p, &m, bdf, cmdline);
+	}
 	check_numa(p, q, bdf);
 	check_msix(p, bdf);
 }

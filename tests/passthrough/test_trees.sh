@@ -1,0 +1,108 @@
+#!/bin/bash
+# iogap passthrough check on the constructed host trees (trees/, made by
+# mktrees.sh): each reports exactly its expected findings, nothing else, with
+# the right exit status, in text and JSON alike; broken trees (a file
+# missing or malformed) give a clear message and never a crash.
+. "$(dirname "$0")/../tap.sh"
+IOGAP=${IOGAP_BUILD:?}/host-tools/iogap
+TREES=$(dirname "$0")/trees
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# codes ARGS...: "LEVEL code" of each finding, in order, into $got; exit status in $rc
+codes() {
+	"$IOGAP" passthrough check "$@" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	got=$(sed -n 's/^\(INFO\|WARNING\|ERROR\) \([a-z0-9-]*\):.*/\1 \2/p' "$WORK/out" | paste -sd, -)
+}
+# expect TREE STATUS "LEVEL code,..." [ARGS...]
+expect() {
+	local tree=$1 status=$2 want=$3
+	shift 3
+	codes --root "$TREES/$tree" "$@"
+	[ "$got" = "$want" ] && [ $rc = "$status" ]
+	ok $? "$tree ${*:-}: exit $rc (want $status), findings: $got"
+	[ "$got" = "$want" ] || echo "#   want: $want"
+}
+
+good="INFO iommu-mode,INFO interrupts,INFO numa,INFO msix,INFO hugepages"
+echo "1..28"
+expect good 0 "$good" --domain nvme-guest
+expect group-shared 1 "WARNING iommu-group-shared,${good}" --domain nvme-guest
+expect no-intremap 1 "INFO iommu-mode,WARNING no-interrupt-remapping,INFO numa,INFO msix,INFO hugepages" --domain nvme-guest
+expect numa-remote 1 "INFO iommu-mode,INFO interrupts,WARNING numa-remote,WARNING numa-memory-remote,INFO msix,INFO hugepages" --domain nvme-guest
+expect no-hugepages 1 "INFO iommu-mode,INFO interrupts,INFO numa,INFO msix,WARNING no-hugepages" --domain nvme-guest
+
+# the shared group names the other endpoint, not the switch port (a bridge)
+codes --root "$TREES/group-shared" --domain nvme-guest
+grep -q 'with 1 other device: 0000:5f:00.0 \[8086:0a54\] driver nvme$' "$WORK/out"
+ok $? "group-shared names 0000:5f:00.0 and its host driver, not the bridge 0000:5d:00.0"
+codes --root "$TREES/no-intremap" --domain nvme-guest
+grep -q 'intremap=off.*PCI-MSI chip, not IR-PCI-MSI.*allow_unsafe_interrupts=Y' "$WORK/out" &&
+	grep -q '4061725 host interrupts, taken on CPUs 2$' "$WORK/out"
+ok $? "no-intremap gives its evidence: command line, chip, allow_unsafe_interrupts, host interrupts"
+codes --root "$TREES/numa-remote" --domain nvme-guest
+grep -q 'CPU 0/KVM 4250 (CPUs 10)' "$WORK/out" && grep -q '0% of QEMU pid 4242.*bind:1' "$WORK/out"
+ok $? "numa-remote names the vCPU threads and the memory's node"
+
+# the same process by pid; the device from QEMU's command line, from --device
+# (short form), or from vfio-pci's bindings without a process
+expect good 0 "$good" --qemu-pid 4242
+expect good 0 "$good" --qemu-pid 4242 --device 5e:00.0
+expect good 0 "INFO iommu-mode,INFO interrupts,INFO msix,INFO no-qemu"
+# JSON: the same findings and the verdict
+"$IOGAP" passthrough check --root "$TREES/numa-remote" --domain nvme-guest --json > "$WORK/j"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = ",".join(f["level"] + " " + f["code"] for f in d["findings"])
+assert d["pass"] == 0 and d["verdict"].startswith("fail"), d["verdict"]
+assert got == sys.argv[2], got
+assert all(f["why"] and f["do"] and f["message"] for f in d["findings"])
+' "$WORK/j" "INFO iommu-mode,INFO interrupts,WARNING numa-remote,WARNING numa-memory-remote,INFO msix,INFO hugepages"
+ok $? "--json: the same findings, each with message, why and do; pass 0"
+
+# ---- broken trees: a copy of good with one thing wrong -----------------
+# broken NAME STATUS PATTERN [ARGS]: exit STATUS (never a crash) and PATTERN in the output
+broken() {
+	local name=$1 status=$2 pat=$3
+	shift 3
+	"$IOGAP" passthrough check --root "$WORK/t" "$@" > "$WORK/out" 2>&1
+	rc=$?
+	[ $rc = "$status" ] && grep -q -- "$pat" "$WORK/out"
+	ok $? "$name: exit $rc (want $status), says '$pat'"
+	[ $rc = "$status" ] || sed 's/^/#   /' "$WORK/out"
+}
+fresh() { rm -rf "$WORK/t"; cp -a "$TREES/good" "$WORK/t"; }
+D=sys/bus/pci/devices/0000:5e:00.0
+
+fresh; echo zzz > "$WORK/t/sys/class/iommu/dmar0/intel-iommu/ecap"
+broken "ecap not hexadecimal" 1 "unreadable: /sys/class/iommu/dmar0: neither" --domain nvme-guest
+grep -q "^WARNING no-interrupt-remapping: .*dmar0's capability registers are unreadable" "$WORK/out"
+ok $? "...and interrupts are then not called remapped"
+fresh; echo x > "$WORK/t/$D/numa_node"
+broken "numa_node not a number" 1 "unreadable: /$D/numa_node: not a node number" --domain nvme-guest
+fresh; echo 0- > "$WORK/t/$D/local_cpulist"
+broken "local_cpulist cut short" 1 "unreadable: /$D/local_cpulist: not a CPU list" --domain nvme-guest
+fresh; echo 0-99999 > "$WORK/t/sys/devices/system/node/online"
+broken "node list beyond any machine" 1 "unreadable: /sys/devices/system/node/online" --domain nvme-guest
+fresh; rm "$WORK/t/proc/interrupts"
+broken "no /proc/interrupts" 1 "unreadable: /proc/interrupts: no CPU header line" --domain nvme-guest
+fresh; head -c 100 "$TREES/good/proc/4242/smaps" > "$WORK/t/proc/4242/smaps"
+broken "smaps cut in its first line" 1 "unreadable: /proc/4242/smaps: no mapping with a Size line" --domain nvme-guest
+fresh; echo garbage > "$WORK/t/proc/4242/numa_maps"
+broken "numa_maps without pages" 1 "unreadable: /proc/4242/numa_maps: no resident pages" --domain nvme-guest
+fresh; sed -i '/^Cpus_allowed_list/d' "$WORK/t/proc/4242/task/4250/status"
+broken "a vCPU's status without Cpus_allowed_list" 1 "unreadable: /proc/4242/task/4250: no Cpus_allowed_list" --domain nvme-guest
+fresh; rm -r "$WORK/t/sys/kernel/iommu_groups/38/devices"
+broken "group without its devices" 1 "unreadable: /sys/kernel/iommu_groups/38/devices" --domain nvme-guest
+fresh; echo 42abc > "$WORK/t/run/libvirt/qemu/nvme-guest.pid"
+broken "pid file not a pid" 2 "nvme-guest.pid: not a pid: '42abc'" --domain nvme-guest
+fresh
+broken "no such domain" 2 "domain 'other': no pid file" --domain other
+broken "no such device" 1 "ERROR no-device: 0000:5e:00.1: no such PCI device" --device 0000:5e:00.1
+broken "not a PCI address" 2 "not a PCI address" --device 5e:00
+rm -rf "$WORK/t"; mkdir "$WORK/t"
+broken "empty tree, a pid" 2 "QEMU pid 1: no such process" --qemu-pid 1
+broken "empty tree, nothing given" 2 "no device to check: none given"
+finish
