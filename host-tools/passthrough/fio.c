@@ -56,6 +56,9 @@ static void take_lint(void *ctx, int level, const char *code, const char *msg, c
 	const char *reason = reason_of(code);
 	size_t o = strlen(s->reasons);
 
+	/* too few samples for some percentile: the verdict checks its own ones */
+	if (!strcmp(code, "few-samples"))
+		level = 0;
 	pt_finding(s->p, level >= 2 ? PT_ERROR : level ? PT_WARNING : PT_INFO, code, why, todo,
 		   "%s", msg);
 	if (level < 1)
@@ -81,6 +84,17 @@ static double percentile(const struct fioi_dir *d, double pct, const char **whic
 	return -1;
 }
 
+static uint64_t samples(const struct fioi_dir *d)
+{
+	return d->lat[1].n ? d->lat[1].n : d->total_ios;
+}
+
+/* Enough samples for percentile pct: at least 10 beyond it (lint's rule). */
+static bool enough(const struct fioi_dir *d, double pct)
+{
+	return (double)samples(d) >= 10.0 / (1.0 - pct / 100.0);
+}
+
 /* One job, direction and percentile against its threshold; true if within. */
 static bool judge(struct pt *p, const char *job, const char *dir, double pct,
 		  const struct fioi_dir *bare, const struct fioi_dir *vm, const struct pt_within *w)
@@ -88,6 +102,16 @@ static bool judge(struct pt *p, const char *job, const char *dir, double pct,
 	const char *kb, *kv;
 	double b = percentile(bare, pct, &kb), v = percentile(vm, pct, &kv), gap = v - b;
 
+	if (b >= 0 && v >= 0 && !strcmp(kb, kv) && (!enough(bare, pct) || !enough(vm, pct))) {
+		const struct fioi_dir *few = enough(bare, pct) ? vm : bare;
+
+		pt_finding(p, PT_WARNING, "few-samples-judged", "a percentile p rests on the slowest "
+			   "(1-p/100) of the samples; fewer than 10/(1-p/100) samples leave it to "
+			   "fewer than 10 requests: noise", "run longer, or judge a lower percentile",
+			   "job '%s' %s: p%g from %llu samples %s", job, dir, pct,
+			   (unsigned long long)samples(few), few == bare ? "on bare metal" : "in the VM");
+		return false;
+	}
 	if (b < 0 || v < 0 || strcmp(kb, kv)) {
 		pt_finding(p, PT_WARNING, "no-percentile", "the threshold is on a percentile both "
 			   "outputs must print", "keep fio's default percentile_list (or add the "
@@ -129,7 +153,8 @@ static bool judge_all(struct pt *p, const struct fioi_result *bare, const struct
 			if (!strcmp(bare->jobs[k].name, jv->name))
 				jb = &bare->jobs[k];
 		for (int d = 0; jb && d < IOGAP_DDIR_NR; d++) {
-			if (!jv->dir[d].have || !jb->dir[d].have)
+			if (!jv->dir[d].have || !jb->dir[d].have ||
+			    (!jv->dir[d].total_ios && !jb->dir[d].total_ios))
 				continue;
 			if (p50->set)
 				ok &= judge(p, jv->name, dirs[d], 50, &jb->dir[d], &jv->dir[d], p50);
@@ -165,11 +190,10 @@ int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt
 			 "to do; --force compares anyway)", ls.reasons);
 	} else {
 		ok = judge_all(p, &r[0], &r[1], p50, p99, &judged);
-		snprintf(verdict, n, "%s%s", !judged ? "fail: no job and direction on both sides" :
+		snprintf(verdict, n, "%s%s", ls.invalid ? "comparison invalid, compared anyway "
+			 "(--force): " : "", !judged ? "fail: no job and direction on both sides" :
 			 ok ? "pass: the VM is within the thresholds" :
-			 "fail: the VM is beyond a threshold (or one could not be judged)",
-			 ls.invalid ? " (forced over lint's findings: the comparison is not valid)" :
-			 "");
+			 "fail: the VM is beyond a threshold (or one could not be judged)");
 		if (!judged || !ok || ls.invalid)
 			p->worst = p->worst < PT_WARNING ? PT_WARNING : p->worst;
 	}

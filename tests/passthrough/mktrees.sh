@@ -300,3 +300,14 @@ numa_maps hugetlbfs 1
 base no-hugepages
 smaps 4k
 numa_maps 4k 0
+
+# guest-assigned: the guest tree recorded in a TCG guest with QEMU's NVMe
+# (trees/guest-qemu-nvme, scripts/passthrough-collect.sh --guest), its NVMe
+# given a Samsung PM1733's IDs as an assigned one has, and mq-deadline
+T=trees/guest-assigned
+rm -rf "$T"
+cp -a trees/guest-qemu-nvme "$T"
+D=sys/bus/pci/devices/0000:00:05.0
+put "$D/vendor" 0x144d; put "$D/device" 0xa824
+put "$D/subsystem_vendor" 0x144d; put "$D/subsystem_device" 0xa801
+put sys/block/nvme0n1/queue/scheduler "none [mq-deadline] "
