@@ -12,8 +12,9 @@
 #   --guest: inside the guest: every PCI device's IDs, NVMe queues,
 #     scheduler and polling settings.  POSIX sh: runs under busybox.
 # Files are copied with their contents (cat), the symlinks the check reads
-# as names (driver, iommu_group, group members) as symlinks; a file that
-# cannot be read is left out and named on stderr (the check then says so).
+# as names (driver, iommu_group, group members) as symlinks, directories it
+# only lists as directories holding a .keep file; a file that cannot be read
+# is left out and named on stderr (the check then says so).
 set -u
 
 guest=0 domain="" pid="" devices="" out=""
@@ -46,7 +47,9 @@ link() { # link PATH...: symlinks, as symlinks
 		ln -sfn "$(readlink "$f")" "$out$f"
 	done
 }
-dir() { for d in "$@"; do [ -d "$d" ] && mkdir -p "$out$d"; done; }
+# a directory the check lists (mq/N, nvme/nvmeN): with a .keep file, so that
+# git keeps it empty of anything else (the check skips names starting with '.')
+dir() { for d in "$@"; do [ -d "$d" ] && mkdir -p "$out$d" && : > "$out$d/.keep"; done; }
 bdf_of() { # 01:00.0 -> 0000:01:00.0
 	case $1 in ????:??:??.?) echo "$1" ;; *) echo "0000:$1" ;; esac
 }
