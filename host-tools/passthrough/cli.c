@@ -74,7 +74,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return -1;
 		}
 		if (!strcmp(o, "--json") || !strcmp(o, "--guest") || !strcmp(o, "--force")) {
-			*(o[2] == 'j' ? &a->json : o[2] == 'g' ? &a->guest : &a->force) = true;
+			a->json |= !strcmp(o, "--json");
+			a->guest |= !strcmp(o, "--guest");
+			a->force |= !strcmp(o, "--force");
 			continue;
 		}
 		if (!v) {

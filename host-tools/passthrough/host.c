@@ -818,8 +818,10 @@ static void check_msix(struct pt *p, const char *bdf)
 		char f[256];
 
 		snprintf(f, sizeof(f), "%s/%s", path, irqs[i]);
-		if (pt_read_line(p, f, type, sizeof(type)))
-			msix += !strcmp(type, "msix"), msi += !strcmp(type, "msi");
+		if (!pt_read_line(p, f, type, sizeof(type)))
+			continue;
+		msix += !strcmp(type, "msix");
+		msi += !strcmp(type, "msi");
 	}
 	pt_names_free(irqs, nn);
 	if (!msix && !msi) {
