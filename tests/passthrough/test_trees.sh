@@ -26,7 +26,7 @@ expect() {
 }
 
 good="INFO iommu-mode,INFO interrupts,INFO numa,INFO msix,INFO hugepages"
-echo "1..28"
+echo "1..33"
 expect good 0 "$good" --domain nvme-guest
 expect group-shared 1 "WARNING iommu-group-shared,${good}" --domain nvme-guest
 expect no-intremap 1 "INFO iommu-mode,WARNING no-interrupt-remapping,INFO numa,INFO msix,INFO hugepages" --domain nvme-guest
@@ -62,6 +62,30 @@ assert all(f["why"] and f["do"] and f["message"] for f in d["findings"])
 ' "$WORK/j" "INFO iommu-mode,INFO interrupts,WARNING numa-remote,WARNING numa-memory-remote,INFO msix,INFO hugepages"
 ok $? "--json: the same findings, each with message, why and do; pass 0"
 
+# ---- variants made here: a copy of good with one thing changed ---------
+fresh() { rm -rf "$WORK/t"; cp -a "$TREES/good" "$WORK/t"; }
+D=sys/bus/pci/devices/0000:5e:00.0
+# variant NAME STATUS "LEVEL code,..." PATTERN: after the change, with --domain
+variant() {
+	codes --root "$WORK/t" --domain nvme-guest
+	[ "$got" = "$3" ] && [ $rc = "$2" ] && grep -q -- "$4" "$WORK/out"
+	ok $? "$1: exit $rc (want $2), findings: $got"
+	[ "$got" = "$3" ] || echo "#   want: $3"
+}
+fresh; echo N > "$WORK/t/sys/module/kvm_intel/parameters/enable_apicv"
+variant "enable_apicv=N" 1 "INFO iommu-mode,WARNING no-posted-interrupts,INFO numa,INFO msix,INFO hugepages" \
+	"no-posted-interrupts: 0000:5e:00.0: kvm_intel enable_apicv=N$"
+fresh; for c in "$WORK"/t/proc/4242/task/*/comm; do echo qemu-system-x86 > "$c"; done
+variant "threads unnamed" 0 "INFO iommu-mode,INFO interrupts,INFO vcpu-threads-unnamed,INFO numa,INFO msix,INFO hugepages" \
+	"8 QEMU threads pinned there"
+fresh; echo identity > "$WORK/t/sys/kernel/iommu_groups/38/type"
+variant "identity default domain" 0 "$good" "default domain identity (passthrough: host drivers' DMA is not translated)"
+fresh; ln -sfn ../../../../bus/pci/drivers/nvme "$WORK/t/$D/driver"
+variant "bound to nvme" 1 "ERROR not-vfio,$good" "0000:5e:00.0 is bound to nvme, not vfio-pci"
+fresh; rm -r "$WORK/t/$D/msi_irqs"
+variant "no MSI-X vector enabled" 1 "INFO iommu-mode,INFO interrupts,INFO numa,WARNING no-msi,INFO hugepages" \
+	"msi_irqs lists no vector"
+
 # ---- broken trees: a copy of good with one thing wrong -----------------
 # broken NAME STATUS PATTERN [ARGS]: exit STATUS (never a crash) and PATTERN in the output
 broken() {
@@ -73,9 +97,6 @@ broken() {
 	ok $? "$name: exit $rc (want $status), says '$pat'"
 	[ $rc = "$status" ] || sed 's/^/#   /' "$WORK/out"
 }
-fresh() { rm -rf "$WORK/t"; cp -a "$TREES/good" "$WORK/t"; }
-D=sys/bus/pci/devices/0000:5e:00.0
-
 fresh; echo zzz > "$WORK/t/sys/class/iommu/dmar0/intel-iommu/ecap"
 broken "ecap not hexadecimal" 1 "unreadable: /sys/class/iommu/dmar0: neither" --domain nvme-guest
 grep -q "^WARNING no-interrupt-remapping: .*dmar0's capability registers are unreadable" "$WORK/out"
