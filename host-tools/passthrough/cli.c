@@ -13,12 +13,13 @@ static void usage(FILE *f)
 	fputs("usage: iogap passthrough check [--domain DOMAIN | --qemu-pid PID] [--device BDF]\n"
 	      "                               [--root DIR] [--json]\n"
 	      "       iogap passthrough check --guest [--device BDF] [--root DIR] [--json]\n"
-	      "       iogap passthrough check --bare FIO_OUTPUT --vm FIO_OUTPUT\n"
+	      "       iogap passthrough check --bare FIO_OUTPUT --vm FIO_OUTPUT | --run RUN_DIR\n"
 	      "                               [--p50-within 5us,10%] [--p99-within T] [--force] [--json]\n"
 	      "  The host's setup for an assigned PCI device, the device as the guest sees it,\n"
 	      "  or whether two fio outputs compare (docs/passthrough.md).  Findings: LEVEL\n"
 	      "  CODE: message / why / do, then the verdict.  --root reads sysfs and procfs\n"
-	      "  under DIR (a tree from scripts/passthrough-collect.sh).\n"
+	      "  under DIR (a tree from scripts/passthrough-collect.sh).  --run: RUN_DIR/bare\n"
+	      "  and RUN_DIR/vm probe.json (iogap import of the two sides, or iogap run).\n"
 	      "  Exit 0 pass, 1 fail (a warning or worse), 2 usage or unusable input.\n", f);
 }
 
@@ -57,7 +58,8 @@ static bool parse_within(const char *s, struct pt_within *w)
 
 struct args {
 	struct pt_host_opts host;
-	const char *root, *bare, *vm;
+	const char *root, *bare, *vm, *run;
+	char run_bare[4096], run_vm[4096];
 	bool guest, json, force;
 	struct pt_within p50, p99;
 };
@@ -94,6 +96,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->bare = v;
 		else if (!strcmp(o, "--vm"))
 			a->vm = v;
+		else if (!strcmp(o, "--run"))
+			a->run = v;
 		else if (!strcmp(o, "--qemu-pid") && (a->host.qemu_pid = strtol(v, &end, 10)) > 0 &&
 			 !*end)
 			;
@@ -110,15 +114,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 static const char *usage_conflict(const struct args *a)
 {
-	bool fio = a->bare || a->vm;
+	bool fio = a->bare || a->vm || a->run;
 
-	if (fio && !(a->bare && a->vm))
+	if (a->run && (a->bare || a->vm))
+		return "--run or --bare/--vm, not both";
+	if (fio && !a->run && !(a->bare && a->vm))
 		return "--bare and --vm go together";
 	if (fio && (a->guest || a->root || a->host.domain || a->host.qemu_pid || a->host.device))
 		return "--bare/--vm compare fio outputs: no --guest, --root, --domain, --qemu-pid "
 		       "or --device with them";
 	if (!fio && (a->p50.set || a->p99.set || a->force))
-		return "--p50-within, --p99-within and --force need --bare and --vm";
+		return "--p50-within, --p99-within and --force need --bare and --vm (or --run)";
 	if (a->host.domain && a->host.qemu_pid)
 		return "--domain or --qemu-pid, not both";
 	if (a->guest && (a->host.domain || a->host.qemu_pid))
@@ -156,6 +162,12 @@ int iogap_cmd_passthrough(int argc, char **argv)
 	if ((conflict = usage_conflict(&a))) {
 		fprintf(stderr, "iogap passthrough: %s\n", conflict);
 		return 2;
+	}
+	if (a.run) {    /* a run directory's two sides, as iogap import writes them */
+		snprintf(a.run_bare, sizeof(a.run_bare), "%.4000s/bare/probe.json", a.run);
+		snprintf(a.run_vm, sizeof(a.run_vm), "%.4000s/vm/probe.json", a.run);
+		a.bare = a.run_bare;
+		a.vm = a.run_vm;
 	}
 	if (!a.p50.set && !a.p99.set)   /* the example: QD1 p50 within 5 µs or 10% */
 		a.p50 = (struct pt_within){ .set = true, .abs_ns = 5e3, .pct = 10 };

@@ -11,7 +11,7 @@ trap 'rm -rf "$WORK"' EXIT
 run() { "$IOGAP" passthrough check "$@" > "$WORK/out" 2> "$WORK/err"; rc=$?; }
 verdict() { sed -n 's/^verdict: //p' "$WORK/out"; }
 codes() { sed -n 's/^\(INFO\|WARNING\|ERROR\) \([a-z0-9-]*\):.*/\1 \2/p' "$WORK/out" | sort | uniq -c | awk '{print $2 " " $3 " x" $1}' | paste -sd, -; }
-echo "1..14"
+echo "1..15"
 
 # the NVMe passthrough report (fixture): QD1 randrw, libaio, no direct=1
 run --bare "$DATA/nvme-passthrough-baremetal.txt" --vm "$DATA/nvme-passthrough-vm.txt"
@@ -31,6 +31,14 @@ ok $? "--json: the same verdict, pass 0"
 run --force --bare "$DATA/nvme-passthrough-baremetal.txt" --vm "$DATA/nvme-passthrough-vm.txt"
 [ $rc = 1 ] && verdict | grep -q "^comparison invalid, compared anyway (--force): pass: the VM is within"
 ok $? "--force compares, says the comparison is not valid and still fails: $(verdict | cut -c1-60)…"
+
+# the same outputs imported into a run directory (iogap import), checked by --run
+"$IOGAP" import --dir "$WORK/run" --label bare "$DATA/nvme-passthrough-baremetal.txt" > /dev/null &&
+	"$IOGAP" import --dir "$WORK/run" --label vm "$DATA/nvme-passthrough-vm.txt" > /dev/null &&
+	run --run "$WORK/run"
+[ $rc = 1 ] && verdict | grep -q '^comparison invalid: the runs were buffered (direct=0)' &&
+	grep -q "^WARNING buffered-async: $WORK/run/vm/probe.json: job 'test'" "$WORK/out"
+ok $? "imported run directory (--run): the same invalid verdict"
 
 # valid runs (fio 3.33, psync/libaio with direct=1): one against itself
 run --bare "$DATA/fio333-multi.json" --vm "$DATA/fio333-multi.json"
