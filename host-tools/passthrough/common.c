@@ -98,13 +98,19 @@ void pt_path(const struct pt *p, char *out, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-char *pt_read(const struct pt *p, const char *path)
+char *pt_read_len(const struct pt *p, const char *path, size_t *len)
 {
 	char full[4096];
-	size_t len;
 
 	pt_path(p, full, sizeof(full), "%s", path);
-	return iogap_read_file(full, 4u << 20, &len);
+	return iogap_read_file(full, 64u << 20, len);
+}
+
+char *pt_read(const struct pt *p, const char *path)
+{
+	size_t len;
+
+	return pt_read_len(p, path, &len);
 }
 
 bool pt_read_line(const struct pt *p, const char *path, char *out, size_t n)

@@ -60,10 +60,10 @@ static size_t qemu_devices(struct pt *p, const struct qemu *q, char (*out)[BDF_L
 	size_t n = 0, len;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", q->pid);
-	if (!(cmd = pt_read(p, path)))
+	if (!(cmd = pt_read_len(p, path, &len)))
 		return 0;
-	len = strlen(cmd);      /* NUL-separated: walk argument by argument */
-	for (s = cmd; s < cmd + len + 1 && *s; s += strlen(s) + 1) {
+	/* NUL-separated: argument by argument (the file ends with a NUL) */
+	for (s = cmd; s < cmd + len; s += strlen(s) + 1) {
 		const char *h = strstr(s, "host=");
 		size_t skip = 5;
 

@@ -38,8 +38,10 @@ void pt_free(struct pt *p);
 /* ROOT + path ("/sys/..."), for messages and opening. */
 void pt_path(const struct pt *p, char *out, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* The file ROOT/path, NUL-terminated, at most 4 MiB; NULL if unreadable. */
+/* The file ROOT/path, NUL-terminated, at most 64 MiB; NULL if unreadable.
+ * pt_read_len also gives its length (for NUL-separated files). */
 char *pt_read(const struct pt *p, const char *path);
+char *pt_read_len(const struct pt *p, const char *path, size_t *len);
 /* Its first line, trailing whitespace cut: true if read and non-empty. */
 bool pt_read_line(const struct pt *p, const char *path, char *out, size_t n);
 /* The last component of the symlink ROOT/path (a driver's, a group's name). */

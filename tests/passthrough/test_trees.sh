@@ -26,7 +26,7 @@ expect() {
 }
 
 good="INFO iommu-mode,INFO interrupts,INFO numa,INFO msix,INFO hugepages"
-echo "1..33"
+echo "1..34"
 expect good 0 "$good" --domain nvme-guest
 expect group-shared 1 "WARNING iommu-group-shared,${good}" --domain nvme-guest
 expect no-intremap 1 "INFO iommu-mode,WARNING no-interrupt-remapping,INFO numa,INFO msix,INFO hugepages" --domain nvme-guest
@@ -82,6 +82,8 @@ fresh; echo identity > "$WORK/t/sys/kernel/iommu_groups/38/type"
 variant "identity default domain" 0 "$good" "default domain identity (passthrough: host drivers' DMA is not translated)"
 fresh; ln -sfn ../../../../bus/pci/drivers/nvme "$WORK/t/$D/driver"
 variant "bound to nvme" 1 "ERROR not-vfio,$good" "0000:5e:00.0 is bound to nvme, not vfio-pci"
+fresh; rm -r "$WORK/t/sys/bus/pci/drivers"
+variant "no vfio-pci bindings: the device from QEMU's command line" 0 "$good" "0000:5e:00.0"
 fresh; rm -r "$WORK/t/$D/msi_irqs"
 variant "no MSI-X vector enabled" 1 "INFO iommu-mode,INFO interrupts,INFO numa,WARNING no-msi,INFO hugepages" \
 	"msi_irqs lists no vector"
