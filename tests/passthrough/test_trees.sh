@@ -26,7 +26,7 @@ expect() {
 }
 
 good="INFO iommu-mode,INFO interrupts,INFO numa,INFO msix,INFO hugepages"
-echo "1..34"
+echo "1..37"
 expect good 0 "$good" --domain nvme-guest
 expect group-shared 1 "WARNING iommu-group-shared,${good}" --domain nvme-guest
 expect no-intremap 1 "INFO iommu-mode,WARNING no-interrupt-remapping,INFO numa,INFO msix,INFO hugepages" --domain nvme-guest
@@ -82,6 +82,20 @@ fresh; echo identity > "$WORK/t/sys/kernel/iommu_groups/38/type"
 variant "identity default domain" 0 "$good" "default domain identity (passthrough: host drivers' DMA is not translated)"
 fresh; ln -sfn ../../../../bus/pci/drivers/nvme "$WORK/t/$D/driver"
 variant "bound to nvme" 1 "ERROR not-vfio,$good" "0000:5e:00.0 is bound to nvme, not vfio-pci"
+# AMD: an IOMMU unit whose extended features have GASup (bit 7), kvm_amd avic
+amd() {
+	fresh; rm -r "$WORK/t/sys/class/iommu/"* "$WORK/t/sys/module/kvm_intel"
+	mkdir -p "$WORK/t/sys/class/iommu/ivhd0/amd-iommu" "$WORK/t/sys/module/kvm_amd/parameters"
+	echo 58f77ef22294ade > "$WORK/t/sys/class/iommu/ivhd0/amd-iommu/features"
+	echo "$1" > "$WORK/t/sys/module/kvm_amd/parameters/avic"
+}
+amd 1
+variant "AMD, avic=1" 0 "$good" "posted (AMD GA, avic=1)"
+grep -q "^INFO iommu-mode: IOMMU ivhd0 (AMD-Vi)" "$WORK/out"
+ok $? "...the IOMMU named AMD-Vi"
+amd 0
+variant "AMD, avic=0" 1 "INFO iommu-mode,WARNING no-posted-interrupts,INFO numa,INFO msix,INFO hugepages" \
+	"no-posted-interrupts: 0000:5e:00.0: kvm_amd avic is off"
 fresh; rm -r "$WORK/t/sys/bus/pci/drivers"
 variant "no vfio-pci bindings: the device from QEMU's command line" 0 "$good" "0000:5e:00.0"
 fresh; rm -r "$WORK/t/$D/msi_irqs"
