@@ -12,8 +12,6 @@
 
 #include "pt.h"
 
-#define BDF_LEN PT_BDF_LEN
-
 struct qemu {
 	long pid;               /* 0: no QEMU process given */
 	char what[64];          /* "QEMU pid 4242" for messages */
@@ -54,7 +52,8 @@ static int resolve_pid(struct pt *p, const struct pt_host_opts *o, struct qemu *
 
 /* The devices QEMU was given: `-device vfio-pci,host=BDF` or libvirt's
  * JSON form `{"driver":"vfio-pci","host":"BDF",...}`. */
-static size_t qemu_devices(struct pt *p, const struct qemu *q, char (*out)[BDF_LEN], size_t max)
+static size_t qemu_devices(struct pt *p, const struct qemu *q, char (*out)[PT_BDF_LEN],
+			   size_t max)
 {
 	char path[64], *cmd, *s;
 	size_t n = 0, len;
@@ -78,7 +77,7 @@ static size_t qemu_devices(struct pt *p, const struct qemu *q, char (*out)[BDF_L
 	return n;
 }
 
-static size_t vfio_bound_devices(struct pt *p, char (*out)[BDF_LEN], size_t max)
+static size_t vfio_bound_devices(struct pt *p, char (*out)[PT_BDF_LEN], size_t max)
 {
 	size_t nn, n = 0;
 	char **names = pt_list(p, "/sys/bus/pci/drivers/vfio-pci", &nn);
@@ -365,7 +364,7 @@ static void irq_line(struct irq_view *v, const char *line, const unsigned *cpu, 
 
 static void read_irqs(struct pt *p, const char *bdf, struct irq_view *v)
 {
-	char *text = pt_read(p, "/proc/interrupts"), *line, *save = NULL, tag[BDF_LEN + 2];
+	char *text = pt_read(p, "/proc/interrupts"), *line, *save = NULL, tag[PT_BDF_LEN + 2];
 	unsigned cpu[PT_MAX_CPUS / 8], ncol = 0;
 
 	memset(v, 0, sizeof(*v));
@@ -877,7 +876,7 @@ static void check_device(struct pt *p, const struct qemu *q, const char *bdf,
 
 int pt_check_host(struct pt *p, const struct pt_host_opts *o)
 {
-	char devs[16][BDF_LEN], cmdline[2048] = "";
+	char devs[16][PT_BDF_LEN], cmdline[2048] = "";
 	struct qemu q = { 0 };
 	size_t n = 0;
 
