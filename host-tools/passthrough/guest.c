@@ -78,7 +78,8 @@ static int nvme_vectors(struct pt *p, const char *ctrl, unsigned long long *coun
 		char *name = strrchr(line, ' '), *s;
 		unsigned q;
 
-		if (!name || !strchr(line, ':') || strncmp(name + 1, ctrl, len) || sscanf(name + 1 + len, "q%u", &q) != 1)
+		if (!name || !strchr(line, ':') || strncmp(name + 1, ctrl, len) ||
+		    sscanf(name + 1 + len, "q%u", &q) != 1)
 			continue;
 		n++;
 		/* "IRQ: count count … CHIP …": the counts end at the chip's name */
