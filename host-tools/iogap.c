@@ -12,6 +12,7 @@
 #include "demo_profile.h"
 #include "fio.h"
 #include "orchestration.h"
+#include "passthrough.h"
 #include "presentation.h"
 
 static void usage(FILE *f)
@@ -22,6 +23,7 @@ static void usage(FILE *f)
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
 	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
+	      "       iogap passthrough check [...]   (iogap passthrough --help)\n"
 	      "       iogap --version\n"
 	      "\n"
 	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
@@ -135,6 +137,8 @@ int main(int argc, char **argv)
 		return iogap_cmd_import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "lint"))
 		return iogap_cmd_lint(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "passthrough"))
+		return iogap_cmd_passthrough(argc - 1, argv + 1);
 	fprintf(stderr, "iogap: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -702,6 +702,34 @@ static void check_cpu_saturation(struct lint *L, const char *side_dir)
 	iogap_cpuload_free(&cl);
 }
 
+void iogap_lint_results(const struct fioi_result *const *r, const char *const *what, size_t n,
+			uint64_t ram, iogap_lint_sink sink, void *ctx)
+{
+	struct lint L = { .ram = ram };
+	struct side *s = calloc(n ? n : 1, sizeof(*s));
+
+	if (!s) {       /* no checks must not read as "no findings" */
+		sink(ctx, L_ERROR, "out-of-memory", "", "lint could not run", "run again");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(s[i].what, sizeof(s[i].what), "%s", what[i]);
+		s[i].r = *r[i];         /* a shallow copy: read only, never freed here */
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < s[i].r.nr; k++)
+			check_job(&L, &s[i], &s[i].r.jobs[k]);
+	for (size_t i = 1; i < n; i++)
+		compare_sides(&L, &s[0], &s[i]);
+	for (size_t i = 0; i < L.count; i++) {
+		sink(ctx, (int)L.f[i].lv, L.f[i].code, L.f[i].msg ? L.f[i].msg : "", L.f[i].why,
+		     L.f[i].todo);
+		free(L.f[i].msg);
+	}
+	free(L.f);
+	free(s);
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: iogap lint [--ram SIZE] JOB|RUN_DIR|FIO_OUTPUT...\n"
