@@ -611,38 +611,46 @@ static int part_in(const struct iogap_trace_record *g, const struct iogap_trace_
  * (margins are small int64; (1+k) changes them by < 1 ns per 300 us at
  * 3000 ppb but is kept for exactness).  lo = max lo_i, hi = min hi_i.
  */
-static void bound_refine(struct iogap_pairing *out, const struct iogap_clock_map *pp)
+void iogap_bounds_init(struct iogap_bounds *b)
 {
-	struct iogap_clock_map *m = &out->map;
+	b->lo = INT64_MIN;
+	b->hi = INT64_MAX;
+	b->n = 0;
+}
+
+void iogap_bounds_add(struct iogap_bounds *b, const struct iogap_clock_map *pp,
+		      const struct iogap_pair *p)
+{
 	double k1 = 1.0 + pp->drift_ppb * 1e-9;
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
-	uint64_t n = 0;
-	size_t i;
+	int64_t ms, mc;
 
-	for (i = 0; i < out->nr; i++) {
-		const struct iogap_pair *p = &out->pairs[i];
-		int64_t ms, mc;
+	if (!p->exact || !p->top || p->invalid || p->top_exit < p->top_entry)
+		return;
+	ms = sdiff(p->top_entry, iogap_guest_to_host(pp, p->guest->start_ns));
+	mc = sdiff(iogap_guest_to_host(pp, p->guest->complete_ns), p->top_exit);
+	ms = dround((double)ms * k1);
+	mc = dround((double)mc * k1);
+	if (sadd(pp->offset_ns, -ms) > b->lo)
+		b->lo = sadd(pp->offset_ns, -ms);
+	if (sadd(pp->offset_ns, mc) < b->hi)
+		b->hi = sadd(pp->offset_ns, mc);
+	b->n++;
+}
 
-		if (!p->exact || !p->top || p->invalid || p->top_exit < p->top_entry)
-			continue;
-		ms = sdiff(p->top_entry, iogap_guest_to_host(pp, p->guest->start_ns));
-		mc = sdiff(iogap_guest_to_host(pp, p->guest->complete_ns), p->top_exit);
-		ms = dround((double)ms * k1);
-		mc = dround((double)mc * k1);
-		if (sadd(pp->offset_ns, -ms) > lo)
-			lo = sadd(pp->offset_ns, -ms);
-		if (sadd(pp->offset_ns, mc) < hi)
-			hi = sadd(pp->offset_ns, mc);
-		n++;
-	}
-	if (!n)
+void iogap_bounds_apply(const struct iogap_bounds *b, const struct iogap_clock_map *pp,
+			struct iogap_clock_map *m)
+{
+	*m = *pp;
+	if (!m->method)
+		m->method = "ping-pong";
+	if (!b->n)
 		return;      /* ping-pong map and its bound stay as they are */
-	m->bound_lo_ns = lo;
-	m->bound_hi_ns = hi;
-	m->bound_pairs = n;
-	if (lo <= hi) {
+	m->bound_lo_ns = b->lo;
+	m->bound_hi_ns = b->hi;
+	m->bound_pairs = b->n;
+	if (b->lo <= b->hi) {
 		m->bound_consistent = 1;
-		m->offset_ns = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
+		m->offset_ns = b->lo + (int64_t)(((uint64_t)b->hi - (uint64_t)b->lo) / 2);
 		m->method = "ping-pong+request-bounds";
 	} else {
 		/* crossed: a wrong pair, a bad drift, or a filter clock that
@@ -651,6 +659,61 @@ static void bound_refine(struct iogap_pairing *out, const struct iogap_clock_map
 		m->offset_ns = pp->offset_ns;
 		m->method = "ping-pong";
 	}
+}
+
+void iogap_pair_set_times(const struct iogap_clock_map *map, struct iogap_pair *p)
+{
+	p->g_start = iogap_guest_to_host(map, p->guest->start_ns);
+	p->g_issue = iogap_guest_to_host(map, p->guest->issue_ns);
+	p->g_complete = iogap_guest_to_host(map, p->guest->complete_ns);
+}
+
+void iogap_pair_count(struct iogap_pair_counts *c, const struct iogap_pair *p)
+{
+	int d = p->guest->op == IOGAP_OP_WRITE;
+
+	c->guest[d]++;
+	if (p->invalid)
+		c->invalid[d]++;
+	if (p->top) {
+		c->paired_top[d]++;
+		if (p->exact)
+			c->exact[d]++;
+		if (p->top_parts > 1)
+			c->split[d]++;
+		if (p->merged)
+			c->merged[d]++;
+		if (p->bottom)
+			c->paired_bottom[d]++;
+	} else if (p->ambiguous) {
+		c->ambiguous[d]++;
+	} else {
+		c->unpaired[d]++;
+	}
+}
+
+void iogap_pair_count_top(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
+			  uint8_t state)
+{
+	if (is_rw(r) && !(state & IOGAP_TOP_CLAIMED))
+		c->top_unclaimed++;
+	if (state & IOGAP_TOP_TAG_MISMATCH)
+		c->tag_mismatch++;
+}
+
+void iogap_pair_count_bottom(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
+			     uint8_t claimed)
+{
+	if (is_rw(r) && !claimed)
+		c->bottom_unclaimed++;
+}
+
+void iogap_pair_window_free(struct iogap_pair_window *w)
+{
+	free(w->pairs);
+	free(w->top_state);
+	free(w->bottom_claimed);
+	memset(w, 0, sizeof(*w));
 }
 
 void iogap_pairing_free(struct iogap_pairing *p)
@@ -759,17 +822,17 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 	return 0;
 }
 
-int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
-			const struct iogap_trace_record *top, size_t ntop,
-			const struct iogap_trace_record *bottom, size_t nbottom,
-			const struct iogap_clock_map *map, struct iogap_pairing *out,
-			char *err, size_t errlen)
+int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
+		      const struct iogap_trace_record *top, size_t ntop,
+		      const struct iogap_trace_record *bottom, size_t nbottom,
+		      const struct iogap_clock_map *map, struct iogap_pair_window *out,
+		      char *err, size_t errlen)
 {
 	struct iogap_pair *pairs = NULL;
 	struct tent *gt = NULL, *ft = NULL, *bt = NULL;
 	struct kent *fk = NULL, *qk = NULL, *tk = NULL;
 	uint32_t *res = NULL, *top_owner = NULL, *merged_top = NULL;
-	uint8_t *st = NULL, *bclaim = NULL;
+	uint8_t *st = NULL, *bclaim = NULL, *top_state = NULL;
 	size_t npairs = 0, ngt = 0, nft = 0, nbt = 0, nfk = 0, nq = 0, ntk = 0, i, j;
 	uint64_t slack;
 	int rc = -1;
@@ -791,9 +854,6 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 		iogap_seterr(err, errlen, "pairing: implausible clock drift %g ppb", map->drift_ppb);
 		return -1;
 	}
-	out->map = *map;
-	if (!out->map.method)
-		out->map.method = "ping-pong";
 	/* the ping-pong map's error at a request: the offset's (<= u) plus
 	 * the drift's times the distance from ref; the drift's error is at
 	 * most 2u / span, and requests lie between the two sync sets, so
@@ -814,7 +874,8 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 	}
 	if (ntop) {
 		top_owner = malloc(ntop * sizeof(*top_owner));
-		if (!top_owner)
+		top_state = calloc(ntop, 1);
+		if (!top_owner || !top_state)
 			goto nomem;
 		for (i = 0; i < ntop; i++)
 			top_owner[i] = NONE;
@@ -832,9 +893,6 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 		d = g->op == IOGAP_OP_WRITE;
 		p->guest = g;
 		p->invalid = g->complete_ns < g->start_ns;
-		out->counts.guest[d]++;
-		if (p->invalid)
-			out->counts.invalid[d]++;
 		if (d)
 			gt[ngt++] = (struct tent){ .tag = g->tag, .idx = (uint32_t)j };
 		j++;
@@ -873,7 +931,7 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 				const struct iogap_trace_record *f = &top[ft[x].idx];
 
 				if (!part_in(p->guest, f)) {
-					out->counts.tag_mismatch++;
+					top_state[ft[x].idx] |= IOGAP_TOP_TAG_MISMATCH;
 					continue;
 				}
 				add_top(p, f);
@@ -1038,45 +1096,15 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 			add_bottom(&pairs[i], pairs[owner].bottom);
 	}
 
-	/* counts */
 	for (i = 0; i < ntop; i++)
-		if (is_rw(&top[i]) && top_owner[i] == NONE)
-			out->counts.top_unclaimed++;
-	for (i = 0; i < nbottom; i++)
-		if (is_rw(&bottom[i]) && !bclaim[i])
-			out->counts.bottom_unclaimed++;
-	for (i = 0; i < npairs; i++) {
-		const struct iogap_pair *p = &pairs[i];
-		int d = p->guest->op == IOGAP_OP_WRITE;
-
-		if (p->top) {
-			out->counts.paired_top[d]++;
-			if (p->exact)
-				out->counts.exact[d]++;
-			if (p->top_parts > 1)
-				out->counts.split[d]++;
-			if (p->merged)
-				out->counts.merged[d]++;
-			if (p->bottom)
-				out->counts.paired_bottom[d]++;
-		} else if (p->ambiguous) {
-			out->counts.ambiguous[d]++;
-		} else {
-			out->counts.unpaired[d]++;
-		}
-	}
-
+		if (top_owner[i] != NONE)
+			top_state[i] |= IOGAP_TOP_CLAIMED;
 	out->pairs = pairs;
 	out->nr = npairs;
+	out->top_state = top_state;
+	out->bottom_claimed = bclaim;
 	pairs = NULL;
-	bound_refine(out, map);
-	for (i = 0; i < out->nr; i++) {
-		struct iogap_pair *p = &out->pairs[i];
-
-		p->g_start = iogap_guest_to_host(&out->map, p->guest->start_ns);
-		p->g_issue = iogap_guest_to_host(&out->map, p->guest->issue_ns);
-		p->g_complete = iogap_guest_to_host(&out->map, p->guest->complete_ns);
-	}
+	top_state = bclaim = NULL;
 	rc = 0;
 	goto done;
 nomem:
@@ -1094,5 +1122,41 @@ done:
 	free(top_owner);
 	free(merged_top);
 	free(bclaim);
+	free(top_state);
 	return rc;
+}
+
+int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
+			const struct iogap_trace_record *top, size_t ntop,
+			const struct iogap_trace_record *bottom, size_t nbottom,
+			const struct iogap_clock_map *map, struct iogap_pairing *out,
+			char *err, size_t errlen)
+{
+	struct iogap_pair_window w;
+	struct iogap_bounds b;
+
+	if (!out) {
+		iogap_seterr(err, errlen, "pairing: no map or output");
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	if (iogap_pair_window(guest, nguest, top, ntop, bottom, nbottom, map, &w, err, errlen))
+		return -1;
+	iogap_bounds_init(&b);
+	for (size_t i = 0; i < w.nr; i++) {
+		iogap_pair_count(&out->counts, &w.pairs[i]);
+		iogap_bounds_add(&b, map, &w.pairs[i]);
+	}
+	for (size_t i = 0; i < ntop; i++)
+		iogap_pair_count_top(&out->counts, &top[i], w.top_state[i]);
+	for (size_t i = 0; i < nbottom; i++)
+		iogap_pair_count_bottom(&out->counts, &bottom[i], w.bottom_claimed[i]);
+	iogap_bounds_apply(&b, map, &out->map);
+	for (size_t i = 0; i < w.nr; i++)
+		iogap_pair_set_times(&out->map, &w.pairs[i]);
+	out->pairs = w.pairs;
+	out->nr = w.nr;
+	w.pairs = NULL;
+	iogap_pair_window_free(&w);
+	return 0;
 }
