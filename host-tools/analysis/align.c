@@ -822,6 +822,18 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 	return 0;
 }
 
+uint64_t iogap_pair_slack(const struct iogap_clock_map *map)
+{
+	/* the ping-pong map's error at a request: the offset's (<= u) plus
+	 * the drift's times the distance from ref; the drift's error is at
+	 * most 2u / span, and requests lie between the two sync sets, so
+	 * the error is <= 3u.  The constant absorbs rounding and a guest
+	 * stamp taken just outside [t_send, t_recv]. */
+	if (map->sync_uncertainty_ns > UINT64_MAX / 8)
+		return UINT64_MAX / 4;
+	return 3 * map->sync_uncertainty_ns + IOGAP_ALIGN_READ_SLACK_NS;
+}
+
 int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
 		      const struct iogap_trace_record *top, size_t ntop,
 		      const struct iogap_trace_record *bottom, size_t nbottom,
@@ -854,14 +866,7 @@ int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
 		iogap_seterr(err, errlen, "pairing: implausible clock drift %g ppb", map->drift_ppb);
 		return -1;
 	}
-	/* the ping-pong map's error at a request: the offset's (<= u) plus
-	 * the drift's times the distance from ref; the drift's error is at
-	 * most 2u / span, and requests lie between the two sync sets, so
-	 * the error is <= 3u.  The constant absorbs rounding and a guest
-	 * stamp taken just outside [t_send, t_recv]. */
-	slack = 3 * map->sync_uncertainty_ns + IOGAP_ALIGN_READ_SLACK_NS;
-	if (map->sync_uncertainty_ns > UINT64_MAX / 8)
-		slack = UINT64_MAX / 4;
+	slack = iogap_pair_slack(map);
 
 	for (i = 0; i < nguest; i++)
 		if (is_rw(&guest[i]))

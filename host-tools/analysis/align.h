@@ -68,6 +68,8 @@ uint64_t iogap_host_to_guest(const struct iogap_clock_map *map, uint64_t host_ns
  * mapped completion + slack], slack = 3 * sync_uncertainty_ns + this
  * (offset error <= u, drift error <= 2u over the run: see align.c). */
 #define IOGAP_ALIGN_READ_SLACK_NS 20000u
+/* That slack for map (ns). */
+uint64_t iogap_pair_slack(const struct iogap_clock_map *map);
 
 /*
  * A request as seen at one point; times are host ns once mapped.  A guest
