@@ -725,19 +725,6 @@ void iogap_pairing_free(struct iogap_pairing *p)
 	p->nr = 0;
 }
 
-/* Untagged top reads sorted by offset, for the merged-read pass. */
-struct oent {
-	uint64_t offset;
-	uint32_t idx;
-};
-
-static int cmp_oent(const void *a, const void *b)
-{
-	const struct oent *x = a, *y = b;
-
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 /*
  * 2b. Reads the guest block layer merged with adjacent ones reach QEMU as
  * one larger request: pair a still unpaired read with the untagged top
@@ -745,32 +732,16 @@ static int cmp_oent(const void *a, const void *b)
  * exactly one does (several: ambiguous, never a guess).  merged_top[i]
  * gets the top record's index so the bottom can follow it.
  */
-static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
-			     const struct iogap_trace_record *top, size_t ntop,
-			     const struct iogap_clock_map *map, uint64_t slack,
-			     uint32_t *top_owner, uint32_t *merged_top)
+static void pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
+			      const struct iogap_trace_record *top, const struct kent *o, size_t no,
+			      const struct iogap_clock_map *map, uint64_t slack,
+			      uint32_t *top_owner, uint32_t *merged_top)
 {
-	struct oent *o;
-	size_t no = 0;
 	uint32_t max_len = 0;
 
-	for (size_t i = 0; i < ntop; i++)
-		if (top[i].op == IOGAP_OP_READ)
-			no++;
-	if (!no)
-		return 0;
-	o = malloc(no * sizeof(*o));
-	if (!o)
-		return -1;
-	no = 0;
-	for (size_t i = 0; i < ntop; i++) {
-		if (top[i].op != IOGAP_OP_READ)
-			continue;
-		o[no++] = (struct oent){ top[i].offset, (uint32_t)i };
-		if (top[i].length > max_len)
-			max_len = top[i].length;
-	}
-	qsort(o, no, sizeof(*o), cmp_oent);
+	for (size_t i = 0; i < no; i++)
+		if (o[i].len > max_len)
+			max_len = o[i].len;
 	for (size_t i = 0; i < npairs; i++) {
 		struct iogap_pair *p = &pairs[i];
 		const struct iogap_trace_record *g = p->guest;
@@ -787,15 +758,15 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 		while (a < b) {              /* first entry with offset >= lo_off */
 			size_t m = a + (b - a) / 2;
 
-			if (o[m].offset < lo_off)
+			if (o[m].off < lo_off)
 				a = m + 1;
 			else
 				b = m;
 		}
-		for (size_t k = a; k < no && o[k].offset <= g->offset; k++) {
-			const struct iogap_trace_record *t = &top[o[k].idx];
+		for (size_t k = a; k < no && o[k].off <= g->offset; k++) {
+			const struct iogap_trace_record *t = &top[k_idx(&o[k])];
 
-			uint32_t owner = top_owner[o[k].idx];
+			uint32_t owner = top_owner[k_idx(&o[k])];
 
 			/* a record another request owns exactly is not a merge */
 			if (owner != NONE && !pairs[owner].merged)
@@ -807,7 +778,7 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 			}
 		}
 		if (found == 1) {
-			uint32_t ti = o[hit].idx;
+			uint32_t ti = k_idx(&o[hit]);
 
 			add_top(p, &top[ti]);
 			p->merged = 1;
@@ -818,8 +789,6 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 			p->ambiguous = 1;
 		}
 	}
-	free(o);
-	return 0;
 }
 
 uint64_t iogap_pair_slack(const struct iogap_clock_map *map)
@@ -845,7 +814,7 @@ int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
 	struct kent *fk = NULL, *qk = NULL, *tk = NULL;
 	uint32_t *res = NULL, *top_owner = NULL, *merged_top = NULL;
 	uint8_t *st = NULL, *bclaim = NULL, *top_state = NULL;
-	size_t npairs = 0, ngt = 0, nft = 0, nbt = 0, nfk = 0, nq = 0, ntk = 0, i, j;
+	size_t npairs = 0, ngt = 0, nft = 0, nbt = 0, nfk = 0, nq = 0, ntk = 0, nreads, i, j;
 	uint64_t slack;
 	int rc = -1;
 
@@ -1017,8 +986,10 @@ int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
 			goto nomem;
 		for (i = 0; i < npairs; i++)
 			merged_top[i] = NONE;
-		if (pair_merged_reads(pairs, npairs, top, ntop, map, slack, top_owner, merged_top))
-			goto nomem;
+		/* the reads lead tk (op READ sorts first), by offset */
+		for (nreads = 0; nreads < ntk && !(tk[nreads].idxop >> 31); nreads++)
+			;
+		pair_merged_reads(pairs, npairs, top, tk, nreads, map, slack, top_owner, merged_top);
 	}
 
 	/* 3. bottom: tagged ones by tag to the exact pairs (merge join with

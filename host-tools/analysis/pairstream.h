@@ -55,8 +55,8 @@ void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap
 /* A visitor of pairs: a non-zero return stops the visit. */
 typedef int (*iogap_pair_visit)(void *ctx, const struct iogap_pair *p);
 
-#define IOGAP_STREAM_SLICE  (1u << 19)   /* guest records a window owns */
-#define IOGAP_STREAM_BUDGET (4u << 19)   /* records a window holds per trace */
+#define IOGAP_STREAM_SLICE  (1u << 18)   /* guest records a window owns */
+#define IOGAP_STREAM_BUDGET (8u << 18)   /* records a window holds per trace */
 
 struct iogap_pair_stream {
 	struct iogap_rec_src guest, top, bottom;
