@@ -155,21 +155,34 @@ static int win_read(struct win *w, char *err, size_t errlen)
 	return 1;
 }
 
+static size_t win_drop(struct win *w, uint64_t floor, size_t keep);
+
 /* Read until every record with key <= ceil is held (a record beyond
- * ceil + disorder proves it).  0, 1 if the budget cut it short, -1. */
-static int win_fill(struct win *w, uint64_t ceil, uint64_t disorder, char *err, size_t errlen)
+ * ceil + disorder proves it).  At the budget, the context behind the
+ * window's own records (leading keys < own_lo, none at or after keep)
+ * goes first, so that windows keep moving.  0, 1 if the budget cut the
+ * window short, -1. */
+static int win_fill(struct win *w, uint64_t ceil, uint64_t disorder, uint64_t own_lo,
+		    size_t *keep, char *err, size_t errlen)
 {
 	uint64_t stop = add_sat(ceil, disorder);
+	int cut = 0;
 
 	while (!w->eof && (!w->any || w->last_key <= stop || stop == UINT64_MAX)) {
 		int rc = win_read(w, err, errlen);
+		size_t dropped;
 
 		if (rc < 0)
 			return -1;
-		if (rc == 2)
+		if (rc != 2)
+			continue;
+		cut = 1;
+		dropped = win_drop(w, own_lo, *keep);
+		*keep -= *keep == SIZE_MAX ? 0 : dropped;
+		if (!dropped)
 			return 1;
 	}
-	return 0;
+	return cut;
 }
 
 /* Drop the leading records with key < floor, none at or after keep;
@@ -294,7 +307,7 @@ static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
 	for (;;) {
 		struct own o = { .gs = gs, .lo = r };
 		uint64_t r1 = r;
-		size_t dropped;
+		size_t dropped, keep;
 		bool last;
 		int cut, rc;
 
@@ -314,11 +327,17 @@ static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
 		o.ge -= dropped;
 		win_drop(&p->w[1], sub_sat(r, d + 4 * h), SIZE_MAX);
 		win_drop(&p->w[2], sub_sat(r, d + 4 * h), SIZE_MAX);
-		cut = win_fill(g, add_sat(r1, 3 * h), d, err, errlen);
+		keep = o.gs;
+		cut = win_fill(g, add_sat(r1, 3 * h), d, r, &keep, err, errlen);
+		o.ge -= o.gs - keep;
+		o.gs = keep;
 		last = g->eof && o.ge == g->n;
 		for (int f = 1; f < 3 && cut >= 0; f++) {
-			int c = win_fill(&p->w[f], last ? UINT64_MAX : add_sat(r1, 4 * h), d, err, errlen);
+			int c;
 
+			keep = SIZE_MAX;
+			c = win_fill(&p->w[f], last ? UINT64_MAX : add_sat(r1, 4 * h), d, r, &keep,
+				     err, errlen);
 			cut = c < 0 ? -1 : cut | c;
 		}
 		if (cut < 0)
