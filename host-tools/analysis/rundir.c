@@ -341,7 +341,38 @@ struct pair_visit {
 	struct iogap_rundir *rd;
 	iogap_pair_visit fn;
 	void *ctx;
+	uint64_t seq;             /* the pair's position in the visit */
 };
+
+void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f)
+{
+	rd->pairs_out = f;
+	fputs("seq job op offset length ramp how g_start g_issue g_complete top_entry top_exit "
+	      "top_parts bottom_entry bottom_exit bottom_parts\n", f);
+}
+
+/* how a pair was made: by write tag, by key and time window, as part of a
+ * merged read; or why not */
+static const char *pair_how(const struct iogap_pair *p)
+{
+	if (p->top)
+		return p->exact ? "tag" : p->merged ? "merged" : "key";
+	if (p->ambiguous)
+		return "ambiguous";
+	return p->invalid ? "invalid" : "unpaired";
+}
+
+static void write_pair(FILE *f, uint64_t seq, const struct iogap_pair *p)
+{
+	const struct iogap_trace_record *g = p->guest;
+
+	fprintf(f, "%" PRIu64 " %u %s %" PRIu64 " %u %d %s %" PRIu64 " %" PRIu64 " %" PRIu64
+		" %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %" PRIu64 " %u\n", seq, g->job,
+		g->op == IOGAP_OP_WRITE ? "write" : "read", g->offset, g->length,
+		!!(g->flags & IOGAP_REC_RAMP), pair_how(p), p->g_start, p->g_issue, p->g_complete,
+		p->top_entry, p->top_exit, p->top_parts, p->bottom_entry, p->bottom_exit,
+		p->bottom_parts);
+}
 
 /* Clock sanity of an exact pair (rd->order_*), then the caller's visit. */
 static int visit_pair(void *ctx, const struct iogap_pair *p)
@@ -356,13 +387,15 @@ static int visit_pair(void *ctx, const struct iogap_pair *p)
 		      p->top->complete_ns <= p->g_complete))
 			v->rd->order_violations++;
 	}
+	if (v->rd->pairs_out)
+		write_pair(v->rd->pairs_out, v->seq++, p);
 	return v->fn(v->ctx, p);
 }
 
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen)
 {
-	struct pair_visit v = { rd, fn, ctx };
+	struct pair_visit v = { rd, fn, ctx, 0 };
 	struct iogap_pair_stream ps;
 	uint64_t cut;
 	int rc;

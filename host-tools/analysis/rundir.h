@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "align.h"
 #include "json_parse.h"
@@ -72,6 +73,7 @@ struct iogap_rundir {
 	struct iogap_clock_map ping_pong;
 	struct iogap_stream_facts facts[3];
 	bool noted_cut;
+	FILE *pairs_out;          /* iogap_rundir_pairs_to */
 };
 
 /* Sync samples as written by iogap_sync_save ("host_send guest host_recv"). */
@@ -101,6 +103,11 @@ typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r)
  * cut to the memory budget). */
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen);
+/* `iogap report --pairs FILE`: from the next pair visit on, every pair is
+ * also written to f as one line, as it streams (docs/reports.md
+ * "Per-request output"); the header line naming the columns is written
+ * now.  The caller checks f for write errors and closes it. */
+void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f);
 /* A bare-metal side (IOGAP_SIDE_BARE or IOGAP_SIDE_MATCHED): every record. */
 int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
 			     iogap_record_visit fn, void *ctx, char *err, size_t errlen);
