@@ -375,6 +375,7 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 	 * run has no request to pair */
 	if (iogap_pair_window(NULL, 0, NULL, 0, NULL, 0, ps->pp, &none, err, errlen))
 		return -1;
+	iogap_pair_window_free(&none);
 	budget = budget < 2 * slice ? 2 * slice : budget;
 	for (int i = 0; i < 3; i++) {
 		longest = ps->facts[i].longest > longest ? ps->facts[i].longest : longest;
