@@ -313,7 +313,9 @@ static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
 
 		if (own_guest(p, &o, slice, err, errlen))
 			return -1;
-		if (o.ge == o.gs)
+		/* no more guest records; but a first window without any still
+		 * owns (counts) every filter record */
+		if (o.ge == o.gs && gs)
 			return 0;
 		for (size_t i = o.gs; i < o.ge; i++) {
 			uint64_t k = rec_key(g->map, &g->r[i]);

@@ -189,7 +189,7 @@ int main(void)
 	struct synth s;
 	uint64_t rs = 99;
 
-	tap_plan(9);
+	tap_plan(10);
 
 	/* tags, splits, ramp, drift: requests straddle every edge */
 	synth_default(&c);
@@ -251,6 +251,16 @@ int main(void)
 		ok(o.differ <= o.run_cut && o.run_cut <= s.ng,
 		   "long request past the budget: pairs differ only among them (%zu of %" PRIu64
 		   " counted)", o.differ, o.run_cut);
+		synth_free(&s);
+	}
+
+	/* filter records without guest records: all unclaimed */
+	synth_default(&c);
+	c.n = 3000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		s.ng = 0;
+		expect_same("no guest records", &s, 100);
 		synth_free(&s);
 	}
 
