@@ -56,7 +56,7 @@ void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap
 typedef int (*iogap_pair_visit)(void *ctx, const struct iogap_pair *p);
 
 #define IOGAP_STREAM_SLICE  (1u << 18)   /* guest records a window owns */
-#define IOGAP_STREAM_BUDGET (8u << 18)   /* records a window holds per trace */
+#define IOGAP_STREAM_BUDGET (6u << 18)   /* records a window holds per trace */
 
 struct iogap_pair_stream {
 	struct iogap_rec_src guest, top, bottom;
