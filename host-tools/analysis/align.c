@@ -8,7 +8,8 @@
  * uint64, every difference that feeds double arithmetic is a small int64
  * (never a ~1e18 absolute value).
  *
- * Pairing, in three steps, all O(n log n):
+ * Pairing (iogap_pair_window, one function per pass below), in three
+ * steps, all O(n log n), every index sorted by one radix sort (ksort):
  *  1. writes by tag: guest write records sorted by tag, tagged top write
  *     records sorted by tag, merge-joined.  Several top records with one
  *     tag (a split below the guest) are combined: entry = min, exit = max.
@@ -406,62 +407,6 @@ static int ksort(struct kent *a, size_t n)
 	return 0;
 }
 
-/* tag -> record index */
-struct tent {
-	uint64_t tag;
-	uint32_t idx;
-	uint32_t pad;
-};
-
-/* Stable radix sort by tag. */
-static int tsort(struct tent *a, size_t n)
-{
-	size_t (*h)[256];
-	struct tent *tmp, *src = a, *dst;
-	size_t i;
-	unsigned d;
-
-	for (i = 1; i < n && a[i].tag >= a[i - 1].tag; i++)
-		;
-	if (i >= n)
-		return 0;
-	h = calloc(8, sizeof(*h));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!h || !tmp) {
-		free(h);
-		free(tmp);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		for (d = 0; d < 8; d++)
-			h[d][(a[i].tag >> (8 * d)) & 255]++;
-	dst = tmp;
-	for (d = 0; d < 8; d++) {
-		size_t sum = 0, c;
-		int trivial = 0;
-
-		for (c = 0; c < 256; c++) {
-			size_t v = h[d][c];
-
-			if (v == n)
-				trivial = 1;
-			h[d][c] = sum;
-			sum += v;
-		}
-		if (trivial)
-			continue;
-		for (i = 0; i < n; i++)
-			dst[h[d][(src[i].tag >> (8 * d)) & 255]++] = src[i];
-		dst = src;
-		src = src == a ? tmp : a;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*a));
-	free(tmp);
-	free(h);
-	return 0;
-}
-
 enum { M_NONE = 0, M_PAIR = 1, M_AMBIG = 2 };
 
 /*
@@ -611,38 +556,46 @@ static int part_in(const struct iogap_trace_record *g, const struct iogap_trace_
  * (margins are small int64; (1+k) changes them by < 1 ns per 300 us at
  * 3000 ppb but is kept for exactness).  lo = max lo_i, hi = min hi_i.
  */
-static void bound_refine(struct iogap_pairing *out, const struct iogap_clock_map *pp)
+void iogap_bounds_init(struct iogap_bounds *b)
 {
-	struct iogap_clock_map *m = &out->map;
+	b->lo = INT64_MIN;
+	b->hi = INT64_MAX;
+	b->n = 0;
+}
+
+void iogap_bounds_add(struct iogap_bounds *b, const struct iogap_clock_map *pp,
+		      const struct iogap_pair *p)
+{
 	double k1 = 1.0 + pp->drift_ppb * 1e-9;
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
-	uint64_t n = 0;
-	size_t i;
+	int64_t ms, mc;
 
-	for (i = 0; i < out->nr; i++) {
-		const struct iogap_pair *p = &out->pairs[i];
-		int64_t ms, mc;
+	if (!p->exact || !p->top || p->invalid || p->top_exit < p->top_entry)
+		return;
+	ms = sdiff(p->top_entry, iogap_guest_to_host(pp, p->guest->start_ns));
+	mc = sdiff(iogap_guest_to_host(pp, p->guest->complete_ns), p->top_exit);
+	ms = dround((double)ms * k1);
+	mc = dround((double)mc * k1);
+	if (sadd(pp->offset_ns, -ms) > b->lo)
+		b->lo = sadd(pp->offset_ns, -ms);
+	if (sadd(pp->offset_ns, mc) < b->hi)
+		b->hi = sadd(pp->offset_ns, mc);
+	b->n++;
+}
 
-		if (!p->exact || !p->top || p->invalid || p->top_exit < p->top_entry)
-			continue;
-		ms = sdiff(p->top_entry, iogap_guest_to_host(pp, p->guest->start_ns));
-		mc = sdiff(iogap_guest_to_host(pp, p->guest->complete_ns), p->top_exit);
-		ms = dround((double)ms * k1);
-		mc = dround((double)mc * k1);
-		if (sadd(pp->offset_ns, -ms) > lo)
-			lo = sadd(pp->offset_ns, -ms);
-		if (sadd(pp->offset_ns, mc) < hi)
-			hi = sadd(pp->offset_ns, mc);
-		n++;
-	}
-	if (!n)
+void iogap_bounds_apply(const struct iogap_bounds *b, const struct iogap_clock_map *pp,
+			struct iogap_clock_map *m)
+{
+	*m = *pp;
+	if (!m->method)
+		m->method = "ping-pong";
+	if (!b->n)
 		return;      /* ping-pong map and its bound stay as they are */
-	m->bound_lo_ns = lo;
-	m->bound_hi_ns = hi;
-	m->bound_pairs = n;
-	if (lo <= hi) {
+	m->bound_lo_ns = b->lo;
+	m->bound_hi_ns = b->hi;
+	m->bound_pairs = b->n;
+	if (b->lo <= b->hi) {
 		m->bound_consistent = 1;
-		m->offset_ns = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
+		m->offset_ns = b->lo + (int64_t)(((uint64_t)b->hi - (uint64_t)b->lo) / 2);
 		m->method = "ping-pong+request-bounds";
 	} else {
 		/* crossed: a wrong pair, a bad drift, or a filter clock that
@@ -651,6 +604,61 @@ static void bound_refine(struct iogap_pairing *out, const struct iogap_clock_map
 		m->offset_ns = pp->offset_ns;
 		m->method = "ping-pong";
 	}
+}
+
+void iogap_pair_set_times(const struct iogap_clock_map *map, struct iogap_pair *p)
+{
+	p->g_start = iogap_guest_to_host(map, p->guest->start_ns);
+	p->g_issue = iogap_guest_to_host(map, p->guest->issue_ns);
+	p->g_complete = iogap_guest_to_host(map, p->guest->complete_ns);
+}
+
+void iogap_pair_count(struct iogap_pair_counts *c, const struct iogap_pair *p)
+{
+	int d = p->guest->op == IOGAP_OP_WRITE;
+
+	c->guest[d]++;
+	if (p->invalid)
+		c->invalid[d]++;
+	if (p->top) {
+		c->paired_top[d]++;
+		if (p->exact)
+			c->exact[d]++;
+		if (p->top_parts > 1)
+			c->split[d]++;
+		if (p->merged)
+			c->merged[d]++;
+		if (p->bottom)
+			c->paired_bottom[d]++;
+	} else if (p->ambiguous) {
+		c->ambiguous[d]++;
+	} else {
+		c->unpaired[d]++;
+	}
+}
+
+void iogap_pair_count_top(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
+			  uint8_t state)
+{
+	if (is_rw(r) && !(state & IOGAP_TOP_CLAIMED))
+		c->top_unclaimed++;
+	if (state & IOGAP_TOP_TAG_MISMATCH)
+		c->tag_mismatch++;
+}
+
+void iogap_pair_count_bottom(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
+			     uint8_t claimed)
+{
+	if (is_rw(r) && !claimed)
+		c->bottom_unclaimed++;
+}
+
+void iogap_pair_window_free(struct iogap_pair_window *w)
+{
+	free(w->pairs);
+	free(w->top_state);
+	free(w->bottom_claimed);
+	memset(w, 0, sizeof(*w));
 }
 
 void iogap_pairing_free(struct iogap_pairing *p)
@@ -662,19 +670,6 @@ void iogap_pairing_free(struct iogap_pairing *p)
 	p->nr = 0;
 }
 
-/* Untagged top reads sorted by offset, for the merged-read pass. */
-struct oent {
-	uint64_t offset;
-	uint32_t idx;
-};
-
-static int cmp_oent(const void *a, const void *b)
-{
-	const struct oent *x = a, *y = b;
-
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 /*
  * 2b. Reads the guest block layer merged with adjacent ones reach QEMU as
  * one larger request: pair a still unpaired read with the untagged top
@@ -682,32 +677,16 @@ static int cmp_oent(const void *a, const void *b)
  * exactly one does (several: ambiguous, never a guess).  merged_top[i]
  * gets the top record's index so the bottom can follow it.
  */
-static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
-			     const struct iogap_trace_record *top, size_t ntop,
-			     const struct iogap_clock_map *map, uint64_t slack,
-			     uint32_t *top_owner, uint32_t *merged_top)
+static void pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
+			      const struct iogap_trace_record *top, const struct kent *o, size_t no,
+			      const struct iogap_clock_map *map, uint64_t slack,
+			      uint32_t *top_owner, uint32_t *merged_top)
 {
-	struct oent *o;
-	size_t no = 0;
 	uint32_t max_len = 0;
 
-	for (size_t i = 0; i < ntop; i++)
-		if (top[i].op == IOGAP_OP_READ)
-			no++;
-	if (!no)
-		return 0;
-	o = malloc(no * sizeof(*o));
-	if (!o)
-		return -1;
-	no = 0;
-	for (size_t i = 0; i < ntop; i++) {
-		if (top[i].op != IOGAP_OP_READ)
-			continue;
-		o[no++] = (struct oent){ top[i].offset, (uint32_t)i };
-		if (top[i].length > max_len)
-			max_len = top[i].length;
-	}
-	qsort(o, no, sizeof(*o), cmp_oent);
+	for (size_t i = 0; i < no; i++)
+		if (o[i].len > max_len)
+			max_len = o[i].len;
 	for (size_t i = 0; i < npairs; i++) {
 		struct iogap_pair *p = &pairs[i];
 		const struct iogap_trace_record *g = p->guest;
@@ -724,15 +703,15 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 		while (a < b) {              /* first entry with offset >= lo_off */
 			size_t m = a + (b - a) / 2;
 
-			if (o[m].offset < lo_off)
+			if (o[m].off < lo_off)
 				a = m + 1;
 			else
 				b = m;
 		}
-		for (size_t k = a; k < no && o[k].offset <= g->offset; k++) {
-			const struct iogap_trace_record *t = &top[o[k].idx];
+		for (size_t k = a; k < no && o[k].off <= g->offset; k++) {
+			const struct iogap_trace_record *t = &top[k_idx(&o[k])];
 
-			uint32_t owner = top_owner[o[k].idx];
+			uint32_t owner = top_owner[k_idx(&o[k])];
 
 			/* a record another request owns exactly is not a merge */
 			if (owner != NONE && !pairs[owner].merged)
@@ -744,7 +723,7 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 			}
 		}
 		if (found == 1) {
-			uint32_t ti = o[hit].idx;
+			uint32_t ti = k_idx(&o[hit]);
 
 			add_top(p, &top[ti]);
 			p->merged = 1;
@@ -755,8 +734,353 @@ static int pair_merged_reads(struct iogap_pair *pairs, size_t npairs,
 			p->ambiguous = 1;
 		}
 	}
-	free(o);
+}
+
+uint64_t iogap_pair_slack(const struct iogap_clock_map *map)
+{
+	/* the ping-pong map's error at a request: the offset's (<= u) plus
+	 * the drift's times the distance from ref; the drift's error is at
+	 * most 2u / span, and requests lie between the two sync sets, so
+	 * the error is <= 3u.  The constant absorbs rounding and a guest
+	 * stamp taken just outside [t_send, t_recv]. */
+	if (map->sync_uncertainty_ns > UINT64_MAX / 8)
+		return UINT64_MAX / 4;
+	return 3 * map->sync_uncertainty_ns + IOGAP_ALIGN_READ_SLACK_NS;
+}
+
+/* One window's pairing, pass to pass (iogap_pair_window). */
+struct pstate {
+	const struct iogap_trace_record *guest, *top, *bottom;
+	size_t nguest, ntop, nbottom;
+	const struct iogap_clock_map *map;
+	uint64_t slack;
+	struct iogap_pair *pairs;     /* one per guest read/write, in guest order */
+	size_t npairs;
+	struct kent *gt;              /* guest write tags (tag_ent), sorted */
+	size_t ngt;
+	struct kent *tk;              /* every read/write top record by (key, entry) */
+	size_t ntk;
+	uint32_t *top_owner;          /* per top record: the request it belongs to, or NONE */
+	uint32_t *merged_top;         /* per request: the merged read's top record, or NONE */
+	uint8_t *top_state, *bclaim;  /* per top record IOGAP_TOP_*, per bottom record claimed */
+};
+
+/* A tag join entry: sorted by the key sort, the tag in the offset's place. */
+static inline struct kent tag_ent(uint64_t tag, size_t idx)
+{
+	return (struct kent){ .off = tag, .idxop = (uint32_t)idx };
+}
+
+/* The pairs, in guest record order, and the per-record state. */
+static int ps_alloc(struct pstate *s)
+{
+	for (size_t i = 0; i < s->nguest; i++)
+		s->npairs += is_rw(&s->guest[i]);
+	s->pairs = calloc(s->npairs + 1, sizeof(*s->pairs));
+	s->gt = malloc((s->npairs + 1) * sizeof(*s->gt));
+	s->merged_top = malloc((s->npairs + 1) * sizeof(*s->merged_top));
+	s->top_owner = malloc((s->ntop + 1) * sizeof(*s->top_owner));
+	s->top_state = calloc(s->ntop + 1, 1);
+	s->bclaim = calloc(s->nbottom + 1, 1);
+	if (!s->pairs || !s->gt || !s->merged_top || !s->top_owner || !s->top_state || !s->bclaim)
+		return -1;
+	for (size_t i = 0; i < s->ntop; i++)
+		s->top_owner[i] = NONE;
+	for (size_t i = 0, j = 0; i < s->nguest; i++) {
+		const struct iogap_trace_record *g = &s->guest[i];
+		struct iogap_pair *p = &s->pairs[j];
+
+		if (!is_rw(g))
+			continue;
+		p->guest = g;
+		p->invalid = g->complete_ns < g->start_ns;
+		s->merged_top[j] = NONE;
+		if (g->op == IOGAP_OP_WRITE)
+			s->gt[s->ngt++] = tag_ent(g->tag, j);
+		j++;
+	}
+	return ksort(s->gt, s->ngt);
+}
+
+/* 1. writes by tag: merge join of the guest tags with the tagged top
+ * writes' (several with one tag: the parts of a split request). */
+static int ps_by_tag(struct pstate *s)
+{
+	struct kent *ft;
+	size_t nft = 0;
+
+	for (size_t i = 0; i < s->ntop; i++)
+		nft += is_tagged_write(&s->top[i]);
+	ft = malloc((nft + 1) * sizeof(*ft));
+	if (!ft)
+		return -1;
+	for (size_t i = 0, j = 0; i < s->ntop; i++)
+		if (is_tagged_write(&s->top[i]))
+			ft[j++] = tag_ent(s->top[i].tag, i);
+	if (ksort(ft, nft)) {
+		free(ft);
+		return -1;
+	}
+	for (size_t i = 0, j = 0, e; i < s->ngt; i = e) {
+		uint64_t tag = s->gt[i].off;
+		struct iogap_pair *p = &s->pairs[k_idx(&s->gt[i])];
+
+		for (e = i + 1; e < s->ngt && s->gt[e].off == tag; e++)
+			;
+		if (e - i > 1) {
+			/* tags are unique per run: several guest requests
+			 * with one tag cannot be told apart, never guess */
+			for (size_t x = i; x < e; x++)
+				s->pairs[k_idx(&s->gt[x])].ambiguous = 1;
+			continue;
+		}
+		while (j < nft && ft[j].off < tag)
+			j++;
+		for (size_t x = j; x < nft && ft[x].off == tag; x++) {
+			uint32_t ti = k_idx(&ft[x]);
+
+			if (!part_in(p->guest, &s->top[ti])) {
+				s->top_state[ti] |= IOGAP_TOP_TAG_MISMATCH;
+				continue;
+			}
+			add_top(p, &s->top[ti]);
+			s->top_owner[ti] = k_idx(&s->gt[i]);
+		}
+		if (p->top)
+			p->exact = 1;
+	}
+	free(ft);
 	return 0;
+}
+
+/* Every read/write top record by (key, entry): the candidates of step 2
+ * (the untagged ones), the merged reads' and the windows of step 3. */
+static int ps_index_top(struct pstate *s)
+{
+	for (size_t i = 0; i < s->ntop; i++)
+		s->ntk += is_rw(&s->top[i]);
+	s->tk = malloc((s->ntk + 1) * sizeof(*s->tk));
+	if (!s->tk)
+		return -1;
+	for (size_t i = 0, j = 0; i < s->ntop; i++)
+		if (is_rw(&s->top[i])) {
+			s->tk[j] = kmake(&s->top[i], s->top[i].start_ns, s->top[i].complete_ns, i);
+			if (is_tagged_write(&s->top[i]))
+				s->tk[j].idxop |= K_TAGGED;
+			j++;
+		}
+	return ksort(s->tk, s->ntk);
+}
+
+/* 2. the rest by (op, offset, length) and time window, against the
+ * untagged top records. */
+static int ps_by_key(struct pstate *s)
+{
+	struct kent *fk = malloc((s->ntk + 1) * sizeof(*fk));
+	struct kent *qk = malloc((s->npairs + 1) * sizeof(*qk));
+	uint32_t *res = malloc((s->npairs + 1) * sizeof(*res));
+	uint8_t *st = calloc(s->npairs + 1, sizeof(*st));    /* M_NONE */
+	size_t nfk = 0, nq = 0;
+	int rc = -1;
+
+	if (!fk || !qk || !res || !st)
+		goto out;
+	for (size_t i = 0; i < s->ntk; i++)
+		if (!(s->tk[i].idxop & K_TAGGED))
+			fk[nfk++] = s->tk[i];
+	for (size_t i = 0; i < s->npairs; i++) {
+		const struct iogap_pair *p = &s->pairs[i];
+		uint64_t st_h, c;
+
+		if (p->top || p->ambiguous || p->invalid)
+			continue;
+		st_h = iogap_guest_to_host(s->map, p->guest->start_ns);
+		c = iogap_guest_to_host(s->map, p->guest->complete_ns);
+		qk[nq++] = kmake(p->guest, st_h > s->slack ? st_h - s->slack : 0,
+				 c > UINT64_MAX - s->slack ? UINT64_MAX : c + s->slack, i);
+	}
+	if (ksort(qk, nq) || match_windows(qk, nq, fk, nfk, res, st))
+		goto out;
+	/* in pair order: the records are near that order in real traces */
+	for (size_t i = 0; i < s->npairs; i++) {
+		struct iogap_pair *p = &s->pairs[i];
+
+		if (st[i] == M_AMBIG)
+			p->ambiguous = 1;
+		else if (st[i] == M_PAIR) {
+			add_top(p, &s->top[res[i]]);
+			s->top_owner[res[i]] = (uint32_t)i;
+		}
+	}
+	rc = 0;
+out:
+	free(fk);
+	free(qk);
+	free(res);
+	free(st);
+	return rc;
+}
+
+/* 3a. tagged bottom records by tag to the exact pairs (a duplicated guest
+ * tag has no exact pair, so nothing joins it). */
+static int ps_bottom_by_tag(struct pstate *s)
+{
+	struct kent *bt;
+	size_t nbt = 0;
+
+	for (size_t i = 0; i < s->nbottom; i++)
+		nbt += is_tagged_write(&s->bottom[i]);
+	bt = malloc((nbt + 1) * sizeof(*bt));
+	if (!bt)
+		return -1;
+	for (size_t i = 0, j = 0; i < s->nbottom; i++)
+		if (is_tagged_write(&s->bottom[i]))
+			bt[j++] = tag_ent(s->bottom[i].tag, i);
+	if (ksort(bt, nbt)) {
+		free(bt);
+		return -1;
+	}
+	for (size_t i = 0, j = 0; i < nbt; i++) {
+		struct iogap_pair *p;
+
+		while (j < s->ngt && s->gt[j].off < bt[i].off)
+			j++;
+		if (j >= s->ngt || s->gt[j].off != bt[i].off)
+			continue;
+		p = &s->pairs[k_idx(&s->gt[j])];
+		if (!p->exact)
+			continue;
+		add_bottom(p, &s->bottom[k_idx(&bt[i])]);
+		s->bclaim[k_idx(&bt[i])] = 1;
+	}
+	free(bt);
+	return 0;
+}
+
+/* 3b. untagged bottom records nested in a top record's [entry, exit],
+ * to that top record's request.  Last use of tk: its invalid windows
+ * drop out in place (it stays sorted). */
+static int ps_bottom_by_window(struct pstate *s)
+{
+	struct kent *fk;
+	uint32_t *res;
+	uint8_t *st;
+	size_t nfk = 0, nbq = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < s->nbottom; i++)
+		nfk += is_rw(&s->bottom[i]) && !is_tagged_write(&s->bottom[i]);
+	if (!nfk || !s->ntk)
+		return 0;
+	fk = malloc(nfk * sizeof(*fk));
+	res = malloc(s->ntop * sizeof(*res));
+	st = calloc(s->ntop, sizeof(*st));
+	if (!fk || !res || !st)
+		goto out;
+	for (size_t i = 0, j = 0; i < s->nbottom; i++)
+		if (is_rw(&s->bottom[i]) && !is_tagged_write(&s->bottom[i]))
+			fk[j++] = kmake(&s->bottom[i], s->bottom[i].start_ns, 0, i);
+	if (ksort(fk, nfk))
+		goto out;
+	for (size_t i = 0; i < s->ntk; i++)
+		if (s->tk[i].hi >= s->tk[i].t)
+			s->tk[nbq++] = s->tk[i];
+	if (match_windows(s->tk, nbq, fk, nfk, res, st))
+		goto out;
+	for (size_t i = 0; i < s->ntop; i++) {
+		uint32_t owner = s->top_owner[i];
+
+		if (st[i] != M_PAIR || owner == NONE)
+			continue;   /* unmatched, or the top record belongs to nobody */
+		add_bottom(&s->pairs[owner], &s->bottom[res[i]]);
+		s->bclaim[res[i]] = 1;
+	}
+	rc = 0;
+out:
+	free(fk);
+	free(res);
+	free(st);
+	return rc;
+}
+
+/* 3c. merged reads share their top record's bottom */
+static void ps_merged_bottoms(struct pstate *s)
+{
+	for (size_t i = 0; i < s->npairs; i++) {
+		uint32_t owner = s->merged_top[i];
+
+		if (owner == NONE || s->pairs[i].bottom)
+			continue;
+		owner = s->top_owner[owner];
+		if (owner != NONE && owner != i && s->pairs[owner].bottom)
+			add_bottom(&s->pairs[i], s->pairs[owner].bottom);
+	}
+}
+
+static int pair_check(const struct iogap_trace_record *guest, size_t nguest,
+		      const struct iogap_trace_record *top, size_t ntop,
+		      const struct iogap_trace_record *bottom, size_t nbottom,
+		      const struct iogap_clock_map *map, char *err, size_t errlen)
+{
+	if ((nguest && !guest) || (ntop && !top) || (nbottom && !bottom))
+		return iogap_seterr(err, errlen, "pairing: records missing");
+	if (nguest >= MAXREC || ntop >= MAXREC || nbottom >= MAXREC)
+		return iogap_seterr(err, errlen, "pairing: more than %u records in one trace",
+				    MAXREC - 1);
+	if (!isfinite(map->drift_ppb) || fabs(map->drift_ppb) >= 1e8)
+		return iogap_seterr(err, errlen, "pairing: implausible clock drift %g ppb",
+				    map->drift_ppb);
+	return 0;
+}
+
+int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
+		      const struct iogap_trace_record *top, size_t ntop,
+		      const struct iogap_trace_record *bottom, size_t nbottom,
+		      const struct iogap_clock_map *map, struct iogap_pair_window *out,
+		      char *err, size_t errlen)
+{
+	struct pstate s = { guest, top, bottom, nguest, ntop, nbottom, map, 0, NULL, 0, NULL, 0,
+			    NULL, 0, NULL, NULL, NULL, NULL };
+	size_t nreads;
+	int rc = -1;
+
+	if (!out || !map)
+		return iogap_seterr(err, errlen, "pairing: no map or output");
+	memset(out, 0, sizeof(*out));
+	if (pair_check(guest, nguest, top, ntop, bottom, nbottom, map, err, errlen))
+		return -1;
+	s.slack = iogap_pair_slack(map);
+	if (ps_alloc(&s) || ps_by_tag(&s) || ps_index_top(&s) || ps_by_key(&s))
+		goto done;
+	/* 2b. the reads lead tk (op READ sorts first), by offset */
+	for (nreads = 0; nreads < s.ntk && !(s.tk[nreads].idxop >> 31); nreads++)
+		;
+	pair_merged_reads(s.pairs, s.npairs, top, s.tk, nreads, map, s.slack, s.top_owner,
+			  s.merged_top);
+	if (ps_bottom_by_tag(&s) || ps_bottom_by_window(&s))
+		goto done;
+	ps_merged_bottoms(&s);
+	for (size_t i = 0; i < ntop; i++)
+		if (s.top_owner[i] != NONE)
+			s.top_state[i] |= IOGAP_TOP_CLAIMED;
+	out->pairs = s.pairs;
+	out->nr = s.npairs;
+	out->top_state = s.top_state;
+	out->bottom_claimed = s.bclaim;
+	s.pairs = NULL;
+	s.top_state = s.bclaim = NULL;
+	rc = 0;
+done:
+	if (rc)
+		iogap_seterr(err, errlen, "pairing: %s", strerror(ENOMEM));
+	free(s.pairs);
+	free(s.gt);
+	free(s.tk);
+	free(s.top_owner);
+	free(s.merged_top);
+	free(s.top_state);
+	free(s.bclaim);
+	return rc;
 }
 
 int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
@@ -765,334 +1089,31 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 			const struct iogap_clock_map *map, struct iogap_pairing *out,
 			char *err, size_t errlen)
 {
-	struct iogap_pair *pairs = NULL;
-	struct tent *gt = NULL, *ft = NULL, *bt = NULL;
-	struct kent *fk = NULL, *qk = NULL, *tk = NULL;
-	uint32_t *res = NULL, *top_owner = NULL, *merged_top = NULL;
-	uint8_t *st = NULL, *bclaim = NULL;
-	size_t npairs = 0, ngt = 0, nft = 0, nbt = 0, nfk = 0, nq = 0, ntk = 0, i, j;
-	uint64_t slack;
-	int rc = -1;
+	struct iogap_pair_window w;
+	struct iogap_bounds b;
 
-	if (!out || !map) {
+	if (!out) {
 		iogap_seterr(err, errlen, "pairing: no map or output");
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
-	if ((nguest && !guest) || (ntop && !top) || (nbottom && !bottom)) {
-		iogap_seterr(err, errlen, "pairing: records missing");
+	if (iogap_pair_window(guest, nguest, top, ntop, bottom, nbottom, map, &w, err, errlen))
 		return -1;
+	iogap_bounds_init(&b);
+	for (size_t i = 0; i < w.nr; i++) {
+		iogap_pair_count(&out->counts, &w.pairs[i]);
+		iogap_bounds_add(&b, map, &w.pairs[i]);
 	}
-	if (nguest >= MAXREC || ntop >= MAXREC || nbottom >= MAXREC) {
-		iogap_seterr(err, errlen, "pairing: more than %u records in one trace", MAXREC - 1);
-		return -1;
-	}
-	if (!isfinite(map->drift_ppb) || fabs(map->drift_ppb) >= 1e8) {
-		iogap_seterr(err, errlen, "pairing: implausible clock drift %g ppb", map->drift_ppb);
-		return -1;
-	}
-	out->map = *map;
-	if (!out->map.method)
-		out->map.method = "ping-pong";
-	/* the ping-pong map's error at a request: the offset's (<= u) plus
-	 * the drift's times the distance from ref; the drift's error is at
-	 * most 2u / span, and requests lie between the two sync sets, so
-	 * the error is <= 3u.  The constant absorbs rounding and a guest
-	 * stamp taken just outside [t_send, t_recv]. */
-	slack = 3 * map->sync_uncertainty_ns + IOGAP_ALIGN_READ_SLACK_NS;
-	if (map->sync_uncertainty_ns > UINT64_MAX / 8)
-		slack = UINT64_MAX / 4;
-
-	for (i = 0; i < nguest; i++)
-		if (is_rw(&guest[i]))
-			npairs++;
-	if (npairs) {
-		pairs = calloc(npairs, sizeof(*pairs));
-		gt = malloc(npairs * sizeof(*gt));
-		if (!pairs || !gt)
-			goto nomem;
-	}
-	if (ntop) {
-		top_owner = malloc(ntop * sizeof(*top_owner));
-		if (!top_owner)
-			goto nomem;
-		for (i = 0; i < ntop; i++)
-			top_owner[i] = NONE;
-	}
-
-	/* pairs, in guest record order */
-	for (i = 0, j = 0; i < nguest; i++) {
-		const struct iogap_trace_record *g = &guest[i];
-		struct iogap_pair *p;
-		int d;
-
-		if (!is_rw(g))
-			continue;
-		p = &pairs[j];
-		d = g->op == IOGAP_OP_WRITE;
-		p->guest = g;
-		p->invalid = g->complete_ns < g->start_ns;
-		out->counts.guest[d]++;
-		if (p->invalid)
-			out->counts.invalid[d]++;
-		if (d)
-			gt[ngt++] = (struct tent){ .tag = g->tag, .idx = (uint32_t)j };
-		j++;
-	}
-
-	/* 1. writes by tag: merge join of the two tag-sorted lists */
-	for (i = 0; i < ntop; i++)
-		if (is_tagged_write(&top[i]))
-			nft++;
-	if (nft) {
-		ft = malloc(nft * sizeof(*ft));
-		if (!ft)
-			goto nomem;
-		for (i = 0, j = 0; i < ntop; i++)
-			if (is_tagged_write(&top[i]))
-				ft[j++] = (struct tent){ .tag = top[i].tag, .idx = (uint32_t)i };
-	}
-	if (tsort(gt, ngt) || tsort(ft, nft))
-		goto nomem;
-	for (i = 0, j = 0; i < ngt;) {
-		size_t e = i;
-
-		while (e < ngt && gt[e].tag == gt[i].tag)
-			e++;
-		if (e - i > 1) {
-			/* tags are unique per run: several guest requests
-			 * with one tag cannot be told apart, never guess */
-			for (size_t x = i; x < e; x++)
-				pairs[gt[x].idx].ambiguous = 1;
-		} else {
-			struct iogap_pair *p = &pairs[gt[i].idx];
-
-			while (j < nft && ft[j].tag < gt[i].tag)
-				j++;
-			for (size_t x = j; x < nft && ft[x].tag == gt[i].tag; x++) {
-				const struct iogap_trace_record *f = &top[ft[x].idx];
-
-				if (!part_in(p->guest, f)) {
-					out->counts.tag_mismatch++;
-					continue;
-				}
-				add_top(p, f);
-				top_owner[ft[x].idx] = gt[i].idx;
-			}
-			if (p->top)
-				p->exact = 1;
-		}
-		i = e;
-	}
-
-	/* every read/write top record by (key, entry): the candidates for
-	 * step 2 (the untagged ones) and the windows for step 3 */
-	for (i = 0; i < ntop; i++)
-		if (is_rw(&top[i]))
-			ntk++;
-	if (ntk) {
-		tk = malloc(ntk * sizeof(*tk));
-		fk = malloc(ntk * sizeof(*fk));
-		if (!tk || !fk)
-			goto nomem;
-		for (i = 0, j = 0; i < ntop; i++)
-			if (is_rw(&top[i])) {
-				tk[j] = kmake(&top[i], top[i].start_ns, top[i].complete_ns, i);
-				if (is_tagged_write(&top[i]))
-					tk[j].idxop |= K_TAGGED;
-				j++;
-			}
-		if (ksort(tk, ntk))
-			goto nomem;
-		for (i = 0; i < ntk; i++)
-			if (!(tk[i].idxop & K_TAGGED))
-				fk[nfk++] = tk[i];
-	}
-
-	/* 2. the rest by (op, offset, length) and time window */
-	if (npairs) {
-		qk = malloc(npairs * sizeof(*qk));
-		res = malloc(npairs * sizeof(*res));
-		st = calloc(npairs, sizeof(*st));    /* M_NONE */
-		if (!qk || !res || !st)
-			goto nomem;
-	}
-	for (i = 0; i < npairs; i++) {
-		struct iogap_pair *p = &pairs[i];
-		const struct iogap_trace_record *g = p->guest;
-		uint64_t s, c;
-
-		if (p->top || p->ambiguous || p->invalid)
-			continue;
-		s = iogap_guest_to_host(map, g->start_ns);
-		c = iogap_guest_to_host(map, g->complete_ns);
-		qk[nq++] = kmake(g, s > slack ? s - slack : 0,
-				 c > UINT64_MAX - slack ? UINT64_MAX : c + slack, i);
-	}
-	if (ksort(qk, nq) || match_windows(qk, nq, fk, nfk, res, st))
-		goto nomem;
-	/* in pair order: the records are near that order in real traces */
-	for (i = 0; i < npairs; i++) {
-		struct iogap_pair *p = &pairs[i];
-
-		if (st[i] == M_AMBIG)
-			p->ambiguous = 1;
-		else if (st[i] == M_PAIR) {
-			add_top(p, &top[res[i]]);
-			top_owner[res[i]] = (uint32_t)i;
-		}
-	}
-	free(qk);
-	free(res);
-	free(st);
-	qk = NULL;
-	res = NULL;
-	st = NULL;
-	if (npairs) {
-		merged_top = malloc(npairs * sizeof(*merged_top));
-		if (!merged_top)
-			goto nomem;
-		for (i = 0; i < npairs; i++)
-			merged_top[i] = NONE;
-		if (pair_merged_reads(pairs, npairs, top, ntop, map, slack, top_owner, merged_top))
-			goto nomem;
-	}
-
-	/* 3. bottom: tagged ones by tag to the exact pairs (merge join with
-	 * the guest tags; a duplicated guest tag has no exact pair, so nothing
-	 * joins it), the rest nested in a top record's [entry, exit] */
-	if (nbottom) {
-		bclaim = calloc(nbottom, 1);
-		if (!bclaim)
-			goto nomem;
-	}
-	for (i = 0; i < nbottom; i++)
-		if (is_tagged_write(&bottom[i]))
-			nbt++;
-	if (nbt) {
-		bt = malloc(nbt * sizeof(*bt));
-		if (!bt)
-			goto nomem;
-		for (i = 0, j = 0; i < nbottom; i++)
-			if (is_tagged_write(&bottom[i]))
-				bt[j++] = (struct tent){ .tag = bottom[i].tag, .idx = (uint32_t)i };
-		if (tsort(bt, nbt))
-			goto nomem;
-		for (i = 0, j = 0; i < nbt; i++) {
-			struct iogap_pair *p;
-
-			while (j < ngt && gt[j].tag < bt[i].tag)
-				j++;
-			if (j >= ngt || gt[j].tag != bt[i].tag)
-				continue;
-			p = &pairs[gt[j].idx];
-			if (!p->exact)
-				continue;
-			add_bottom(p, &bottom[bt[i].idx]);
-			bclaim[bt[i].idx] = 1;
-		}
-	}
-	nfk = 0;
-	for (i = 0; i < nbottom; i++)
-		if (is_rw(&bottom[i]) && !is_tagged_write(&bottom[i]))
-			nfk++;
-	if (nfk && ntk) {
-		struct kent *nk = realloc(fk, nfk * sizeof(*fk));
-		size_t nbq = 0;
-
-		if (!nk)
-			goto nomem;
-		fk = nk;
-		for (i = 0, j = 0; i < nbottom; i++)
-			if (is_rw(&bottom[i]) && !is_tagged_write(&bottom[i]))
-				fk[j++] = kmake(&bottom[i], bottom[i].start_ns, 0, i);
-		res = malloc(ntop * sizeof(*res));
-		st = calloc(ntop, sizeof(*st));
-		if (ksort(fk, nfk) || !res || !st)
-			goto nomem;
-		/* the top records' [entry, exit] are the windows; tk stays
-		 * sorted when the invalid ones drop out */
-		for (i = 0; i < ntk; i++)
-			if (tk[i].hi >= tk[i].t)
-				tk[nbq++] = tk[i];
-		if (match_windows(tk, nbq, fk, nfk, res, st))
-			goto nomem;
-		for (i = 0; i < ntop; i++) {
-			uint32_t owner = top_owner[i];
-
-			if (st[i] != M_PAIR || owner == NONE)
-				continue;   /* unmatched, or the top record belongs to nobody */
-			add_bottom(&pairs[owner], &bottom[res[i]]);
-			bclaim[res[i]] = 1;
-		}
-	}
-
-	/* merged reads share their top record's bottom */
-	for (i = 0; i < npairs; i++) {
-		uint32_t owner = merged_top ? merged_top[i] : NONE;
-
-		if (owner == NONE || pairs[i].bottom)
-			continue;
-		owner = top_owner[owner];
-		if (owner != NONE && owner != i && pairs[owner].bottom)
-			add_bottom(&pairs[i], pairs[owner].bottom);
-	}
-
-	/* counts */
-	for (i = 0; i < ntop; i++)
-		if (is_rw(&top[i]) && top_owner[i] == NONE)
-			out->counts.top_unclaimed++;
-	for (i = 0; i < nbottom; i++)
-		if (is_rw(&bottom[i]) && !bclaim[i])
-			out->counts.bottom_unclaimed++;
-	for (i = 0; i < npairs; i++) {
-		const struct iogap_pair *p = &pairs[i];
-		int d = p->guest->op == IOGAP_OP_WRITE;
-
-		if (p->top) {
-			out->counts.paired_top[d]++;
-			if (p->exact)
-				out->counts.exact[d]++;
-			if (p->top_parts > 1)
-				out->counts.split[d]++;
-			if (p->merged)
-				out->counts.merged[d]++;
-			if (p->bottom)
-				out->counts.paired_bottom[d]++;
-		} else if (p->ambiguous) {
-			out->counts.ambiguous[d]++;
-		} else {
-			out->counts.unpaired[d]++;
-		}
-	}
-
-	out->pairs = pairs;
-	out->nr = npairs;
-	pairs = NULL;
-	bound_refine(out, map);
-	for (i = 0; i < out->nr; i++) {
-		struct iogap_pair *p = &out->pairs[i];
-
-		p->g_start = iogap_guest_to_host(&out->map, p->guest->start_ns);
-		p->g_issue = iogap_guest_to_host(&out->map, p->guest->issue_ns);
-		p->g_complete = iogap_guest_to_host(&out->map, p->guest->complete_ns);
-	}
-	rc = 0;
-	goto done;
-nomem:
-	iogap_seterr(err, errlen, "pairing: %s", strerror(ENOMEM));
-done:
-	free(pairs);
-	free(gt);
-	free(ft);
-	free(bt);
-	free(fk);
-	free(tk);
-	free(qk);
-	free(res);
-	free(st);
-	free(top_owner);
-	free(merged_top);
-	free(bclaim);
-	return rc;
+	for (size_t i = 0; i < ntop; i++)
+		iogap_pair_count_top(&out->counts, &top[i], w.top_state[i]);
+	for (size_t i = 0; i < nbottom; i++)
+		iogap_pair_count_bottom(&out->counts, &bottom[i], w.bottom_claimed[i]);
+	iogap_bounds_apply(&b, map, &out->map);
+	for (size_t i = 0; i < w.nr; i++)
+		iogap_pair_set_times(&out->map, &w.pairs[i]);
+	out->pairs = w.pairs;
+	out->nr = w.nr;
+	w.pairs = NULL;
+	iogap_pair_window_free(&w);
+	return 0;
 }

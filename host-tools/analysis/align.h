@@ -68,6 +68,8 @@ uint64_t iogap_host_to_guest(const struct iogap_clock_map *map, uint64_t host_ns
  * mapped completion + slack], slack = 3 * sync_uncertainty_ns + this
  * (offset error <= u, drift error <= 2u over the run: see align.c). */
 #define IOGAP_ALIGN_READ_SLACK_NS 20000u
+/* That slack for map (ns). */
+uint64_t iogap_pair_slack(const struct iogap_clock_map *map);
 
 /*
  * A request as seen at one point; times are host ns once mapped.  A guest
@@ -136,5 +138,51 @@ int iogap_pair_requests(const struct iogap_trace_record *guest, size_t nguest,
 			const struct iogap_clock_map *map, struct iogap_pairing *out,
 			char *err, size_t errlen);
 void iogap_pairing_free(struct iogap_pairing *p);
+
+/*
+ * The same pairing in parts, for a reader that pairs a run window by
+ * window (rundir.c, pairstream.h) and keeps only what each window owns.
+ * iogap_pair_requests is iogap_pair_window, then iogap_pair_count* over
+ * every pair and filter record, the bounds of every pair, and the times.
+ */
+#define IOGAP_TOP_CLAIMED      1u   /* attached to a request */
+#define IOGAP_TOP_TAG_MISMATCH 2u   /* counted in tag_mismatch */
+
+struct iogap_pair_window {
+	struct iogap_pair *pairs;   /* one per guest read/write record, in order; times unset */
+	size_t nr;
+	uint8_t *top_state;         /* per top record: IOGAP_TOP_* */
+	uint8_t *bottom_claimed;    /* per bottom record: 1 if attached */
+};
+
+/* Pair with the ping-pong map only (no counts, no bounds, no times). */
+int iogap_pair_window(const struct iogap_trace_record *guest, size_t nguest,
+		      const struct iogap_trace_record *top, size_t ntop,
+		      const struct iogap_trace_record *bottom, size_t nbottom,
+		      const struct iogap_clock_map *map, struct iogap_pair_window *out,
+		      char *err, size_t errlen);
+void iogap_pair_window_free(struct iogap_pair_window *w);
+
+/* The counts one pair, one top record, one bottom record add. */
+void iogap_pair_count(struct iogap_pair_counts *c, const struct iogap_pair *p);
+void iogap_pair_count_top(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
+			  uint8_t state);
+void iogap_pair_count_bottom(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
+			     uint8_t claimed);
+
+/* The clock offset's bounds from exact pairs (order-free: max and min). */
+struct iogap_bounds {
+	int64_t lo, hi;
+	uint64_t n;
+};
+void iogap_bounds_init(struct iogap_bounds *b);
+/* pp: the ping-pong map the pairs were made with */
+void iogap_bounds_add(struct iogap_bounds *b, const struct iogap_clock_map *pp,
+		      const struct iogap_pair *p);
+/* out = pp refined by the bounds (pp unchanged when no pair bounded it) */
+void iogap_bounds_apply(const struct iogap_bounds *b, const struct iogap_clock_map *pp,
+			struct iogap_clock_map *out);
+/* g_start, g_issue, g_complete from the guest record through map */
+void iogap_pair_set_times(const struct iogap_clock_map *map, struct iogap_pair *p);
 
 #endif

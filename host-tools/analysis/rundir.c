@@ -13,45 +13,6 @@
 #include "trace_file.h"
 #include "util.h"
 
-int iogap_records_load(const char *path, struct iogap_records *out, char *err, size_t errlen)
-{
-	struct iogap_trace_reader *r = iogap_trace_reader_open(path, err, errlen);
-	size_t cap = 0;
-	int got;
-
-	memset(out, 0, sizeof(*out));
-	if (!r)
-		return -1;
-	out->header = *iogap_trace_reader_header(r);
-	for (;;) {
-		if (out->nr == cap) {
-			struct iogap_trace_record *n;
-
-			cap = cap ? cap * 2 : 4096;
-			n = realloc(out->r, cap * sizeof(*n));
-			if (!n) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
-			out->r = n;
-		}
-		got = iogap_trace_reader_next(r, &out->r[out->nr], err, errlen);
-		if (got < 0)
-			goto fail;
-		if (got == 0)
-			break;
-		out->nr++;
-	}
-	iogap_trace_reader_close(r);
-	out->loaded = true;
-	return 0;
-fail:
-	iogap_trace_reader_close(r);
-	free(out->r);
-	memset(out, 0, sizeof(*out));
-	return -1;
-}
-
 int iogap_sync_save(const char *path, const struct iogap_sync_sample *s, size_t n)
 {
 	FILE *f = fopen(path, "w");
@@ -111,22 +72,6 @@ fail:
 	return -1;
 }
 
-static void check_order(struct iogap_rundir *rd)
-{
-	for (size_t i = 0; i < rd->pairing.nr; i++) {
-		const struct iogap_pair *p = &rd->pairing.pairs[i];
-
-		if (!p->exact || !p->top || !p->bottom)
-			continue;
-		rd->order_checked++;
-		if (!(p->g_start <= p->top->start_ns && p->top->start_ns <= p->bottom->start_ns &&
-		      p->bottom->start_ns <= p->bottom->complete_ns &&
-		      p->bottom->complete_ns <= p->top->complete_ns &&
-		      p->top->complete_ns <= p->g_complete))
-			rd->order_violations++;
-	}
-}
-
 __attribute__((format(printf, 2, 3)))
 static void incomplete(struct iogap_rundir *rd, const char *fmt, ...)
 {
@@ -139,34 +84,37 @@ static void incomplete(struct iogap_rundir *rd, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The trace files of a run directory, by side. */
+/* The trace files of a run directory, by side; facts: the pairing facts
+ * slot of a VM trace (-1: none). */
 struct trace_slot {
 	const char *side, *name;
-	struct iogap_records *rec;
-	bool *have;               /* set once the side's probe trace loaded */
+	struct iogap_trace_file *tf;
+	enum iogap_side of;
+	int facts;
 };
 
 static void slots(struct iogap_rundir *rd, struct trace_slot out[6])
 {
 	const char *bare = iogap_side_dir[IOGAP_SIDE_BARE], *vm = iogap_side_dir[IOGAP_SIDE_VM];
 
-	out[0] = (struct trace_slot){ bare, "probe", &rd->bare, &rd->have_bare };
+	out[0] = (struct trace_slot){ bare, "probe", &rd->bare, IOGAP_SIDE_BARE, -1 };
 	out[1] = (struct trace_slot){ iogap_side_dir[IOGAP_SIDE_MATCHED], "probe", &rd->matched,
-				      &rd->have_matched };
-	out[2] = (struct trace_slot){ vm, "probe", &rd->guest, NULL };
-	out[3] = (struct trace_slot){ vm, "top", &rd->top, NULL };
-	out[4] = (struct trace_slot){ vm, "bottom", &rd->bottom, NULL };
-	out[5] = (struct trace_slot){ NULL, NULL, NULL, NULL };
+				      IOGAP_SIDE_MATCHED, -1 };
+	out[2] = (struct trace_slot){ vm, "probe", &rd->guest, IOGAP_SIDE_VM, 0 };
+	out[3] = (struct trace_slot){ vm, "top", &rd->top, IOGAP_SIDE_VM, 1 };
+	out[4] = (struct trace_slot){ vm, "bottom", &rd->bottom, IOGAP_SIDE_VM, 2 };
+	out[5] = (struct trace_slot){ NULL, NULL, NULL, IOGAP_SIDES, -1 };
 }
 
 /* What the writer left: a trace it never closed, records it dropped. */
-static void check_trace_state(struct iogap_rundir *rd, const char *rel, const struct iogap_records *r)
+static void check_trace_state(struct iogap_rundir *rd, const char *rel,
+			      const struct iogap_trace_file *tf)
 {
-	if (!(r->header.flags & IOGAP_TRACE_F_COMPLETE))
+	if (!(tf->header.flags & IOGAP_TRACE_F_COMPLETE))
 		incomplete(rd, "%s was not closed by its writer (no COMPLETE flag): the run was cut "
-			   "short, %zu records present", rel, r->nr);
-	if (r->header.dropped)
-		incomplete(rd, "%s: its writer dropped %" PRIu64 " records", rel, r->header.dropped);
+			   "short, %" PRIu64 " records present", rel, tf->nr);
+	if (tf->header.dropped)
+		incomplete(rd, "%s: its writer dropped %" PRIu64 " records", rel, tf->header.dropped);
 }
 
 /* The manifest: the run id, and every phase that did not end well. */
@@ -208,13 +156,13 @@ static int check_run_ids(const char *dir, struct iogap_rundir *rd, char *err, si
 	int foreign = 0;
 
 	slots(rd, sl);
-	for (int i = 0; !rd->run_id && sl[i].rec; i++)
-		if (!strcmp(sl[i].name, "probe") && sl[i].rec->loaded)
-			rd->run_id = sl[i].rec->header.run_id;
-	for (int i = 0; sl[i].rec; i++) {
-		uint64_t id = sl[i].rec->header.run_id;
+	for (int i = 0; !rd->run_id && sl[i].tf; i++)
+		if (!strcmp(sl[i].name, "probe") && sl[i].tf->loaded)
+			rd->run_id = sl[i].tf->header.run_id;
+	for (int i = 0; sl[i].tf; i++) {
+		uint64_t id = sl[i].tf->header.run_id;
 
-		if (!sl[i].rec->loaded || !id || id == rd->run_id)
+		if (!sl[i].tf->loaded || !id || id == rd->run_id)
 			continue;
 		if (!foreign++)
 			l = (size_t)snprintf(err, errlen, "%s: traces from another run (this run's id is "
@@ -227,42 +175,123 @@ static int check_run_ids(const char *dir, struct iogap_rundir *rd, char *err, si
 	return foreign ? -1 : 0;
 }
 
-/* Load whatever trace files the directory holds (a side counts when its
- * probe trace is there). */
-static int load_traces(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+/* What one pass over a probe trace gathers for its side (si, NULL for a
+ * filter trace): job count and the earliest start of a measured request
+ * (t0, on the trace's clock: reads and writes only when rw_only). */
+struct scan {
+	struct iogap_side_info *si;
+	bool rw_only;
+	uint64_t t0;
+	struct iogap_stream_facts *facts;   /* NULL: not paired */
+};
+
+/* One pass over a trace: the reader validates every record; counts them
+ * and gathers sc. */
+static int scan_trace(struct iogap_trace_file *tf, struct scan *sc, char *err, size_t errlen)
 {
-	struct trace_slot sl[6];
-	char path[PATH_MAX + 64], rel[64];
+	struct iogap_trace_reader *r = iogap_trace_reader_open(tf->path, err, errlen);
+	struct iogap_trace_record rec;
+	int got;
 
-	slots(rd, sl);
-	for (int i = 0; sl[i].rec; i++) {
-		bool filter = strcmp(sl[i].name, "probe");
-
-		snprintf(rel, sizeof(rel), "%s/%s.trace", sl[i].side, sl[i].name);
-		snprintf(path, sizeof(path), "%s/%s", dir, rel);
-		/* filter records: drained traces, or the rings themselves (run
-		 * directories written before the rings were drained) */
-		if (filter && access(path, F_OK)) {
-			snprintf(rel, sizeof(rel), "%s/%s.ring", sl[i].side, sl[i].name);
-			snprintf(path, sizeof(path), "%s/%s", dir, rel);
-		}
-		/* a side without its probe trace did not run; a VM side with one
-		 * needs both filter traces (the reader says if one is missing) */
-		if (filter ? !rd->guest.loaded : access(path, F_OK))
+	if (!r)
+		return -1;
+	tf->header = *iogap_trace_reader_header(r);
+	while ((got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0) {
+		tf->nr++;
+		if (sc->facts)
+			iogap_stream_fact(sc->facts, &rec);
+		if (!sc->si)
 			continue;
-		if (iogap_records_load(path, sl[i].rec, err, errlen))
-			return -1;
-		check_trace_state(rd, rel, sl[i].rec);
-		if (sl[i].have)
-			*sl[i].have = true;
+		if (rec.job >= sc->si->njobs)
+			sc->si->njobs = rec.job + 1u;
+		if (!(rec.flags & IOGAP_REC_RAMP) && (!sc->rw_only || rec.op <= IOGAP_OP_WRITE) &&
+		    rec.start_ns < sc->t0)
+			sc->t0 = rec.start_ns;
 	}
+	iogap_trace_reader_close(r);
+	if (got < 0)
+		return -1;
+	tf->loaded = true;
 	return 0;
 }
 
+/* Go once through whatever trace files the directory holds (a side counts
+ * when its probe trace is there): validated, counted, side facts known;
+ * the VM side's t0 stays on the guest clock until the clock is aligned. */
+static int scan_traces(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+{
+	struct trace_slot sl[6];
+	char rel[64];
+
+	slots(rd, sl);
+	for (int i = 0; sl[i].tf; i++) {
+		bool filter = strcmp(sl[i].name, "probe");
+		struct iogap_trace_file *tf = sl[i].tf;
+		struct scan sc = { .t0 = UINT64_MAX };
+
+		snprintf(rel, sizeof(rel), "%s/%s.trace", sl[i].side, sl[i].name);
+		snprintf(tf->path, sizeof(tf->path), "%s/%s", dir, rel);
+		/* filter records: drained traces, or the rings themselves (run
+		 * directories written before the rings were drained) */
+		if (filter && access(tf->path, F_OK)) {
+			snprintf(rel, sizeof(rel), "%s/%s.ring", sl[i].side, sl[i].name);
+			snprintf(tf->path, sizeof(tf->path), "%s/%s", dir, rel);
+		}
+		/* a side without its probe trace did not run; a VM side with one
+		 * needs both filter traces (the reader says if one is missing) */
+		if (filter ? !rd->guest.loaded : access(tf->path, F_OK))
+			continue;
+		if (!filter) {
+			sc.si = &rd->side[sl[i].of];
+			sc.rw_only = sl[i].of == IOGAP_SIDE_VM;
+		}
+		if (sl[i].facts >= 0)
+			sc.facts = &rd->facts[sl[i].facts];
+		if (scan_trace(tf, &sc, err, errlen))
+			return -1;
+		check_trace_state(rd, rel, tf);
+		if (sc.si) {
+			sc.si->records = tf->nr;
+			sc.si->t0 = sc.t0 == UINT64_MAX && sl[i].of != IOGAP_SIDE_VM ? 0 : sc.t0;
+			sc.si->present = sl[i].of != IOGAP_SIDE_VM;   /* VM: once aligned */
+		}
+	}
+	rd->have_bare = rd->side[IOGAP_SIDE_BARE].present;
+	rd->have_matched = rd->side[IOGAP_SIDE_MATCHED].present;
+	return 0;
+}
+
+static void stream_of(const struct iogap_rundir *rd, struct iogap_pair_stream *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->guest.path = rd->guest.path;
+	ps->top.path = rd->top.path;
+	ps->bottom.path = rd->bottom.path;
+	ps->pp = &rd->ping_pong;
+	memcpy(ps->facts, rd->facts, sizeof(ps->facts));
+}
+
+/* Requests paired in a window cut to the memory budget (pairstream.h). */
+static void note_cut(struct iogap_rundir *rd, uint64_t requests)
+{
+	if (!requests || rd->noted_cut)
+		return;
+	rd->noted_cut = true;
+	incomplete(rd, "%" PRIu64 " requests were paired in a window cut to the memory budget "
+		   "(%u records a trace; a request or completion delay longer than such a "
+		   "window): their pairing may differ from a whole-run pairing", requests,
+		   IOGAP_STREAM_BUDGET);
+}
+
+/* The clock map: ping-pong, refined by the exact pairs' bounds (a first
+ * pairing pass over the writes); the VM side's info on the host clock. */
 static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
-	struct iogap_clock_map map;
+	struct iogap_pair_stream ps;
+	struct iogap_side_info *si = &rd->side[IOGAP_SIDE_VM];
+	struct iogap_bounds b;
+	uint64_t cut;
 
 	snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
 	if (iogap_sync_load(path, &rd->sync_before, &rd->n_before, err, errlen))
@@ -270,85 +299,118 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 	snprintf(path, sizeof(path), "%s/vm/sync-after.txt", dir);
 	if (iogap_sync_load(path, &rd->sync_after, &rd->n_after, err, errlen))
 		return -1;
-	if (iogap_clock_from_sync(rd->sync_before, rd->n_before, rd->sync_after, rd->n_after, &map)) {
+	if (iogap_clock_from_sync(rd->sync_before, rd->n_before, rd->sync_after, rd->n_after,
+				  &rd->ping_pong)) {
 		snprintf(err, errlen, "%s/vm: no clock sync samples", dir);
 		return -1;
 	}
-	if (iogap_pair_requests(rd->guest.r, rd->guest.nr, rd->top.r, rd->top.nr, rd->bottom.r,
-				rd->bottom.nr, &map, &rd->pairing, err, errlen))
+	iogap_stream_facts_to_host(&rd->facts[0], &rd->ping_pong);
+	stream_of(rd, &ps);
+	if (iogap_pair_stream_bounds(&ps, &b, &cut, err, errlen))
 		return -1;
-	check_order(rd);
+	note_cut(rd, cut);
+	iogap_bounds_apply(&b, &rd->ping_pong, &rd->pairing.map);
+	si->t0 = si->t0 == UINT64_MAX ? 0 : iogap_guest_to_host(&rd->pairing.map, si->t0);
+	si->records += rd->top.nr + rd->bottom.nr;
+	si->present = true;
 	rd->have_vm = true;
 	return 0;
 }
 
-/* records, t0 and njobs of a side whose probe records are rec: the VM's
- * guest times are mapped with map and its t0 counts reads and writes only
- * (the requests it pairs); a bare-metal side (map NULL) is on the host
- * clock and its t0 counts every op outside ramp. */
-static void side_info(struct iogap_side_info *si, const struct iogap_records *rec,
-		      const struct iogap_clock_map *map)
+struct pair_visit {
+	struct iogap_rundir *rd;
+	iogap_pair_visit fn;
+	void *ctx;
+	uint64_t seq;             /* the pair's position in the visit */
+};
+
+void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f)
 {
-	uint64_t t0 = UINT64_MAX;
-
-	si->present = true;
-	si->records += rec->nr;
-	for (size_t i = 0; i < rec->nr; i++) {
-		const struct iogap_trace_record *r = &rec->r[i];
-
-		if (r->job >= si->njobs)
-			si->njobs = r->job + 1u;
-		if (!(r->flags & IOGAP_REC_RAMP) && (!map || r->op <= IOGAP_OP_WRITE) &&
-		    r->start_ns < t0)
-			t0 = r->start_ns;
-	}
-	if (t0 != UINT64_MAX)
-		si->t0 = map ? iogap_guest_to_host(map, t0) : t0;
+	rd->pairs_out = f;
+	fputs("seq job op offset length ramp how g_start g_issue g_complete top_entry top_exit "
+	      "top_parts bottom_entry bottom_exit bottom_parts\n", f);
 }
 
-static void side_infos(struct iogap_rundir *rd)
+/* how a pair was made: by write tag, by key and time window, as part of a
+ * merged read; or why not */
+static const char *pair_how(const struct iogap_pair *p)
 {
-	if (rd->have_vm) {
-		side_info(&rd->side[IOGAP_SIDE_VM], &rd->guest, &rd->pairing.map);
-		rd->side[IOGAP_SIDE_VM].records += rd->top.nr + rd->bottom.nr;
-	}
-	if (rd->have_bare)
-		side_info(&rd->side[IOGAP_SIDE_BARE], &rd->bare, NULL);
-	if (rd->have_matched)
-		side_info(&rd->side[IOGAP_SIDE_MATCHED], &rd->matched, NULL);
+	if (p->top)
+		return p->exact ? "tag" : p->merged ? "merged" : "key";
+	if (p->ambiguous)
+		return "ambiguous";
+	return p->invalid ? "invalid" : "unpaired";
 }
 
-int iogap_rundir_each_pair(const struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
+static void write_pair(FILE *f, uint64_t seq, const struct iogap_pair *p)
+{
+	const struct iogap_trace_record *g = p->guest;
+
+	fprintf(f, "%" PRIu64 " %u %s %" PRIu64 " %u %d %s %" PRIu64 " %" PRIu64 " %" PRIu64
+		" %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %" PRIu64 " %u\n", seq, g->job,
+		g->op == IOGAP_OP_WRITE ? "write" : "read", g->offset, g->length,
+		!!(g->flags & IOGAP_REC_RAMP), pair_how(p), p->g_start, p->g_issue, p->g_complete,
+		p->top_entry, p->top_exit, p->top_parts, p->bottom_entry, p->bottom_exit,
+		p->bottom_parts);
+}
+
+/* Clock sanity of an exact pair (rd->order_*), then the caller's visit. */
+static int visit_pair(void *ctx, const struct iogap_pair *p)
+{
+	struct pair_visit *v = ctx;
+
+	if (p->exact && p->top && p->bottom) {
+		v->rd->order_checked++;
+		if (!(p->g_start <= p->top->start_ns && p->top->start_ns <= p->bottom->start_ns &&
+		      p->bottom->start_ns <= p->bottom->complete_ns &&
+		      p->bottom->complete_ns <= p->top->complete_ns &&
+		      p->top->complete_ns <= p->g_complete))
+			v->rd->order_violations++;
+	}
+	if (v->rd->pairs_out)
+		write_pair(v->rd->pairs_out, v->seq++, p);
+	return v->fn(v->ctx, p);
+}
+
+int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen)
 {
-	(void)err;
-	(void)errlen;
-	for (size_t i = 0; rd->have_vm && i < rd->pairing.nr; i++) {
-		int rc = fn(ctx, &rd->pairing.pairs[i]);
+	struct pair_visit v = { rd, fn, ctx, 0 };
+	struct iogap_pair_stream ps;
+	uint64_t cut;
+	int rc;
 
-		if (rc)
-			return rc;
-	}
-	return 0;
+	if (!rd->have_vm)
+		return 0;
+	rd->order_checked = rd->order_violations = 0;
+	stream_of(rd, &ps);
+	rc = iogap_pair_stream_run(&ps, &rd->pairing.map, visit_pair, &v, &rd->pairing.counts,
+				   &cut, err, errlen);
+	note_cut(rd, cut);
+	return rc;
 }
 
 int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
 			     iogap_record_visit fn, void *ctx, char *err, size_t errlen)
 {
-	const struct iogap_records *rec = side == IOGAP_SIDE_BARE ? &rd->bare :
-					  side == IOGAP_SIDE_MATCHED ? &rd->matched : NULL;
+	const struct iogap_trace_file *tf = side == IOGAP_SIDE_BARE ? &rd->bare :
+					    side == IOGAP_SIDE_MATCHED ? &rd->matched : NULL;
+	struct iogap_trace_reader *r;
+	struct iogap_trace_record rec;
+	int rc = 0, got;
 
-	if (!rec) {
+	if (!tf) {
 		snprintf(err, errlen, "not a bare-metal side: %d", (int)side);
 		return -1;
 	}
-	for (size_t i = 0; rd->side[side].present && i < rec->nr; i++) {
-		int rc = fn(ctx, &rec->r[i]);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
+	if (!rd->side[side].present)
+		return 0;
+	if (!(r = iogap_trace_reader_open(tf->path, err, errlen)))
+		return -1;
+	while (!rc && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
+		rc = fn(ctx, &rec);
+	iogap_trace_reader_close(r);
+	return rc ? rc : got < 0 ? -1 : 0;
 }
 
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
@@ -360,14 +422,13 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 	read_manifest(dir, rd);
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	vm = !access(path, F_OK);
-	if (load_traces(dir, rd, err, errlen) || check_run_ids(dir, rd, err, errlen) ||
+	if (scan_traces(dir, rd, err, errlen) || check_run_ids(dir, rd, err, errlen) ||
 	    (vm && align_vm(dir, rd, err, errlen)))
 		goto fail;
 	if (!rd->have_bare && !rd->have_vm) {
 		snprintf(err, errlen, "%s: no bare/ or vm/ results", dir);
 		goto fail;
 	}
-	side_infos(rd);
 	return 0;
 fail:
 	iogap_rundir_free(rd);
@@ -376,16 +437,9 @@ fail:
 
 void iogap_rundir_free(struct iogap_rundir *rd)
 {
-	free(rd->bare.r);
-	free(rd->guest.r);
-	free(rd->top.r);
-	free(rd->bottom.r);
-	free(rd->matched.r);
 	free(rd->sync_before);
 	free(rd->sync_after);
 	iogap_manifest_free(&rd->manifest);
-	if (rd->have_vm)
-		iogap_pairing_free(&rd->pairing);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -398,40 +452,39 @@ void iogap_rundir_free(struct iogap_rundir *rd)
 static double (*vm_job_iops(const char *dir, size_t *njobs, char *err, size_t errlen))[2]
 {
 	char path[PATH_MAX + 32];
-	struct iogap_records rec;
-	uint64_t (*span)[2];
-	double (*iops)[2];
+	struct iogap_trace_reader *r;
+	struct iogap_trace_record rec;
+	/* per job index (uint16_t): first start, last completion */
+	uint64_t (*span)[2] = calloc(UINT16_MAX + 1, sizeof(*span));
+	double (*iops)[2] = calloc(UINT16_MAX + 1, sizeof(*iops));
 	size_t n = 0;
+	int got = -1;
 
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
-	if (iogap_records_load(path, &rec, err, errlen))
-		return NULL;
-	for (size_t i = 0; i < rec.nr; i++)
-		n = rec.r[i].job >= n ? rec.r[i].job + 1u : n;
-	span = calloc(n + 1, sizeof(*span));
-	iops = calloc(n + 1, sizeof(*iops));
-	for (size_t i = 0; span && iops && i < rec.nr; i++) {
-		const struct iogap_trace_record *r = &rec.r[i];
-
-		if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_WRITE)
-			continue;
-		if (!span[r->job][0] || r->start_ns < span[r->job][0])
-			span[r->job][0] = r->start_ns;
-		if (r->complete_ns > span[r->job][1])
-			span[r->job][1] = r->complete_ns;
-		iops[r->job][r->op]++;
+	if (!span || !iops)
+		iogap_seterr(err, errlen, "out of memory");
+	else if ((r = iogap_trace_reader_open(path, err, errlen))) {
+		while ((got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0) {
+			n = rec.job >= n ? rec.job + 1u : n;
+			if (rec.flags & IOGAP_REC_RAMP || rec.op > IOGAP_OP_WRITE)
+				continue;
+			if (!span[rec.job][0] || rec.start_ns < span[rec.job][0])
+				span[rec.job][0] = rec.start_ns;
+			if (rec.complete_ns > span[rec.job][1])
+				span[rec.job][1] = rec.complete_ns;
+			iops[rec.job][rec.op]++;
+		}
+		iogap_trace_reader_close(r);
 	}
-	for (size_t j = 0; span && iops && j < n; j++)
+	for (size_t j = 0; !got && j < n; j++)
 		for (int d = 0; d < 2; d++)
 			iops[j][d] = span[j][1] > span[j][0] ?
 				     iops[j][d] * 1e9 / (double)(span[j][1] - span[j][0]) : 0;
-	if (!span || !iops) {
-		free(iops);
-		iops = NULL;
-		iogap_seterr(err, errlen, "out of memory");
-	}
 	free(span);
-	free(rec.r);
+	if (got) {
+		free(iops);
+		return NULL;
+	}
 	*njobs = n;
 	return iops;
 }

@@ -16,17 +16,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "align.h"
 #include "json_parse.h"
 #include "manifest.h"
 #include "sides.h"
+#include "pairstream.h"
 
-struct iogap_records {
-	struct iogap_trace_record *r;
-	size_t nr;
+/* One trace file of a run: read as the visits go, never held whole. */
+struct iogap_trace_file {
+	char path[4096];
 	struct iogap_trace_header header;
-	bool loaded;
+	uint64_t nr;              /* records */
+	bool loaded;              /* opened and every record validated */
 };
 
 #define IOGAP_RUNDIR_MAX_REASONS 12
@@ -44,13 +47,19 @@ struct iogap_side_info {
 struct iogap_rundir {
 	/* matched: bare-matched/, the bare-metal run at the VM's IOPS
 	 * (`iogap run --match-load`) */
-	struct iogap_records bare, guest, top, bottom, matched;
+	struct iogap_trace_file bare, guest, top, bottom, matched;
 	bool have_bare, have_vm, have_matched;
 	struct iogap_sync_sample *sync_before, *sync_after;
 	size_t n_before, n_after;
-	struct iogap_pairing pairing;     /* valid when have_vm */
-	/* clock sanity over exact pairs: mapped guest submit <= top entry <=
-	 * bottom entry <= bottom exit <= top exit <= mapped guest completion */
+	/* valid when have_vm: map (refined) once loaded; counts once the
+	 * pairs have been visited (iogap_rundir_each_pair) */
+	struct {
+		struct iogap_pair_counts counts;
+		struct iogap_clock_map map;
+	} pairing;
+	/* clock sanity over exact pairs, counted by the pair visit: mapped
+	 * guest submit <= top entry <= bottom entry <= bottom exit <= top
+	 * exit <= mapped guest completion */
 	uint64_t order_checked, order_violations;
 	/* the run's id: the manifest's, else the first probe trace's; 0 unknown */
 	uint64_t run_id;
@@ -59,10 +68,12 @@ struct iogap_rundir {
 	/* why the data is incomplete, one reason each (none: complete) */
 	char incomplete[IOGAP_RUNDIR_MAX_REASONS][320];
 	size_t n_incomplete;
+	/* private: the pairing windows (pairstream.h) */
+	struct iogap_clock_map ping_pong;
+	struct iogap_stream_facts facts[3];
+	bool noted_cut;
+	FILE *pairs_out;          /* iogap_rundir_pairs_to */
 };
-
-/* Load every trace/ring file (readers validate them). */
-int iogap_records_load(const char *path, struct iogap_records *out, char *err, size_t errlen);
 
 /* Sync samples as written by iogap_sync_save ("host_send guest host_recv"). */
 int iogap_sync_save(const char *path, const struct iogap_sync_sample *s, size_t n);
@@ -78,14 +89,21 @@ void iogap_rundir_free(struct iogap_rundir *rd);
 /* The one way to go through a run's requests (every command's statistics
  * come from these visits, nothing else reads the records): fn gets each
  * request once, in trace order, and a non-zero return stops the visit and
- * is returned.  -1 with err on a read error. */
-typedef int (*iogap_pair_visit)(void *ctx, const struct iogap_pair *p);
+ * is returned.  -1 with err on a read error.  The traces are read as the
+ * visit goes (the VM side paired window by window: pairstream.h). */
 typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r);
 
 /* The VM side: one pair per guest read/write record, ramp included, with
- * the refined clock map's times (rd->pairing.map). */
-int iogap_rundir_each_pair(const struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
+ * the refined clock map's times (rd->pairing.map); sets rd->pairing.counts
+ * and rd->order_* (and notes in rd->incomplete requests paired in a window
+ * cut to the memory budget). */
+int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen);
+/* `iogap report --pairs FILE`: from the next pair visit on, every pair is
+ * also written to f as one line, as it streams (docs/reports.md
+ * "Per-request output"); the header line naming the columns is written
+ * now.  The caller checks f for write errors and closes it. */
+void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f);
 /* A bare-metal side (IOGAP_SIDE_BARE or IOGAP_SIDE_MATCHED): every record. */
 int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
 			     iogap_record_visit fn, void *ctx, char *err, size_t errlen);

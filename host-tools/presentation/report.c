@@ -1767,17 +1767,31 @@ static void report_free(struct report *rep)
 
 static void usage(FILE *f)
 {
-	fputs("usage: iogap report RUN_DIR [--json FILE|-] [--html FILE] [--timing]\n"
+	fputs("usage: iogap report RUN_DIR [--json FILE|-] [--html FILE] [--timing] [--pairs FILE]\n"
 	      "  per job and direction: the stage table (VM and bare metal), each stage's share,\n"
 	      "  the VM-vs-bare-metal gap by stage, IOPS/bandwidth, and a verdict.\n"
 	      "  --json FILE   the same as JSON (docs/reports.md); '-' = stdout, no text\n"
 	      "  --html FILE   one self-contained HTML page with charts\n"
-	      "  --timing      print load/pairing and statistics throughput to stderr\n", f);
+	      "  --timing      print load/pairing and statistics throughput to stderr\n"
+	      "  --pairs FILE  every VM request's pair as one line, written as it streams\n", f);
+}
+
+/* --pairs: the file written during the stats pass, closed; 0 or -1 */
+static int close_pairs(FILE *f, const char *path, char *err, size_t errlen)
+{
+	if (!f)
+		return 0;
+	if (ferror(f) | fclose(f)) {
+		snprintf(err, errlen, "%s: write error", path);
+		return -1;
+	}
+	return 0;
 }
 
 int iogap_cmd_report(int argc, char **argv)
 {
-	const char *dir = NULL, *json = NULL, *html = NULL;
+	const char *dir = NULL, *json = NULL, *html = NULL, *pairs = NULL;
+	FILE *pairs_f = NULL;
 	bool timing = false;
 	struct report *rep;
 	char err[4096];
@@ -1791,6 +1805,8 @@ int iogap_cmd_report(int argc, char **argv)
 			html = argv[++i];
 		else if (!strcmp(argv[i], "--timing"))
 			timing = true;
+		else if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
+			pairs = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -1835,8 +1851,13 @@ int iogap_cmd_report(int argc, char **argv)
 		free(rep);
 		return 1;
 	}
+	if (pairs && !(pairs_f = fopen(pairs, "w")))
+		snprintf(err, sizeof(err), "%s: %s", pairs, strerror(errno));
+	else if (pairs)
+		iogap_rundir_pairs_to(&rep->rd, pairs_f);
 	t = now_s();
-	if (stats_pass(rep, err, sizeof(err))) {
+	if ((pairs && !pairs_f) || stats_pass(rep, err, sizeof(err)) ||
+	    close_pairs(pairs_f, pairs, err, sizeof(err))) {
 		fprintf(stderr, "iogap report: %s\n", err);
 		report_free(rep);
 		free(rep);

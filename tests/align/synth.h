@@ -54,6 +54,9 @@ struct synth {
 	int64_t min_margin;              /* min over exact-pairable writes of
 					  * (top entry - start) + (complete - top exit) */
 	uint64_t first_h, last_h;
+	/* chunked generation (synth_begin) */
+	uint64_t rs, h;                  /* random state, next submission */
+	size_t next, chunk;              /* next request index, requests a chunk */
 };
 
 static inline void synth_default(struct synth_cfg *c)
@@ -167,45 +170,64 @@ static inline void synth_filter(struct iogap_trace_record *r, const struct synth
 	r->thread = (uint32_t)i;   /* truth: the guest record's index */
 }
 
-static inline int synth_make(const struct synth_cfg *c, struct synth *s)
+/*
+ * In chunks, for runs larger than memory (tests/report/mkrun): synth_begin
+ * sizes the arrays for `chunk` requests; each synth_next makes the next
+ * ones (s->g, t, b, h_start, h_complete then hold that chunk only; the
+ * truth in the filter records' thread field and the tags stay run-wide
+ * indexes); synth_end adds the closing sync rounds.  The same records, in
+ * the same order, whatever the chunk size (one random sequence).
+ */
+static inline int synth_begin(const struct synth_cfg *c, struct synth *s, size_t chunk)
 {
-	uint64_t rs = c->seed, h;
-	size_t cap = c->n * 2 + 1;
-	static const uint32_t lens[] = { 4096, 4096, 8192, 65536 };
+	size_t cap = chunk * 2 + 1;
 
 	memset(s, 0, sizeof(*s));
-	s->g = calloc(c->n + 1, sizeof(*s->g));
+	s->rs = c->seed;
+	s->g = calloc(chunk + 1, sizeof(*s->g));
 	s->t = calloc(cap, sizeof(*s->t));
 	s->b = calloc(cap, sizeof(*s->b));
-	s->h_start = calloc(c->n + 1, sizeof(uint64_t));
-	s->h_complete = calloc(c->n + 1, sizeof(uint64_t));
+	s->h_start = calloc(chunk + 1, sizeof(uint64_t));
+	s->h_complete = calloc(chunk + 1, sizeof(uint64_t));
 	s->sa = calloc(c->nsync + 1, sizeof(*s->sa));
 	s->sb = calloc(c->nsync + 1, sizeof(*s->sb));
 	if (!s->g || !s->t || !s->b || !s->h_start || !s->h_complete || !s->sa || !s->sb) {
 		synth_free(s);
 		return -1;
 	}
+	s->chunk = chunk;
 	s->min_margin = INT64_MAX;
-	synth_sync(c, &rs, c->host0 - c->nsync * 200000 - 1000000, s->sa, c->nsync);
+	synth_sync(c, &s->rs, c->host0 - c->nsync * 200000 - 1000000, s->sa, c->nsync);
 	s->nsa = c->nsync;
-	h = c->host0;
-	s->first_h = h;
-	for (size_t i = 0; i < c->n; i++) {
-		struct iogap_trace_record *g = &s->g[i];
-		int w = synth_u01(&rs) < c->write_frac;
-		uint32_t len = lens[synth_rand(&rs) % 4];
-		uint64_t off = (synth_rand(&rs) % (c->span / 4096)) * 4096;
-		uint64_t hs = h, te, be, bx, tx, hc, slat;
+	s->h = c->host0;
+	s->first_h = s->h;
+	return 0;
+}
+
+/* The next chunk's records; returns how many requests (0: all made). */
+static inline size_t synth_next(const struct synth_cfg *c, struct synth *s)
+{
+	static const uint32_t lens[] = { 4096, 4096, 8192, 65536 };
+	uint64_t *rs = &s->rs;
+
+	s->ng = s->nt = s->nb = 0;
+	for (; s->next < c->n && s->ng < s->chunk; s->next++) {
+		size_t i = s->next;
+		struct iogap_trace_record *g = &s->g[s->ng];
+		int w = synth_u01(rs) < c->write_frac;
+		uint32_t len = lens[synth_rand(rs) % 4];
+		uint64_t off = (synth_rand(rs) % (c->span / 4096)) * 4096;
+		uint64_t hs = s->h, te, be, bx, tx, hc, slat;
 		int split;
 
-		h += synth_lat(&rs, 0, c->gap_mean);
-		te = hs + synth_lat(&rs, c->g2q_base, c->g2q_mean);
-		be = te + synth_lat(&rs, c->fmt_base, c->fmt_mean);
-		bx = be + synth_lat(&rs, c->be_base, c->be_mean);
-		tx = bx + synth_lat(&rs, c->ret_base, c->ret_mean);
-		hc = tx + synth_lat(&rs, c->q2g_base, c->q2g_mean);
-		slat = synth_lat(&rs, 1000, 1000);
-		split = w && len >= 8192 && synth_u01(&rs) < c->split_frac;
+		s->h += synth_lat(rs, 0, c->gap_mean);
+		te = hs + synth_lat(rs, c->g2q_base, c->g2q_mean);
+		be = te + synth_lat(rs, c->fmt_base, c->fmt_mean);
+		bx = be + synth_lat(rs, c->be_base, c->be_mean);
+		tx = bx + synth_lat(rs, c->ret_base, c->ret_mean);
+		hc = tx + synth_lat(rs, c->q2g_base, c->q2g_mean);
+		slat = synth_lat(rs, 1000, 1000);
+		split = w && len >= 8192 && synth_u01(rs) < c->split_frac;
 
 		g->tag = i + 1;
 		g->offset = off;
@@ -217,8 +239,8 @@ static inline int synth_make(const struct synth_cfg *c, struct synth *s)
 		g->thread = 1;
 		g->op = w ? IOGAP_OP_WRITE : IOGAP_OP_READ;
 		g->flags = i < (size_t)(c->ramp_frac * (double)c->n) ? IOGAP_REC_RAMP : 0;
-		s->h_start[i] = hs;
-		s->h_complete[i] = hc;
+		s->h_start[s->ng] = hs;
+		s->h_complete[s->ng] = hc;
 		if (hc > s->last_h)
 			s->last_h = hc;
 		if (w && c->tagging) {
@@ -231,10 +253,10 @@ static inline int synth_make(const struct synth_cfg *c, struct synth *s)
 			/* two halves; the second enters a little later and the
 			 * request's exit is the later of the two */
 			uint32_t hl = len / 2;
-			uint64_t te1 = te + synth_lat(&rs, 200, 500);
+			uint64_t te1 = te + synth_lat(rs, 200, 500);
 			uint64_t be1 = be + (te1 - te);
-			uint64_t bx0 = bx - synth_lat(&rs, 0, 2000);
-			uint64_t tx0 = tx - synth_lat(&rs, 0, 1000);
+			uint64_t bx0 = bx - synth_lat(rs, 0, 2000);
+			uint64_t tx0 = tx - synth_lat(rs, 0, 1000);
 
 			if (bx0 < be + 1)
 				bx0 = be + 1;
@@ -251,11 +273,24 @@ static inline int synth_make(const struct synth_cfg *c, struct synth *s)
 		}
 		s->ng++;
 	}
-	synth_sync(c, &rs, s->last_h + 1000000, s->sb, c->nsync);
+	return s->ng;
+}
+
+static inline void synth_end(const struct synth_cfg *c, struct synth *s)
+{
+	synth_sync(c, &s->rs, s->last_h + 1000000, s->sb, c->nsync);
 	s->nsb = c->nsync;
+}
+
+static inline int synth_make(const struct synth_cfg *c, struct synth *s)
+{
+	if (synth_begin(c, s, c->n))
+		return -1;
+	synth_next(c, s);
+	synth_end(c, s);
 	if (c->shuffle) {
-		synth_shuffle(s->t, s->nt, &rs);
-		synth_shuffle(s->b, s->nb, &rs);
+		synth_shuffle(s->t, s->nt, &s->rs);
+		synth_shuffle(s->b, s->nb, &s->rs);
 	}
 	return 0;
 }

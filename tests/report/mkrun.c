@@ -64,54 +64,72 @@ static int leave_open(const char *path)
 	return rc;
 }
 
-static int write_trace(const char *name, uint16_t producer, uint16_t clock, const char *layer,
-		       const char *info, const struct iogap_trace_record *r, size_t n)
-{
-	char path[4096], err[512];
-	struct iogap_trace_header h;
+/* A trace written chunk by chunk: opened with the first chunk (the header
+ * names the first record's start), closed with the last completion. */
+struct trace_out {
+	const char *name, *layer, *info;
+	uint16_t producer, clock;
+	char path[4096];
 	struct iogap_trace_writer *w;
+	uint64_t end_ns;
+};
+
+static int trace_open(struct trace_out *o, uint64_t start_ns)
+{
+	char err[512];
+	struct iogap_trace_header h;
 
 	memset(&h, 0, sizeof(h));
-	h.producer = producer;
-	h.clock = clock;
-	h.run_id = foreign_file && !strcmp(name, foreign_file) ? 0xbad0bad0 : RUN_ID;
-	snprintf((char *)h.layer, sizeof(h.layer), "%s", layer);
-	h.start_ns = n ? r[0].start_ns : 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	w = iogap_trace_writer_open(path, &h, info, err, sizeof(err));
-	if (!w) {
+	h.producer = o->producer;
+	h.clock = o->clock;
+	h.run_id = foreign_file && !strcmp(o->name, foreign_file) ? 0xbad0bad0 : RUN_ID;
+	snprintf((char *)h.layer, sizeof(h.layer), "%s", o->layer);
+	h.start_ns = start_ns;
+	snprintf(o->path, sizeof(o->path), "%s/%s", dir, o->name);
+	o->w = iogap_trace_writer_open(o->path, &h, o->info, err, sizeof(err));
+	if (!o->w)
 		fprintf(stderr, "mkrun: %s\n", err);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i += 65536)
-		if (iogap_trace_writer_append(w, r + i, n - i < 65536 ? n - i : 65536)) {
-			fprintf(stderr, "mkrun: %s: append failed\n", path);
-			return -1;
-		}
-	if (iogap_trace_writer_close(w, n ? r[n - 1].complete_ns : 0, 0, err, sizeof(err))) {
-		fprintf(stderr, "mkrun: %s\n", err);
-		return -1;
-	}
-	return open_file && !strcmp(name, open_file) ? leave_open(path) : 0;
+	return o->w ? 0 : -1;
 }
 
-/* fio JSON (the subset compare and report read) from the records */
-static int write_fio_json(const char *name, const struct iogap_trace_record *r, size_t n,
-			  const char *jobname)
+static int trace_append(struct trace_out *o, const struct iogap_trace_record *r, size_t n)
 {
-	char path[4096];
-	static uint64_t hist[2][3][IOGAP_PLAT_NR];
-	struct iogap_io_stat st[2][3];
-	uint64_t bytes[2] = { 0 }, first = UINT64_MAX, last = 0;
-	static const double pl[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9,
-				     99.95, 99.99 };
-	static const char *const kind[3] = { "slat_ns", "clat_ns", "lat_ns" };
-	static const char *const dk[2] = { "read", "write" };
-	struct jw w;
-	FILE *f;
+	if (!n)
+		return 0;
+	if (!o->w && trace_open(o, r[0].start_ns))
+		return -1;
+	for (size_t i = 0; i < n; i += 65536)
+		if (iogap_trace_writer_append(o->w, r + i, n - i < 65536 ? n - i : 65536)) {
+			fprintf(stderr, "mkrun: %s: append failed\n", o->path);
+			return -1;
+		}
+	o->end_ns = r[n - 1].complete_ns;
+	return 0;
+}
 
-	memset(hist, 0, sizeof(hist));
-	memset(st, 0, sizeof(st));
+static int trace_close(struct trace_out *o)
+{
+	char err[512];
+
+	if (!o->w && trace_open(o, 0))
+		return -1;
+	if (iogap_trace_writer_close(o->w, o->end_ns, 0, err, sizeof(err))) {
+		fprintf(stderr, "mkrun: %s\n", err);
+		return -1;
+	}
+	return open_file && !strcmp(o->name, open_file) ? leave_open(o->path) : 0;
+}
+
+/* fio JSON's numbers (the subset compare and report read), gathered chunk
+ * by chunk */
+struct fio_acc {
+	uint64_t hist[2][3][IOGAP_PLAT_NR];
+	struct iogap_io_stat st[2][3];
+	uint64_t bytes[2], first, last;
+};
+
+static void fio_add(struct fio_acc *a, const struct iogap_trace_record *r, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		int d = r[i].op;
 		uint64_t v[3] = { r[i].issue_ns - r[i].start_ns, r[i].complete_ns - r[i].issue_ns,
@@ -120,15 +138,27 @@ static int write_fio_json(const char *name, const struct iogap_trace_record *r, 
 		if (d > 1 || r[i].flags & IOGAP_REC_RAMP)
 			continue;
 		for (int k = 0; k < 3; k++) {
-			iogap_io_stat_add(&st[d][k], v[k]);
-			hist[d][k][iogap_plat_val_to_idx(v[k])]++;
+			iogap_io_stat_add(&a->st[d][k], v[k]);
+			a->hist[d][k][iogap_plat_val_to_idx(v[k])]++;
 		}
-		bytes[d] += r[i].length;
-		if (r[i].start_ns < first)
-			first = r[i].start_ns;
-		if (r[i].complete_ns > last)
-			last = r[i].complete_ns;
+		a->bytes[d] += r[i].length;
+		if (r[i].start_ns < a->first)
+			a->first = r[i].start_ns;
+		if (r[i].complete_ns > a->last)
+			a->last = r[i].complete_ns;
 	}
+}
+
+static int write_fio_json(const char *name, const struct fio_acc *a, const char *jobname)
+{
+	char path[4096];
+	static const double pl[] = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9,
+				     99.95, 99.99 };
+	static const char *const kind[3] = { "slat_ns", "clat_ns", "lat_ns" };
+	static const char *const dk[2] = { "read", "write" };
+	struct jw w;
+	FILE *f;
+
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (!f)
@@ -144,25 +174,26 @@ static int write_fio_json(const char *name, const struct iogap_trace_record *r, 
 	jw_str(&w, "jobname", jobname);
 	jw_int(&w, "groupid", 0);
 	for (int d = 0; d < 2; d++) {
-		double rt = last > first ? (double)(last - first) / 1e9 : 1;
+		double rt = a->last > a->first ? (double)(a->last - a->first) / 1e9 : 1;
 
 		jw_obj(&w, dk[d]);
-		jw_u64(&w, "io_bytes", bytes[d]);
-		jw_float(&w, "bw_bytes", (double)bytes[d] / rt);
-		jw_float(&w, "iops", (double)st[d][2].samples / rt);
+		jw_u64(&w, "io_bytes", a->bytes[d]);
+		jw_float(&w, "bw_bytes", (double)a->bytes[d] / rt);
+		jw_float(&w, "iops", (double)a->st[d][2].samples / rt);
 		jw_u64(&w, "runtime", (uint64_t)(rt * 1000));
-		jw_u64(&w, "total_ios", st[d][2].samples);
+		jw_u64(&w, "total_ios", a->st[d][2].samples);
 		for (int k = 0; k < 3; k++) {
+			const struct iogap_io_stat *st = &a->st[d][k];
 			uint64_t pv[17];
 
 			jw_obj(&w, kind[k]);
-			jw_u64(&w, "min", st[d][k].samples ? st[d][k].min_val : 0);
-			jw_u64(&w, "max", st[d][k].max_val);
-			jw_float(&w, "mean", st[d][k].mean);
-			jw_float(&w, "stddev", iogap_io_stat_stddev(&st[d][k]));
-			jw_u64(&w, "N", st[d][k].samples);
-			if (k == 1 && st[d][k].samples) {
-				iogap_plat_percentiles(hist[d][k], pl, 17, pv);
+			jw_u64(&w, "min", st->samples ? st->min_val : 0);
+			jw_u64(&w, "max", st->max_val);
+			jw_float(&w, "mean", st->mean);
+			jw_float(&w, "stddev", iogap_io_stat_stddev(st));
+			jw_u64(&w, "N", st->samples);
+			if (k == 1 && st->samples) {
+				iogap_plat_percentiles(a->hist[d][k], pl, 17, pv);
 				jw_obj(&w, "percentile");
 				for (int p = 0; p < 17; p++) {
 					char key[32];
@@ -189,29 +220,32 @@ static int write_bare(const char *side, uint64_t seed, double secs, double iops,
 		      double scale)
 {
 	uint64_t rs = seed * 0x9e3779b97f4a7c15ull + 7, t = 1000000000000ull, end;
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 16, n = 0, total = 0;
 	struct iogap_trace_record *r = malloc(cap * sizeof(*r));
-	const char *info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
-			   "numjobs=1 filename=x\n";
-	char path[4096];
-	int rc;
+	struct fio_acc *acc = calloc(1, sizeof(*acc));
+	char path[4096], name[4096];
+	struct trace_out out = {
+		.name = name, .layer = "bare", .producer = IOGAP_PRODUCER_PROBE_BARE,
+		.clock = IOGAP_CLOCK_HOST_MONOTONIC,
+		.info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
+			"numjobs=1 filename=x\n",
+	};
+	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, side);
 	mkdir(path, 0755);
+	snprintf(name, sizeof(name), "%s/probe.trace", side);
+	if (!r || !acc)
+		rc = -1;
+	else
+		acc->first = UINT64_MAX;
 	end = t + (uint64_t)(secs * 1e9);
-	while (r && t < end) {
+	while (!rc && t < end) {
 		uint64_t slat = 500 + synth_rand(&rs) % 200;
 		uint64_t clat = (uint64_t)((20000.0 + -log(synth_u01(&rs)) * (double)mean_ns) * scale);
 
-		if (n == cap) {
-			struct iogap_trace_record *nr = realloc(r, (cap *= 2) * sizeof(*r));
-
-			if (!nr)
-				break;
-			r = nr;
-		}
 		memset(&r[n], 0, sizeof(r[n]));
-		r[n].tag = n + 1;
+		r[n].tag = total + 1;
 		r[n].offset = (synth_rand(&rs) % 262144) * 4096;
 		r[n].length = 4096;
 		r[n].result = 4096;
@@ -221,17 +255,19 @@ static int write_bare(const char *side, uint64_t seed, double secs, double iops,
 		r[n].op = synth_u01(&rs) < 0.5 ? IOGAP_OP_READ : IOGAP_OP_WRITE;
 		r[n].thread = 1;
 		t = iops > 0 ? t + (uint64_t)(1e9 / iops) : r[n].complete_ns + 300;
-		n++;
+		total++;
+		if (++n == cap || t >= end) {
+			fio_add(acc, r, n);
+			rc = trace_append(&out, r, n);
+			n = 0;
+		}
 	}
-	if (!r || t < end)
-		return -1;
-	snprintf(path, sizeof(path), "%s/probe.trace", side);
-	rc = write_trace(path, IOGAP_PRODUCER_PROBE_BARE, IOGAP_CLOCK_HOST_MONOTONIC, "bare", info,
-			 r, n);
+	rc = rc || trace_close(&out);
 	snprintf(path, sizeof(path), "%s/probe.json", side);
-	rc = rc || write_fio_json(path, r, n, "mixed");
-	printf("%s records %zu\n", side, n);
+	rc = rc || write_fio_json(path, acc, "mixed");
+	printf("%s records %zu\n", side, total);
 	free(r);
+	free(acc);
 	return rc;
 }
 
@@ -257,6 +293,52 @@ static int write_cpuload(const char *kind, uint64_t first, uint64_t last)
 		iogap_cpuload_write_use(f, 1, 20.0);
 	}
 	return fclose(f);
+}
+
+/* The VM side, a million requests at a time (runs larger than memory for
+ * bench/report-throughput); *records: guest + top + bottom records,
+ * span: the first top record's entry and the last one's exit. */
+static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info,
+		    size_t *records, uint64_t span[2])
+{
+	struct trace_out out[3] = {
+		{ .name = "vm/probe.trace", .layer = "guest", .info = info,
+		  .producer = IOGAP_PRODUCER_PROBE_GUEST, .clock = IOGAP_CLOCK_GUEST_MONOTONIC },
+		{ .name = "vm/top.trace", .layer = "top", .info = "producer=mkrun\n",
+		  .producer = IOGAP_PRODUCER_FILTER, .clock = IOGAP_CLOCK_HOST_MONOTONIC },
+		{ .name = "vm/bottom.trace", .layer = "bottom", .info = "producer=mkrun\n",
+		  .producer = IOGAP_PRODUCER_FILTER, .clock = IOGAP_CLOCK_HOST_MONOTONIC },
+	};
+	struct fio_acc *acc = calloc(1, sizeof(*acc));
+	size_t ng = 0;
+	char path[4096];
+	int rc = !acc || synth_begin(c, s, c->n < 1000000 ? c->n : 1000000) ? -1 : 0;
+
+	if (acc)
+		acc->first = UINT64_MAX;
+	while (!rc && synth_next(c, s)) {
+		if (!ng)
+			span[0] = s->t[0].start_ns;
+		span[1] = s->t[s->nt - 1].complete_ns;
+		ng += s->ng;
+		*records += s->ng + s->nt + s->nb;
+		fio_add(acc, s->g, s->ng);
+		rc = trace_append(&out[0], s->g, s->ng) || trace_append(&out[1], s->t, s->nt) ||
+		     trace_append(&out[2], s->b, s->nb);
+	}
+	rc = rc || trace_close(&out[0]) || trace_close(&out[1]) || trace_close(&out[2]) ||
+	     write_fio_json("vm/probe.json", acc, "mixed");
+	free(acc);
+	if (rc)
+		return -1;
+	synth_end(c, s);
+	snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
+	if (iogap_sync_save(path, s->sa, s->nsa))
+		return -1;
+	snprintf(path, sizeof(path), "%s/vm/sync-after.txt", dir);
+	if (iogap_sync_save(path, s->sb, s->nsb))
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -334,6 +416,8 @@ int main(int argc, char **argv)
 	if (nvm) {
 		struct synth_cfg c;
 		struct synth s;
+		size_t records = 0;
+		uint64_t span[2] = { 0, 0 };
 		const char *info = "tool=mkrun\njob.0=name=mixed rw=randrw ioengine=synthetic iodepth=1 "
 				   "numjobs=1 filename=x\n";
 
@@ -345,28 +429,14 @@ int main(int argc, char **argv)
 		c.ramp_frac = 0.0;
 		snprintf(path, sizeof(path), "%s/vm", dir);
 		mkdir(path, 0755);
-		if (synth_make(&c, &s))
-			return 1;
-		if (write_trace("vm/probe.trace", IOGAP_PRODUCER_PROBE_GUEST, IOGAP_CLOCK_GUEST_MONOTONIC,
-				"guest", info, s.g, s.ng) ||
-		    write_trace("vm/top.trace", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC, "top",
-				"producer=mkrun\n", s.t, s.nt) ||
-		    write_trace("vm/bottom.trace", IOGAP_PRODUCER_FILTER, IOGAP_CLOCK_HOST_MONOTONIC,
-				"bottom", "producer=mkrun\n", s.b, s.nb) ||
-		    write_fio_json("vm/probe.json", s.g, s.ng, "mixed"))
-			return 1;
-		snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
-		if (iogap_sync_save(path, s.sa, s.nsa))
-			return 1;
-		snprintf(path, sizeof(path), "%s/vm/sync-after.txt", dir);
-		if (iogap_sync_save(path, s.sb, s.nsb))
+		if (write_vm(&c, &s, info, &records, span))
 			return 1;
 		printf("truth G->Q %.0f\ntruth Q.fmt %.0f\ntruth B %.0f\ntruth Q.ret %.0f\n"
 		       "truth Q->G %.0f\n", (double)(c.g2q_base + c.g2q_mean),
 		       (double)(c.fmt_base + c.fmt_mean), (double)(c.be_base + c.be_mean),
 		       (double)(c.ret_base + c.ret_mean), (double)(c.q2g_base + c.q2g_mean));
-		printf("records %zu\n", s.ng + s.nt + s.nb);
-		if (cpu && write_cpuload(cpu, s.t[0].start_ns, s.t[s.nt - 1].complete_ns))
+		printf("records %zu\n", records);
+		if (cpu && write_cpuload(cpu, span[0], span[1]))
 			return 1;
 		synth_free(&s);
 	}

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/* Pairing a run in windows: see pairstream.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pairstream.h"
+#include "trace_file.h"
+#include "util.h"
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static int is_rw(const struct iogap_trace_record *r)
+{
+	return r->op == IOGAP_OP_READ || r->op == IOGAP_OP_WRITE;
+}
+
+/* A record's later time on the host clock: the traces' (near) order. */
+static uint64_t rec_key(const struct iogap_clock_map *map, const struct iogap_trace_record *r)
+{
+	uint64_t t = r->complete_ns > r->start_ns ? r->complete_ns : r->start_ns;
+
+	return map ? iogap_guest_to_host(map, t) : t;
+}
+
+void iogap_stream_fact(struct iogap_stream_facts *f, const struct iogap_trace_record *r)
+{
+	uint64_t k = rec_key(NULL, r);
+	uint64_t len = r->complete_ns > r->start_ns ? r->complete_ns - r->start_ns :
+			r->start_ns - r->complete_ns;
+
+	if (len > f->longest)
+		f->longest = len;
+	if (k > f->max_key)
+		f->max_key = k;
+	else if (f->max_key - k > f->disorder)
+		f->disorder = f->max_key - k;
+}
+
+void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap_clock_map *map)
+{
+	/* host differences are guest ones / (1 + k), k = drift: at most
+	 * / (1 - |k|); + 1 us for the mapping's rounding */
+	double k = fabs(map->drift_ppb) * 1e-9;
+	double stretch = k < 0.5 ? 1.0 / (1.0 - k) : 2.0;   /* >= 0.5: pairing refuses it */
+
+	f->longest = (uint64_t)((double)f->longest * stretch) + 1000;
+	f->disorder = (uint64_t)((double)f->disorder * stretch) + 1000;
+	f->max_key = iogap_guest_to_host(map, f->max_key);
+}
+
+/* ------------------------------------------------------------ sources */
+
+enum src_filter { SRC_ALL, SRC_WRITES, SRC_TAGGED_WRITES, SRC_NONE };
+
+struct src {
+	const struct iogap_rec_src *in;
+	struct iogap_trace_reader *rd;
+	size_t pos;
+	enum src_filter filter;
+};
+
+static int src_open(struct src *s, const struct iogap_rec_src *in, enum src_filter filter,
+		    char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	s->in = in;
+	s->filter = filter;
+	if (filter != SRC_NONE && in->path && !(s->rd = iogap_trace_reader_open(in->path, err, errlen)))
+		return -1;
+	return 0;
+}
+
+static bool src_wants(const struct src *s, const struct iogap_trace_record *r)
+{
+	switch (s->filter) {
+	case SRC_WRITES:
+		return r->op == IOGAP_OP_WRITE;
+	case SRC_TAGGED_WRITES:
+		return r->op == IOGAP_OP_WRITE && (r->flags & IOGAP_REC_TAGGED);
+	default:
+		return true;
+	}
+}
+
+/* 1 = got one, 0 = end, -1 = error (in err) */
+static int src_next(struct src *s, struct iogap_trace_record *r, char *err, size_t errlen)
+{
+	if (s->filter == SRC_NONE)
+		return 0;
+	for (;;) {
+		if (s->rd) {
+			int rc = iogap_trace_reader_next(s->rd, r, err, errlen);
+
+			if (rc <= 0)
+				return rc;
+		} else {
+			if (s->pos >= s->in->nr)
+				return 0;
+			*r = s->in->r[s->pos++];
+		}
+		if (src_wants(s, r))
+			return 1;
+	}
+}
+
+/* ------------------------------------------------------------ windows */
+
+/* The records of one trace a window holds: r[0, n), in trace order. */
+struct win {
+	struct src src;
+	const struct iogap_clock_map *map;   /* keys of guest records */
+	struct iogap_trace_record *r;
+	size_t n, cap, budget;
+	uint64_t last_key;                   /* of the last record read */
+	bool any, eof;
+};
+
+/* 1 = read one, 0 = end, 2 = budget reached, -1 = error */
+static int win_read(struct win *w, char *err, size_t errlen)
+{
+	int rc;
+
+	if (w->eof)
+		return 0;
+	if (w->n == w->budget)
+		return 2;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 65536;
+		struct iogap_trace_record *r;
+
+		cap = cap > w->budget ? w->budget : cap;
+		r = realloc(w->r, cap * sizeof(*r));
+		if (!r)
+			return iogap_seterr(err, errlen, "pairing: out of memory");
+		w->r = r;
+		w->cap = cap;
+	}
+	rc = src_next(&w->src, &w->r[w->n], err, errlen);
+	if (rc <= 0) {
+		w->eof = !rc;
+		return rc;
+	}
+	w->last_key = rec_key(w->map, &w->r[w->n++]);
+	w->any = true;
+	return 1;
+}
+
+static size_t win_drop(struct win *w, uint64_t floor, size_t keep);
+
+/* Read until every record with key <= ceil is held (a record beyond
+ * ceil + disorder proves it).  At the budget, the context behind the
+ * window's own records (leading keys < own_lo, none at or after keep)
+ * goes first, so that windows keep moving.  0, 1 if the budget cut the
+ * window short, -1. */
+static int win_fill(struct win *w, uint64_t ceil, uint64_t disorder, uint64_t own_lo,
+		    size_t *keep, char *err, size_t errlen)
+{
+	uint64_t stop = add_sat(ceil, disorder);
+	int cut = 0;
+
+	while (!w->eof && (!w->any || w->last_key <= stop || stop == UINT64_MAX)) {
+		int rc = win_read(w, err, errlen);
+		size_t dropped;
+
+		if (rc < 0)
+			return -1;
+		if (rc != 2)
+			continue;
+		cut = 1;
+		dropped = win_drop(w, own_lo, *keep);
+		*keep -= *keep == SIZE_MAX ? 0 : dropped;
+		if (!dropped)
+			return 1;
+	}
+	return cut;
+}
+
+/* Drop the leading records with key < floor, none at or after keep;
+ * returns how many. */
+static size_t win_drop(struct win *w, uint64_t floor, size_t keep)
+{
+	size_t k = 0;
+
+	while (k < w->n && k < keep && rec_key(w->map, &w->r[k]) < floor)
+		k++;
+	if (k) {
+		memmove(w->r, w->r + k, (w->n - k) * sizeof(*w->r));
+		w->n -= k;
+	}
+	return k;
+}
+
+/* ------------------------------------------------------------- passes */
+
+struct pass {
+	const struct iogap_pair_stream *ps;
+	bool writes_only;
+	const struct iogap_clock_map *times;   /* NULL: pairs keep no times */
+	iogap_pair_visit fn;
+	void *ctx;
+	struct iogap_pair_counts *counts;      /* NULL: not counted */
+	uint64_t truncated;
+	struct win w[3];                       /* guest, top, bottom */
+	uint64_t horizon, disorder;
+};
+
+/* What the window owns: guest records [gs, ge) and the filter records
+ * with key in [lo, hi). */
+struct own {
+	size_t gs, ge;
+	uint64_t lo, hi;
+	bool cut;
+};
+
+static void count_filters(struct pass *p, const struct iogap_pair_window *pw, const struct own *o)
+{
+	const struct win *t = &p->w[1], *b = &p->w[2];
+
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t k = rec_key(NULL, &t->r[i]);
+
+		if (k >= o->lo && k < o->hi)
+			iogap_pair_count_top(p->counts, &t->r[i], pw->top_state[i]);
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		uint64_t k = rec_key(NULL, &b->r[i]);
+
+		if (k >= o->lo && k < o->hi)
+			iogap_pair_count_bottom(p->counts, &b->r[i], pw->bottom_claimed[i]);
+	}
+}
+
+static int pair_window(struct pass *p, const struct own *o, char *err, size_t errlen)
+{
+	const struct win *g = &p->w[0];
+	struct iogap_pair_window pw;
+	size_t k = 0;
+	int rc = 0;
+
+	if (iogap_pair_window(g->r, g->n, p->w[1].r, p->w[1].n, p->w[2].r, p->w[2].n, p->ps->pp,
+			      &pw, err, errlen))
+		return -1;
+	for (size_t i = 0; i < o->gs; i++)
+		k += is_rw(&g->r[i]);
+	for (size_t i = o->gs; i < o->ge && !rc; i++) {
+		struct iogap_pair *pr;
+
+		if (!is_rw(&g->r[i]))
+			continue;
+		pr = &pw.pairs[k++];
+		if (p->times)
+			iogap_pair_set_times(p->times, pr);
+		if (p->counts)
+			iogap_pair_count(p->counts, pr);
+		p->truncated += o->cut;
+		rc = p->fn(p->ctx, pr);
+	}
+	if (!rc && p->counts)
+		count_filters(p, &pw, o);
+	iogap_pair_window_free(&pw);
+	return rc;
+}
+
+/* The next slice's own guest records held: r[gs, ge).  0 (ge == gs: no
+ * more), or -1.  A guest window full before them drops its oldest
+ * context (o->cut). */
+static int own_guest(struct pass *p, struct own *o, size_t slice, char *err, size_t errlen)
+{
+	struct win *g = &p->w[0];
+
+	while (g->n < o->gs + slice) {
+		int rc = win_read(g, err, errlen);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			break;
+		if (rc == 2) {
+			size_t k = g->n - g->budget / 2 < o->gs ? g->n - g->budget / 2 : o->gs;
+
+			memmove(g->r, g->r + k, (g->n - k) * sizeof(*g->r));
+			g->n -= k;
+			o->gs -= k;
+			o->cut = true;
+		}
+	}
+	o->ge = g->n < o->gs + slice ? g->n : o->gs + slice;
+	return 0;
+}
+
+static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
+{
+	struct win *g = &p->w[0];
+	uint64_t r = 0, h = p->horizon, d = p->disorder;
+	size_t gs = 0;
+
+	for (;;) {
+		struct own o = { .gs = gs, .lo = r };
+		uint64_t r1 = r;
+		size_t dropped, keep;
+		bool last;
+		int cut, rc;
+
+		if (own_guest(p, &o, slice, err, errlen))
+			return -1;
+		/* no more guest records; but a first window without any still
+		 * owns (counts) every filter record */
+		if (o.ge == o.gs && gs)
+			return 0;
+		for (size_t i = o.gs; i < o.ge; i++) {
+			uint64_t k = rec_key(g->map, &g->r[i]);
+
+			r1 = k > r1 ? k : r1;
+		}
+		/* context: guest records within 3 H, filter records within 4 H */
+		dropped = win_drop(g, sub_sat(r, d + 3 * h), o.gs);
+
+		o.gs -= dropped;
+		o.ge -= dropped;
+		win_drop(&p->w[1], sub_sat(r, d + 4 * h), SIZE_MAX);
+		win_drop(&p->w[2], sub_sat(r, d + 4 * h), SIZE_MAX);
+		keep = o.gs;
+		cut = win_fill(g, add_sat(r1, 3 * h), d, r, &keep, err, errlen);
+		o.ge -= o.gs - keep;
+		o.gs = keep;
+		last = g->eof && o.ge == g->n;
+		for (int f = 1; f < 3 && cut >= 0; f++) {
+			int c;
+
+			keep = SIZE_MAX;
+			c = win_fill(&p->w[f], last ? UINT64_MAX : add_sat(r1, 4 * h), d, r, &keep,
+				     err, errlen);
+			cut = c < 0 ? -1 : cut | c;
+		}
+		if (cut < 0)
+			return -1;
+		o.cut |= cut;
+		o.hi = last ? UINT64_MAX : r1;
+		rc = pair_window(p, &o, err, errlen);
+		if (rc)
+			return rc;
+		if (last)
+			return 0;
+		r = r1;
+		gs = o.ge;
+	}
+}
+
+static int run_pass(struct pass *p, char *err, size_t errlen)
+{
+	const struct iogap_pair_stream *ps = p->ps;
+	const struct iogap_rec_src *in[3] = { &ps->guest, &ps->top, &ps->bottom };
+	enum src_filter filter[3] = { SRC_ALL, SRC_ALL, SRC_ALL };
+	size_t slice = ps->slice ? ps->slice : IOGAP_STREAM_SLICE;
+	size_t budget = ps->budget ? ps->budget : IOGAP_STREAM_BUDGET;
+	uint64_t longest = 0;
+	int rc = 0;
+
+	if (p->writes_only) {
+		filter[0] = SRC_WRITES;
+		filter[1] = SRC_TAGGED_WRITES;
+		filter[2] = SRC_NONE;
+	}
+	struct iogap_pair_window none;
+
+	/* the map's checks (a drift too large to pair with), also when the
+	 * run has no request to pair */
+	if (iogap_pair_window(NULL, 0, NULL, 0, NULL, 0, ps->pp, &none, err, errlen))
+		return -1;
+	iogap_pair_window_free(&none);
+	budget = budget < 2 * slice ? 2 * slice : budget;
+	for (int i = 0; i < 3; i++) {
+		longest = ps->facts[i].longest > longest ? ps->facts[i].longest : longest;
+		if (ps->facts[i].disorder > p->disorder)
+			p->disorder = ps->facts[i].disorder;
+	}
+	/* + 1 us: the guest keys' mapping rounds */
+	p->horizon = add_sat(add_sat(iogap_pair_slack(ps->pp), longest), p->disorder + 1000);
+	for (int i = 0; i < 3 && !rc; i++) {
+		p->w[i].map = i ? NULL : ps->pp;
+		p->w[i].budget = budget;
+		rc = src_open(&p->w[i].src, in[i], filter[i], err, errlen);
+	}
+	if (!rc)
+		rc = slices(p, slice, err, errlen);
+	for (int i = 0; i < 3; i++) {
+		iogap_trace_reader_close(p->w[i].src.rd);
+		free(p->w[i].r);
+	}
+	return rc;
+}
+
+struct bounds_ctx {
+	struct iogap_bounds *b;
+	const struct iogap_clock_map *pp;
+};
+
+static int add_bound(void *ctx, const struct iogap_pair *pr)
+{
+	struct bounds_ctx *c = ctx;
+
+	iogap_bounds_add(c->b, c->pp, pr);
+	return 0;
+}
+
+int iogap_pair_stream_bounds(const struct iogap_pair_stream *ps, struct iogap_bounds *b,
+			     uint64_t *truncated, char *err, size_t errlen)
+{
+	struct bounds_ctx c = { b, ps->pp };
+	struct pass p = { .ps = ps, .writes_only = true, .fn = add_bound, .ctx = &c };
+	int rc;
+
+	iogap_bounds_init(b);
+	rc = run_pass(&p, err, errlen);
+	*truncated = p.truncated;
+	return rc;
+}
+
+int iogap_pair_stream_run(const struct iogap_pair_stream *ps, const struct iogap_clock_map *map,
+			  iogap_pair_visit fn, void *ctx, struct iogap_pair_counts *counts,
+			  uint64_t *truncated, char *err, size_t errlen)
+{
+	struct pass p = { .ps = ps, .times = map, .fn = fn, .ctx = ctx, .counts = counts };
+	int rc;
+
+	memset(counts, 0, sizeof(*counts));
+	rc = run_pass(&p, err, errlen);
+	*truncated = p.truncated;
+	return rc;
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pairing in windows (host-tools/analysis/pairstream.c) against the
+ * whole-run pairing (iogap_pair_requests) on synthetic traces: with small
+ * slices, so that many requests straddle a slice's edge; with records out
+ * of order within a bound (several completing threads); with same-key
+ * requests in flight together (ambiguity across edges); and a request so
+ * long that the window would exceed its budget, which must be counted,
+ * never silently paired differently.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "pairstream.h"
+#include "synth.h"
+
+static char err[256];
+
+/* What the stream visited, in visit order (the records are the window's
+ * copies: kept by value). */
+struct seen {
+	struct iogap_pair *p;
+	struct iogap_trace_record *g, *t, *b;
+	size_t n, cap;
+};
+
+static int record_pair(void *ctx, const struct iogap_pair *p)
+{
+	struct seen *s = ctx;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->p = realloc(s->p, s->cap * sizeof(*s->p));
+		s->g = realloc(s->g, s->cap * sizeof(*s->g));
+		s->t = realloc(s->t, s->cap * sizeof(*s->t));
+		s->b = realloc(s->b, s->cap * sizeof(*s->b));
+		if (!s->p || !s->g || !s->t || !s->b)
+			return 1;
+	}
+	s->p[s->n] = *p;
+	s->g[s->n] = *p->guest;
+	memset(&s->t[s->n], 0, sizeof(s->t[0]));
+	memset(&s->b[s->n], 0, sizeof(s->b[0]));
+	if (p->top)
+		s->t[s->n] = *p->top;
+	if (p->bottom)
+		s->b[s->n] = *p->bottom;
+	s->n++;
+	return 0;
+}
+
+static void seen_free(struct seen *s)
+{
+	free(s->p);
+	free(s->g);
+	free(s->t);
+	free(s->b);
+	memset(s, 0, sizeof(*s));
+}
+
+static int same_rec(const struct iogap_trace_record *a, const struct iogap_trace_record *b)
+{
+	return a ? b && !memcmp(a, b, sizeof(*a)) : !b;
+}
+
+/* pairs that differ from the whole-run ones (fields and records) */
+static size_t diff_pairs(const struct iogap_pairing *whole, const struct seen *s)
+{
+	size_t bad = 0;
+
+	if (whole->nr != s->n)
+		return whole->nr > s->n ? whole->nr - s->n : s->n - whole->nr;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct iogap_pair *a = &whole->pairs[i], *b = &s->p[i];
+
+		if (!same_rec(a->guest, &s->g[i]) || !same_rec(a->top, b->top ? &s->t[i] : NULL) ||
+		    !same_rec(a->bottom, b->bottom ? &s->b[i] : NULL) ||
+		    a->g_start != b->g_start || a->g_issue != b->g_issue ||
+		    a->g_complete != b->g_complete || a->top_entry != b->top_entry ||
+		    a->top_exit != b->top_exit || a->bottom_entry != b->bottom_entry ||
+		    a->bottom_exit != b->bottom_exit || a->top_parts != b->top_parts ||
+		    a->bottom_parts != b->bottom_parts || a->exact != b->exact ||
+		    a->ambiguous != b->ambiguous || a->invalid != b->invalid ||
+		    a->merged != b->merged)
+			bad++;
+	}
+	return bad;
+}
+
+/* Swap records within `reach` positions of each other: the disorder of
+ * several completing threads. */
+static void jitter(struct iogap_trace_record *r, size_t n, size_t reach, uint64_t *rs)
+{
+	for (size_t i = 0; reach && i + 1 < n; i++) {
+		size_t j = i + 1 + synth_rand(rs) % reach;
+		struct iogap_trace_record t;
+
+		if (j >= n)
+			continue;
+		t = r[i];
+		r[i] = r[j];
+		r[j] = t;
+	}
+}
+
+struct outcome {
+	size_t differ;
+	uint64_t truncated;       /* both passes */
+	uint64_t run_cut;         /* the pair visit's */
+	int counts_same, map_same, rc;
+};
+
+/* Stream the synthetic traces with the given slice and budget; compare. */
+static struct outcome stream_vs_whole(const struct synth *s, size_t slice, size_t budget)
+{
+	struct iogap_pair_stream ps = { 0 };
+	struct iogap_clock_map pp, map;
+	struct iogap_pairing whole;
+	struct iogap_pair_counts counts;
+	struct iogap_bounds b;
+	struct outcome o = { 0 };
+	struct seen seen = { 0 };
+	uint64_t cut = 0;
+
+	iogap_clock_from_sync(s->sa, s->nsa, s->sb, s->nsb, &pp);
+	if (iogap_pair_requests(s->g, s->ng, s->t, s->nt, s->b, s->nb, &pp, &whole, err,
+				sizeof(err))) {
+		o.rc = -1;
+		return o;
+	}
+	ps.guest = (struct iogap_rec_src){ .r = s->g, .nr = s->ng };
+	ps.top = (struct iogap_rec_src){ .r = s->t, .nr = s->nt };
+	ps.bottom = (struct iogap_rec_src){ .r = s->b, .nr = s->nb };
+	ps.pp = &pp;
+	ps.slice = slice;
+	ps.budget = budget;
+	for (size_t i = 0; i < s->ng; i++)
+		iogap_stream_fact(&ps.facts[0], &s->g[i]);
+	for (size_t i = 0; i < s->nt; i++)
+		iogap_stream_fact(&ps.facts[1], &s->t[i]);
+	for (size_t i = 0; i < s->nb; i++)
+		iogap_stream_fact(&ps.facts[2], &s->b[i]);
+	iogap_stream_facts_to_host(&ps.facts[0], &pp);
+	o.rc = iogap_pair_stream_bounds(&ps, &b, &o.truncated, err, sizeof(err));
+	iogap_bounds_apply(&b, &pp, &map);
+	if (!o.rc)
+		o.rc = iogap_pair_stream_run(&ps, &map, record_pair, &seen, &counts, &cut, err,
+					     sizeof(err));
+	o.truncated += cut;
+	o.run_cut = cut;
+	o.differ = diff_pairs(&whole, &seen);
+	o.counts_same = !memcmp(&counts, &whole.counts, sizeof(counts));
+	o.map_same = map.offset_ns == whole.map.offset_ns &&
+		     map.bound_lo_ns == whole.map.bound_lo_ns &&
+		     map.bound_hi_ns == whole.map.bound_hi_ns &&
+		     map.bound_pairs == whole.map.bound_pairs;
+	seen_free(&seen);
+	iogap_pairing_free(&whole);
+	return o;
+}
+
+static void expect_same(const char *name, const struct synth *s, size_t slice)
+{
+	struct outcome o = stream_vs_whole(s, slice, 0);
+
+	ok(o.rc == 0 && o.differ == 0 && o.counts_same && o.map_same && o.truncated == 0,
+	   "%s, slices of %zu: every pair, the counts and the clock map as the whole-run "
+	   "pairing's (rc %d %s, %zu pairs differ, counts %s, map %s, %" PRIu64 " cut)", name,
+	   slice, o.rc, o.rc ? err : "", o.differ, o.counts_same ? "same" : "differ",
+	   o.map_same ? "same" : "differs", o.truncated);
+}
+
+/* in trace order, unshuffled: the order a run writes */
+static int make(struct synth_cfg *c, struct synth *s)
+{
+	if (synth_make(c, s)) {
+		ok(0, "synth");
+		return -1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	struct synth_cfg c;
+	struct synth s;
+	uint64_t rs = 99;
+
+	tap_plan(10);
+
+	/* tags, splits, ramp, drift: requests straddle every edge */
+	synth_default(&c);
+	c.n = 20000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		expect_same("tagged writes", &s, 1000);
+		expect_same("tagged writes", &s, 7);
+		synth_free(&s);
+	}
+
+	/* no tags: every write by key and window; a narrow offset span puts
+	 * same-key requests in flight together (ambiguous) across edges;
+	 * records out of order within a bound, as several threads append */
+	synth_default(&c);
+	c.n = 20000;
+	c.shuffle = 0;
+	c.tagging = 0;
+	c.span = 64 * 4096;
+	if (!make(&c, &s)) {
+		jitter(s.g, s.ng, 8, &rs);
+		jitter(s.t, s.nt, 16, &rs);
+		jitter(s.b, s.nb, 16, &rs);
+		expect_same("untagged, same-key, out of order", &s, 500);
+		expect_same("untagged, same-key, out of order", &s, 33);
+		synth_free(&s);
+	}
+
+	/* invalid records and a dropped top record: counted alike */
+	synth_default(&c);
+	c.n = 5000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		s.g[1234].complete_ns = s.g[1234].start_ns - 5;
+		s.g[4000].complete_ns = s.g[4000].start_ns - 100000;
+		memmove(&s.t[2500], &s.t[2501], (s.nt - 2501) * sizeof(s.t[0]));
+		s.nt--;
+		expect_same("invalid and dropped records", &s, 100);
+		synth_free(&s);
+	}
+
+	/* one request a second long among 100 us ones: the horizon spreads a
+	 * window over the whole run, past a budget of 400 records */
+	synth_default(&c);
+	c.n = 20000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		struct outcome o;
+
+		s.g[10000].start_ns -= 1000000000;
+		o = stream_vs_whole(&s, 100, 0);
+		ok(o.rc == 0 && o.differ == 0 && o.truncated == 0,
+		   "long request, default budget: same pairs, nothing cut (%zu differ, %" PRIu64
+		   " cut)", o.differ, o.truncated);
+		o = stream_vs_whole(&s, 100, 400);
+		ok(o.rc == 0 && o.truncated > 0,
+		   "long request past the budget: the requests of cut windows are counted: %" PRIu64,
+		   o.truncated);
+		ok(o.differ <= o.run_cut && o.run_cut <= s.ng,
+		   "long request past the budget: pairs differ only among them (%zu of %" PRIu64
+		   " counted)", o.differ, o.run_cut);
+		synth_free(&s);
+	}
+
+	/* filter records without guest records: all unclaimed */
+	synth_default(&c);
+	c.n = 3000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		s.ng = 0;
+		expect_same("no guest records", &s, 100);
+		synth_free(&s);
+	}
+
+	/* nothing to pair */
+	{
+		struct synth empty = { 0 };
+		struct iogap_sync_sample sa[1] = { { 100, 200, 300 } };
+		struct outcome o;
+
+		empty.sa = sa;
+		empty.nsa = 1;
+		o = stream_vs_whole(&empty, 10, 0);
+		ok(o.rc == 0 && o.differ == 0 && o.counts_same, "empty traces: no pair, no error");
+	}
+	return tap_done();
+}
