@@ -21,7 +21,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: iogap-probe [options] [--name=JOB --key=value ...] [jobfile ...]\n"
+	fputs("usage: iogap-probe [options] [--name=JOB --OPTION=VALUE ...] [jobfile ...]\n"
 	      "\n"
 	      "Runs fio-compatible jobs and records every request.\n"
 	      "\n"

@@ -21,10 +21,12 @@
 #include "align.h"
 #include "child.h"
 #include "control.h"
+#include "iogap-paths.h"
 #include "cpuload.h"
 #include "job.h"
 #include "json_writer.h"
 #include "preflight.h"
+#include "progress.h"
 #include "orchestration.h"
 #include "ringmap.h"
 #include "rundir.h"
@@ -44,6 +46,7 @@ struct run_opts {
 	unsigned smp, memory_mb;
 	bool iothread, vm_only, bare_only, allow_destroy, force;
 	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
+	bool quiet;                /* --quiet: no progress line even on a terminal */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -165,25 +168,41 @@ static void collect_env_names(struct run_state *s, const char *text)
 	}
 }
 
-/* Tools beside us in the build tree or the install. */
+/* Installed (our binary sits in the install's bindir, iogap-paths.h) or
+ * run from a build tree, where the pieces are beside us. */
+static bool installed(const char *self_dir)
+{
+	char bindir[PATH_MAX];
+
+	return realpath(IOGAP_INSTALL_BINDIR, bindir) && !strcmp(bindir, self_dir);
+}
+
+/* The probe, filter and guest: the command line, the environment, then the
+ * install's paths or the build tree's. */
 static int locate(struct run_state *s, char *err, size_t errlen)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct {
 		char *dst;
-		const char *env, *rel, *what;
+		const char *env, *rel, *inst, *what;
 	} want[] = {
-		{ s->probe, "IOGAP_PROBE", "../guest-probe/iogap-probe", "iogap-probe" },
-		{ s->filter_so, "IOGAP_FILTER_SO", "../qemu-filter/iogap-filter.so", "iogap-filter.so" },
-		{ s->kernel, "IOGAP_KERNEL", "../images/vmlinux", "the guest kernel" },
-		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio", "the guest initramfs" },
+		{ s->probe, "IOGAP_PROBE", "../guest-probe/iogap-probe",
+		  IOGAP_INSTALL_BINDIR "/iogap-probe", "iogap-probe" },
+		{ s->filter_so, "IOGAP_FILTER_SO", "../qemu-filter/iogap-filter.so",
+		  IOGAP_INSTALL_PKGLIBDIR "/iogap-filter.so", "iogap-filter.so" },
+		{ s->kernel, "IOGAP_KERNEL", "../images/vmlinux",
+		  IOGAP_INSTALL_PKGLIBDIR "/vmlinux", "the guest kernel" },
+		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio",
+		  IOGAP_INSTALL_PKGLIBDIR "/initramfs.cpio", "the guest initramfs" },
 	};
+	bool inst;
 
 	if (n < 0)
 		return -1;
 	self[n] = '\0';
 	*strrchr(self, '/') = '\0';
+	inst = installed(self);
 	snprintf(s->tools, sizeof(s->tools), "%s", self);
 	if (s->o.kernel)
 		snprintf(s->kernel, sizeof(s->kernel), "%s", s->o.kernel);
@@ -196,13 +215,16 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 			;   /* given on the command line */
 		else if (env)
 			snprintf(want[i].dst, PATH_MAX, "%s", env);
+		else if (inst)
+			snprintf(want[i].dst, PATH_MAX, "%s", want[i].inst);
 		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
 			return -1;
 		if (access(want[i].dst, R_OK)) {
 			/* the VM pieces matter only when there is a VM phase */
 			if (i == 0 || !s->o.bare_only) {
-				snprintf(err, errlen, "cannot find %s at %s (set %s or build it)",
-					 want[i].what, want[i].dst, want[i].env);
+				snprintf(err, errlen, "cannot find %s at %s (set %s, or %s)",
+					 want[i].what, want[i].dst, want[i].env,
+					 inst ? "reinstall iogap" : "build it");
 				return -1;
 			}
 		}
@@ -554,6 +576,7 @@ static bool qemu_gone(void *vm)
  * it does not (or on an interrupt), and take the rest of the rings. */
 static int finish_vm(struct run_state *s, struct iogap_vm *vm, char *err, size_t errlen)
 {
+	iogap_progress_phase("draining");
 	if (iogap_vm_wait(vm, iogap_now_ns() + 30000000000ULL) < 0) {
 		if (iogap_interrupted())
 			fprintf(stderr, "iogap: interrupted after every result was fetched: "
@@ -625,6 +648,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		say_interrupted(p, "QEMU was not started");
 		return PHASE_INTERRUPTED;
 	}
+	iogap_progress_phase("VM boot");
 	if (iogap_vm_start(&cfg, &vm, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
 	if (start_drains(s, &vm, vmdir, p->message, sizeof(p->message))) {
@@ -636,6 +660,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		snprintf(what, sizeof(what), "QEMU did not start: %s", c.err);
 		r = -1;
 	} else {
+		iogap_progress_phase("VM job");
 		r = vm_session(s, &c, vmdir, iogap_now_ns() + expected_job_ns(s), what,
 			       sizeof(what));
 		iogap_ctl_close(&c);
@@ -972,6 +997,7 @@ static void usage(FILE *f)
 	      "                        rings are drained into the run directory while QEMU runs\n"
 	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
 	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
+	      "  --quiet               no progress line (it is shown only on a terminal)\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -1019,6 +1045,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		{ "inject-delay-ns", required_argument, NULL, 'J' },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "match-load", no_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1045,6 +1072,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'p': s->o.append = optarg; break;
 		case 'D': s->o.allow_destroy = true; break;
 		case 'L': s->o.match_load = true; break;
+		case 'q': s->o.quiet = true; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1224,6 +1252,8 @@ static enum phase_result vm_phase(struct run_state *s, struct phase *p)
 	enum phase_result r = run_vm(s, p);
 	char err[4096];
 
+	if (r == PHASE_OK)
+		iogap_progress_phase("analysis");
 	if (r == PHASE_OK && align_vm(s, err, sizeof(err))) {
 		iogap_seterr(p->message, sizeof(p->message), "alignment: %s", err);
 		r = PHASE_FAILED;
@@ -1275,8 +1305,9 @@ static int run_phases(struct run_state *s)
 		return iogap_interrupted() ? 128 + iogap_interrupted() : 1;
 	}
 	new_run_id(s);
+	iogap_progress_start(s->o.quiet);
 	if (!s->o.vm_only) {
-		fprintf(stderr, "iogap: bare metal phase...\n");
+		iogap_progress_phase("bare metal");
 		run_phase(s, &s->bare, "bare", bare_phase);
 	}
 	if (!strcmp(s->bare.status, "failed"))
@@ -1284,15 +1315,15 @@ static int run_phases(struct run_state *s)
 	if (!strcmp(s->bare.status, "interrupted"))
 		not_started(&s->vm, "interrupted");
 	if (!strcmp(s->vm.status, "pending")) {
-		fprintf(stderr, "iogap: VM phase...\n");
 		run_phase(s, &s->vm, "vm", vm_phase);
 	}
 	if (strcmp(s->vm.status, "ok"))
 		not_started(&s->matched, "the VM phase did not succeed");
 	if (!strcmp(s->matched.status, "pending")) {
-		fprintf(stderr, "iogap: bare metal phase at the VM's IOPS (--match-load)...\n");
+		iogap_progress_phase("bare metal at the VM's IOPS");
 		run_phase(s, &s->matched, "bare-matched", matched_phase);
 	}
+	iogap_progress_stop();
 	write_manifest(s);
 	print_summary(s);
 	return exit_status(s);
