@@ -85,6 +85,20 @@ void iogap_progress_phase(const char *phase)
 	pthread_mutex_unlock(&progress.lock);
 }
 
+void iogap_progress_message(const char *text)
+{
+	if (!progress.on) {
+		fprintf(stderr, "%s\n", text);
+		return;
+	}
+	pthread_mutex_lock(&progress.lock);
+	if (progress.phase && !progress.broken && write(STDERR_FILENO, "\r\033[K", 4) < 0)
+		progress.broken = true;
+	fprintf(stderr, "%s\n", text);
+	draw("");
+	pthread_mutex_unlock(&progress.lock);
+}
+
 void iogap_progress_stop(void)
 {
 	if (!progress.on)

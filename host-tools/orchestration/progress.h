@@ -15,6 +15,9 @@
 void iogap_progress_start(bool quiet);
 /* Ends the current phase's line and begins one for PHASE (a static string). */
 void iogap_progress_phase(const char *phase);
+/* TEXT and a newline on stderr; on a terminal above the progress line,
+ * which is redrawn below it. */
+void iogap_progress_message(const char *text);
 /* Ends the current line and stops the thread. */
 void iogap_progress_stop(void);
 

@@ -102,11 +102,13 @@ static void warn(struct run_state *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *w = s->warnings[s->nr_warnings < 4 ? s->nr_warnings++ : 3];
+	char line[sizeof(s->warnings[0]) + 32];
 
 	va_start(ap, fmt);
 	vsnprintf(w, sizeof(s->warnings[0]), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "iogap: warning: %s\n", w);
+	snprintf(line, sizeof(line), "iogap: warning: %s", w);
+	iogap_progress_message(line);
 }
 
 /* QEMU 7.2's ZNS emulation loses completions above queue depth 1
@@ -386,6 +388,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", line + 3);
+	iogap_progress_phase("VM job");   /* the guest has booted and answered */
 	for (size_t i = 0; i < s->nr_env; i++) {
 		const char *v = getenv(s->env_names[i]);
 		size_t n = strlen(s->env_names[i]) + (v ? strlen(v) : 0) + 2;
@@ -490,7 +493,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	    guest_get(c, vmdir, "probe.trace", NULL))
 		goto get_failed;
 	/* from here on the run is complete, whatever happens to QEMU */
-	fprintf(stderr, "iogap: results fetched from the guest\n");
+	iogap_progress_message("iogap: results fetched from the guest");
 	iogap_ctl_request(c, "QUIT", line, sizeof(line));
 	return 0;
 get_failed:
@@ -579,8 +582,8 @@ static int finish_vm(struct run_state *s, struct iogap_vm *vm, char *err, size_t
 	iogap_progress_phase("draining");
 	if (iogap_vm_wait(vm, iogap_now_ns() + 30000000000ULL) < 0) {
 		if (iogap_interrupted())
-			fprintf(stderr, "iogap: interrupted after every result was fetched: "
-				"stopping QEMU and keeping the run\n");
+			iogap_progress_message("iogap: interrupted after every result was fetched: "
+					       "stopping QEMU and keeping the run");
 		else
 			warn(s, "the guest did not power off within 30 s after the job: QEMU was "
 			     "stopped (every result had been fetched)");
@@ -642,13 +645,13 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		return PHASE_FAILED;
 	}
 	cfg.dir = vmdir;
+	iogap_progress_phase("VM boot");   /* the KVM test boot included */
 	choose_accel(s, &cfg);
 	cfg.accel = s->accel_used;
 	if (iogap_interrupted()) {
 		say_interrupted(p, "QEMU was not started");
 		return PHASE_INTERRUPTED;
 	}
-	iogap_progress_phase("VM boot");
 	if (iogap_vm_start(&cfg, &vm, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
 	if (start_drains(s, &vm, vmdir, p->message, sizeof(p->message))) {
@@ -660,7 +663,6 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		snprintf(what, sizeof(what), "QEMU did not start: %s", c.err);
 		r = -1;
 	} else {
-		iogap_progress_phase("VM job");
 		r = vm_session(s, &c, vmdir, iogap_now_ns() + expected_job_ns(s), what,
 			       sizeof(what));
 		iogap_ctl_close(&c);
