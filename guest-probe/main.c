@@ -248,11 +248,13 @@ int main(int argc, char **argv)
 
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		}
 		if (!strcmp(arg, "--version")) {
 			puts(VERSION_STRING);
-			return 0;
+			rc = 0;
+			goto out;
 		}
 		if (!strncmp(arg, "--", 2)) {
 			char key[256];
