@@ -31,8 +31,9 @@ fi
 mkdir -p "$W/src"
 (cd "$SRC" && git ls-files -z | xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$W/src"
 (cd "$W/src" && dpkg-buildpackage -b -us -uc) > "$W/build.log" 2>&1
-ok $? "dpkg-buildpackage -b -us -uc from a clean copy ($(ls "$W"/*.deb 2> /dev/null | xargs -n1 basename | tr '\n' ' '))"
-[ $? = 0 ] || tail -n 20 "$W/build.log" | sed 's/^/# /'
+rc=$?
+ok $rc "dpkg-buildpackage -b -us -uc from a clean copy ($(cd "$W" && echo ./*.deb))"
+[ $rc = 0 ] || tail -n 20 "$W/build.log" | sed 's/^/# /'
 rm -rf "$W/src"   # no build tree from here on
 lintian --fail-on error "$W"/iogap_*_amd64.changes > "$W/lintian.log" 2>&1
 ok $? "lintian: no errors ($(grep -c '^[EW]:' "$W/lintian.log") warnings/errors: $(grep '^[EW]:' "$W/lintian.log" | cut -d' ' -f3 | sort -u | tr '\n' ' '))"
@@ -52,8 +53,9 @@ ok $? "man pages, bash completion and JSON schemas are installed"
 cd "$W" || exit 1
 env -u IOGAP_PROBE -u IOGAP_FILTER_SO -u IOGAP_KERNEL -u IOGAP_INITRD \
 	iogap demo --accel tcg --dir "$W/demo" > "$W/demo.out" 2>&1
-ok $? "iogap demo from /usr/bin ($(grep -c '^verdict: ' "$W/demo.out") verdicts)"
-[ $? = 0 ] || tail -n 20 "$W/demo.out" | sed 's/^/# /'
+rc=$?
+ok $rc "iogap demo from /usr/bin ($(grep -c '^verdict: ' "$W/demo.out") verdicts)"
+[ $rc = 0 ] || tail -n 20 "$W/demo.out" | sed 's/^/# /'
 manifest "$W/demo" 'm["vm"]["kernel"].startswith("/usr/lib/x86_64-linux-gnu/iogap/") and m["vm"]["filter"].startswith("/usr/lib/x86_64-linux-gnu/iogap/")'
 ok $? "the demo booted the installed guest with the installed filter"
 

@@ -59,7 +59,8 @@ valid compare-1.schema.json "compare --json of synthetic and imported runs" ./*.
 valid manifest-1.schema.json "mkrun's manifests" ./{plain,matched,cpu-hog,incomplete,vm-only,bare-only}/manifest.json
 valid manifest-1.schema.json "an imported run's manifest" imported/manifest.json
 valid manifest-1.schema.json "iogap run's manifest" real/manifest.json
-[ "$(ls ./*.report.json | wc -l)" = "${#runs[@]}" ] && [ "$(ls ./*.compare.json | wc -l)" = $(( ${#runs[@]} + 1 )) ]
+reports=(./*.report.json) compares=(./*.compare.json)
+[ "${#reports[@]}" = "${#runs[@]}" ] && [ "${#compares[@]}" = $(( ${#runs[@]} + 1 )) ]
 ok $? "every report and compare document was written"
 
 invalid report-1.schema.json "a report without jobs" 'del d["jobs"]' plain.report.json
