@@ -4,7 +4,7 @@ BUILD      ?= build
 BUILD_SAN  ?= build-san
 MESON_OPTS ?= --buildtype=debugoptimized -Dwerror=true -Dtests=enabled
 
-.PHONY: all deps build build-san check demo clean
+.PHONY: all deps build build-san check demo deb-check clean
 
 all: build
 
@@ -29,6 +29,11 @@ check: build build-san
 
 demo: build
 	$(BUILD)/host-tools/iogap demo
+
+# the Debian package: build, lintian, apt-get install, demo and run from
+# /usr/bin, remove (root; after `make check`, which prepares QEMU's headers)
+deb-check: deps
+	tests/install/test_deb.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

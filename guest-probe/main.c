@@ -21,7 +21,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: iogap-probe [options] [--name=JOB --key=value ...] [jobfile ...]\n"
+	fputs("usage: iogap-probe [options] [--name=JOB --OPTION=VALUE ...] [jobfile ...]\n"
 	      "\n"
 	      "Runs fio-compatible jobs and records every request.\n"
 	      "\n"
@@ -248,11 +248,13 @@ int main(int argc, char **argv)
 
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		}
 		if (!strcmp(arg, "--version")) {
 			puts(VERSION_STRING);
-			return 0;
+			rc = 0;
+			goto out;
 		}
 		if (!strncmp(arg, "--", 2)) {
 			char key[256];

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
-	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg]\n"
+	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--quiet]\n"
 	      "       iogap report RUN_DIR [--json FILE|-] [--html FILE]\n"
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
@@ -28,6 +29,17 @@ static void usage(FILE *f)
 	      "\n"
 	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
 	      "sparse image, bare metal and VM, then `iogap report` of it.\n", f);
+}
+
+static void demo_usage(FILE *f)
+{
+	fputs("usage: iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--quiet]\n"
+	      "  `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a sparse\n"
+	      "  256 MiB image, bare metal and VM, then `iogap report` of it.\n"
+	      "  --dir DIR       run directory (default: a new /var/tmp/iogap-demo-XXXXXX)\n"
+	      "  --runtime SEC   seconds per phase (default 2)\n"
+	      "  --accel MODE    auto (default), kvm or tcg, as iogap run\n"
+	      "  --quiet         no progress line\n", f);
 }
 
 static int write_file(const char *path, const char *text)
@@ -50,17 +62,23 @@ static int cmd_demo(int argc, char **argv)
 {
 	char dir[PATH_MAX] = "", job[PATH_MAX + 32], disk[PATH_MAX + 32], target[PATH_MAX + 48];
 	const char *runtime = "2", *accel = "auto";
+	bool quiet = false;
 	int fd;
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			demo_usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--quiet"))
+			quiet = true;
+		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
 			snprintf(dir, sizeof(dir), "%s", argv[++i]);
 		else if (!strcmp(argv[i], "--runtime") && i + 1 < argc)
 			runtime = argv[++i];
 		else if (!strcmp(argv[i], "--accel") && i + 1 < argc)
 			accel = argv[++i];
 		else {
-			usage(stderr);
+			demo_usage(stderr);
 			return 2;
 		}
 	}
@@ -98,10 +116,10 @@ static int cmd_demo(int argc, char **argv)
 	{
 		/* --force: the directory holds the profile and the image */
 		char *run_argv[] = { "run", "--force", "--dir", dir, "--accel", (char *)accel,
-				     "--target", target, job, NULL };
+				     "--target", target, job, quiet ? "--quiet" : NULL, NULL };
 
 		char *report_argv[] = { "report", dir, NULL };
-		int rc = iogap_cmd_run(9, run_argv);
+		int rc = iogap_cmd_run(quiet ? 10 : 9, run_argv);
 
 		if (rc)
 			return rc;

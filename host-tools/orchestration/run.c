@@ -22,9 +22,11 @@
 #include "child.h"
 #include "control.h"
 #include "cpuload.h"
+#include "iogap-paths.h"
 #include "job.h"
 #include "json_writer.h"
 #include "preflight.h"
+#include "progress.h"
 #include "orchestration.h"
 #include "repeat.h"
 #include "ringmap.h"
@@ -47,6 +49,7 @@ struct run_opts {
 	bool iothread, vm_only, bare_only, allow_destroy, force;
 	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
 	unsigned repeat;           /* --repeat N: N runs into DIR/rep-K (0: one run in DIR) */
+	bool quiet;                /* --quiet: no progress line even on a terminal */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -103,11 +106,13 @@ static void warn(struct run_state *s, const char *fmt, ...)
 {
 	va_list ap;
 	char *w = s->warnings[s->nr_warnings < 4 ? s->nr_warnings++ : 3];
+	char line[sizeof(s->warnings[0]) + 32];
 
 	va_start(ap, fmt);
 	vsnprintf(w, sizeof(s->warnings[0]), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "iogap: warning: %s\n", w);
+	snprintf(line, sizeof(line), "iogap: warning: %s", w);
+	iogap_progress_message(line);
 }
 
 /* QEMU 7.2's ZNS emulation loses completions above queue depth 1
@@ -152,25 +157,41 @@ static void collect_env_names(struct run_state *s, const char *text)
 	}
 }
 
-/* Tools beside us in the build tree or the install. */
+/* Installed (our binary sits in the install's bindir, iogap-paths.h) or
+ * run from a build tree, where the pieces are beside us. */
+static bool installed(const char *self_dir)
+{
+	char bindir[PATH_MAX];
+
+	return realpath(IOGAP_INSTALL_BINDIR, bindir) && !strcmp(bindir, self_dir);
+}
+
+/* The probe, filter and guest: the command line, the environment, then the
+ * install's paths or the build tree's. */
 static int locate(struct run_state *s, char *err, size_t errlen)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct {
 		char *dst;
-		const char *env, *rel, *what;
+		const char *env, *rel, *inst, *what;
 	} want[] = {
-		{ s->probe, "IOGAP_PROBE", "../guest-probe/iogap-probe", "iogap-probe" },
-		{ s->filter_so, "IOGAP_FILTER_SO", "../qemu-filter/iogap-filter.so", "iogap-filter.so" },
-		{ s->kernel, "IOGAP_KERNEL", "../images/vmlinux", "the guest kernel" },
-		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio", "the guest initramfs" },
+		{ s->probe, "IOGAP_PROBE", "../guest-probe/iogap-probe",
+		  IOGAP_INSTALL_BINDIR "/iogap-probe", "iogap-probe" },
+		{ s->filter_so, "IOGAP_FILTER_SO", "../qemu-filter/iogap-filter.so",
+		  IOGAP_INSTALL_PKGLIBDIR "/iogap-filter.so", "iogap-filter.so" },
+		{ s->kernel, "IOGAP_KERNEL", "../images/vmlinux",
+		  IOGAP_INSTALL_PKGLIBDIR "/vmlinux", "the guest kernel" },
+		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio",
+		  IOGAP_INSTALL_PKGLIBDIR "/initramfs.cpio", "the guest initramfs" },
 	};
+	bool inst;
 
 	if (n < 0)
 		return -1;
 	self[n] = '\0';
 	*strrchr(self, '/') = '\0';
+	inst = installed(self);
 	snprintf(s->tools, sizeof(s->tools), "%s", self);
 	if (s->o.kernel)
 		snprintf(s->kernel, sizeof(s->kernel), "%s", s->o.kernel);
@@ -183,13 +204,16 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 			;   /* given on the command line */
 		else if (env)
 			snprintf(want[i].dst, PATH_MAX, "%s", env);
+		else if (inst)
+			snprintf(want[i].dst, PATH_MAX, "%s", want[i].inst);
 		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
 			return -1;
 		if (access(want[i].dst, R_OK)) {
 			/* the VM pieces matter only when there is a VM phase */
 			if (i == 0 || !s->o.bare_only) {
-				snprintf(err, errlen, "cannot find %s at %s (set %s or build it)",
-					 want[i].what, want[i].dst, want[i].env);
+				snprintf(err, errlen, "cannot find %s at %s (set %s, or %s)",
+					 want[i].what, want[i].dst, want[i].env,
+					 inst ? "reinstall iogap" : "build it");
 				return -1;
 			}
 		}
@@ -351,6 +375,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", line + 3);
+	iogap_progress_phase("VM job");   /* the guest has booted and answered */
 	for (size_t i = 0; i < s->nr_env; i++) {
 		const char *v = getenv(s->env_names[i]);
 		size_t n = strlen(s->env_names[i]) + (v ? strlen(v) : 0) + 2;
@@ -455,7 +480,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	    guest_get(c, vmdir, "probe.trace", NULL))
 		goto get_failed;
 	/* from here on the run is complete, whatever happens to QEMU */
-	fprintf(stderr, "iogap: results fetched from the guest\n");
+	iogap_progress_message("iogap: results fetched from the guest");
 	iogap_ctl_request(c, "QUIT", line, sizeof(line));
 	return 0;
 get_failed:
@@ -541,10 +566,11 @@ static bool qemu_gone(void *vm)
  * it does not (or on an interrupt), and take the rest of the rings. */
 static int finish_vm(struct run_state *s, struct iogap_vm *vm, char *err, size_t errlen)
 {
+	iogap_progress_phase("draining");
 	if (iogap_vm_wait(vm, iogap_now_ns() + 30000000000ULL) < 0) {
 		if (iogap_interrupted())
-			fprintf(stderr, "iogap: interrupted after every result was fetched: "
-				"stopping QEMU and keeping the run\n");
+			iogap_progress_message("iogap: interrupted after every result was fetched: "
+					       "stopping QEMU and keeping the run");
 		else
 			warn(s, "the guest did not power off within 30 s after the job: QEMU was "
 			     "stopped (every result had been fetched)");
@@ -606,6 +632,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		return PHASE_FAILED;
 	}
 	cfg.dir = vmdir;
+	iogap_progress_phase("VM boot");   /* the KVM test boot included */
 	choose_accel(s, &cfg);
 	cfg.accel = s->accel_used;
 	if (iogap_interrupted()) {
@@ -966,6 +993,7 @@ static void usage(FILE *f)
 	      "                        pools them as one group\n"
 	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
 	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
+	      "  --quiet               no progress line (it is shown only on a terminal)\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -1012,6 +1040,7 @@ static const struct option run_longopts[] = {
 	{ "ring-size", required_argument, NULL, 'R' },
 	{ "match-load", no_argument, NULL, 'L' },
 	{ "repeat", required_argument, NULL, 'N' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -1041,6 +1070,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'p': s->o.append = optarg; break;
 		case 'D': s->o.allow_destroy = true; break;
 		case 'L': s->o.match_load = true; break;
+		case 'q': s->o.quiet = true; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1222,6 +1252,8 @@ static enum phase_result vm_phase(struct run_state *s, struct phase *p)
 	enum phase_result r = run_vm(s, p);
 	char err[4096];
 
+	if (r == PHASE_OK)
+		iogap_progress_phase("analysis");
 	if (r == PHASE_OK && align_vm(s, err, sizeof(err))) {
 		iogap_seterr(p->message, sizeof(p->message), "alignment: %s", err);
 		r = PHASE_FAILED;
@@ -1273,8 +1305,9 @@ static int run_phases(struct run_state *s)
 		return iogap_interrupted() ? 128 + iogap_interrupted() : 1;
 	}
 	new_run_id(s);
+	iogap_progress_start(s->o.quiet);
 	if (!s->o.vm_only) {
-		fprintf(stderr, "iogap: bare metal phase...\n");
+		iogap_progress_phase("bare metal");
 		run_phase(s, &s->bare, iogap_side_dir[IOGAP_SIDE_BARE], bare_phase);
 	}
 	if (!strcmp(s->bare.status, "failed"))
@@ -1282,16 +1315,15 @@ static int run_phases(struct run_state *s)
 	if (!strcmp(s->bare.status, "interrupted"))
 		not_started(&s->vm, "interrupted");
 	if (!strcmp(s->vm.status, "pending")) {
-		fprintf(stderr, "iogap: VM phase...\n");
 		run_phase(s, &s->vm, iogap_side_dir[IOGAP_SIDE_VM], vm_phase);
 	}
 	if (strcmp(s->vm.status, "ok"))
 		not_started(&s->matched, "the VM phase did not succeed");
 	if (!strcmp(s->matched.status, "pending")) {
-		fprintf(stderr, "iogap: bare metal phase at the VM's IOPS (--match-load)...\n");
-		run_phase(s, &s->matched, iogap_side_dir[IOGAP_SIDE_MATCHED],
-			  matched_phase);
+		iogap_progress_phase("bare metal at the VM's IOPS");
+		run_phase(s, &s->matched, iogap_side_dir[IOGAP_SIDE_MATCHED], matched_phase);
 	}
+	iogap_progress_stop();
 	write_manifest(s);
 	print_summary(s);
 	return exit_status(s);

@@ -1161,8 +1161,9 @@ static void usage(FILE *f)
 	      "       iogap compare PASTE [...]\n"
 	      "  RUN: a run directory (ours or `iogap import`ed), one side of one (a directory\n"
 	      "  with probe.json), a fio JSON file, or fio text output; PASTE: a text file of\n"
-	      "  several fio outputs, each after its name line; a repeat directory (`iogap run\n"
-	      "  --repeat`): its runs, as one group.  Runs of one configuration (a\n"
+	      "  several fio outputs, each after its name line; a repeat directory (made by\n"
+	      "  iogap run with a repeat count): its runs, as one group.  Runs of one\n"
+	      "  configuration (a\n"
 	      "  paste: one name) are pooled;\n"
 	      "  every other configuration is compared with the first: per side, job, direction\n"
 	      "  and metric, the difference, its 95% confidence interval and a verdict.\n", f);

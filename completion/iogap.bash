@@ -1,0 +1,101 @@
+# bash completion for iogap and iogap-probe (installed by meson into the
+# bash-completion directory: completions load on first use of the command).
+# shellcheck shell=bash
+
+# run directories (holding a manifest.json) and repeat directories (a
+# repeat.json) as they are; other directories with a slash, to descend into
+_iogap_dirs() {
+	local d
+	for d in "$1"*/; do
+		[ -d "$d" ] || continue
+		if [ -f "${d}manifest.json" ] || [ -f "${d}repeat.json" ]; then printf '%s\n' "${d%/}"; else printf '%s\n' "$d"; fi
+	done
+}
+
+_iogap() {
+	local cur prev cmd opts
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		mapfile -t COMPREPLY < <(compgen -W 'run demo report compare import lint passthrough --version --help' -- "$cur")
+		return
+	fi
+	cmd=${COMP_WORDS[1]}
+	case $cmd in
+	run)
+		opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
+		      --machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
+		      --allow-destroy-data --ring-size --repeat --match-load --quiet --inject-delay-ns --help'
+		case $prev in
+		--target) mapfile -t COMPREPLY < <(compgen -W 'file: dev: null: zns: rbd:' -- "$cur")
+			  compopt -o nospace 2> /dev/null; return ;;
+		--accel) mapfile -t COMPREPLY < <(compgen -W 'auto kvm tcg' -- "$cur"); return ;;
+		--cache) mapfile -t COMPREPLY < <(compgen -W 'none writeback writethrough directsync unsafe' -- "$cur"); return ;;
+		--aio) mapfile -t COMPREPLY < <(compgen -W 'native io_uring threads' -- "$cur"); return ;;
+		--dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+		--kernel|--initrd) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+		--machine|--smp|--memory|--timeout|--boot-timeout|--append|--ring-size|--repeat|--inject-delay-ns)
+			return ;;
+		esac ;;
+	demo)
+		opts='--dir --runtime --accel --quiet --help'
+		case $prev in
+		--accel) mapfile -t COMPREPLY < <(compgen -W 'auto kvm tcg' -- "$cur"); return ;;
+		--dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+		--runtime) return ;;
+		esac ;;
+	report)
+		opts='--json --html --timing --pairs --help'
+		case $prev in
+		--json|--html|--pairs) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+		esac ;;
+	compare)
+		opts='--json --seed --boot --no-pool --help'
+		case $prev in
+		--json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+		--seed|--boot) return ;;
+		esac ;;
+	import)
+		opts='--dir --label --help'
+		case $prev in
+		--dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+		--label) mapfile -t COMPREPLY < <(compgen -W 'vm bare' -- "$cur"); return ;;
+		esac ;;
+	lint)
+		opts='--ram --help'
+		[ "$prev" = --ram ] && return ;;
+	passthrough)
+		if [ "$COMP_CWORD" -eq 2 ]; then
+			mapfile -t COMPREPLY < <(compgen -W 'check --help' -- "$cur")
+			return
+		fi
+		opts='--domain --qemu-pid --device --root --guest --bare --vm --run --p50-within
+		      --p99-within --force --json --help'
+		case $prev in
+		--root|--run) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+		--bare|--vm) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+		--domain|--qemu-pid|--device|--p50-within|--p99-within) return ;;
+		esac ;;
+	*)
+		return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
+		return
+	fi
+	# operands: job files for run, run directories for report/compare/lint,
+	# fio outputs for import; directories to descend into
+	case $cmd in
+	run) mapfile -t COMPREPLY < <(compgen -f -X '!*.fio' -- "$cur"; compgen -d -S / -- "$cur") ;;
+	report) mapfile -t COMPREPLY < <(_iogap_dirs "$cur") ;;
+	compare|lint) mapfile -t COMPREPLY < <(_iogap_dirs "$cur"; compgen -f -- "$cur") ;;
+	*) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+	esac
+	# no duplicates (compgen -f lists directories too); no space after a
+	# directory to descend into
+	mapfile -t COMPREPLY < <(printf '%s\n' "${COMPREPLY[@]}" | awk 'NF && !seen[$0]++')
+	if [ ${#COMPREPLY[@]} = 1 ] && [[ ${COMPREPLY[0]} == */ ]]; then
+		compopt -o nospace 2> /dev/null
+	fi
+}
+complete -F _iogap iogap
