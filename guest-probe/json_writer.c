@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "json_writer.h"
 
@@ -107,3 +110,26 @@ void jw_str(struct jw *w, const char *key, const char *v)
 	jw_string(w, v);
 }
 
+int jw_save_atomic(const char *path, void (*emit)(struct jw *w, const void *ctx),
+		   const void *ctx)
+{
+	char tmp[PATH_MAX + 8];
+	struct jw w = { 0 };
+	int e = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return ENAMETOOLONG;
+	w.f = fopen(tmp, "w");
+	if (!w.f)
+		return errno;
+	emit(&w, ctx);
+	if (fflush(w.f) || ferror(w.f) || fsync(fileno(w.f)))
+		e = errno ? errno : EIO;
+	if (fclose(w.f) && !e)
+		e = errno;
+	if (!e && rename(tmp, path))
+		e = errno;
+	if (e)
+		unlink(tmp);
+	return e;
+}

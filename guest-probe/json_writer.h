@@ -35,4 +35,11 @@ void jw_float(struct jw *w, const char *key, double v);
 /* as fio: an empty or NULL string value drops the member */
 void jw_str(struct jw *w, const char *key, const char *v);
 
+/* Write a JSON document to path atomically: emit(w, ctx) writes it into
+ * path.tmp, which is flushed, synced and renamed over path (a reader
+ * sees the old document or the new one, never a part).  0, or an errno
+ * (path.tmp is removed then). */
+int jw_save_atomic(const char *path, void (*emit)(struct jw *w, const void *ctx),
+		   const void *ctx);
+
 #endif

@@ -16,8 +16,10 @@ void iogap_repeat_name(struct iogap_repeat *r, unsigned k)
 	snprintf(r->name[k - 1], sizeof(r->name[0]), "rep-%u", k);
 }
 
-static void repeat_json(struct jw *w, const struct iogap_repeat *r)
+static void repeat_json(struct jw *w, const void *ctx)
 {
+	const struct iogap_repeat *r = ctx;
+
 	jw_open(w, NULL, '{');
 	jw_int(w, "iogap_repeat", 1);
 	jw_int(w, "planned", r->planned);
@@ -34,27 +36,12 @@ static void repeat_json(struct jw *w, const struct iogap_repeat *r)
 
 int iogap_repeat_save(const char *dir, const struct iogap_repeat *r, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
-	struct jw w = { 0 };
-	int e = 0;
+	char path[PATH_MAX + 32];
+	int e;
 
 	snprintf(path, sizeof(path), "%s/" IOGAP_REPEAT_FILE, dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	w.f = fopen(tmp, "w");
-	if (!w.f)
-		return iogap_seterr(err, errlen, "%s: %s", tmp, strerror(errno));
-	repeat_json(&w, r);
-	if (fflush(w.f) || ferror(w.f) || fsync(fileno(w.f)))
-		e = errno ? errno : EIO;
-	if (fclose(w.f) && !e)
-		e = errno;
-	if (!e && rename(tmp, path))
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		return iogap_seterr(err, errlen, "%s: %s", path, strerror(e));
-	}
-	return 0;
+	e = jw_save_atomic(path, repeat_json, r);
+	return e ? iogap_seterr(err, errlen, "%s: %s", path, strerror(e)) : 0;
 }
 
 bool iogap_repeat_is(const char *dir)

@@ -700,8 +700,9 @@ static void counts_json(struct jw *w, const char *key, const uint64_t v[IOGAP_PA
 	jw_end(w);
 }
 
-static void manifest_json(struct run_state *s, struct jw *wp)
+static void manifest_emit(struct jw *wp, const void *ctx)
 {
+	const struct run_state *s = ctx;
 	struct jw w = *wp;
 	char host[256] = "?";
 	struct utsname u;
@@ -843,26 +844,11 @@ static void manifest_json(struct run_state *s, struct jw *wp)
  * it cannot be written, stderr says why (once). */
 static void write_manifest(struct run_state *s)
 {
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
-	struct jw w = { 0 };
-	int e = 0;
+	char path[PATH_MAX + 32];
+	int e;
 
 	snprintf(path, sizeof(path), "%s/" IOGAP_MANIFEST_FILE, s->dir);
-	snprintf(tmp, sizeof(tmp), "%s/" IOGAP_MANIFEST_FILE ".tmp", s->dir);
-	w.f = fopen(tmp, "w");
-	if (w.f) {
-		manifest_json(s, &w);
-		if (fflush(w.f) || ferror(w.f) || fsync(fileno(w.f)))
-			e = errno ? errno : EIO;
-		if (fclose(w.f) && !e)
-			e = errno;
-		if (!e && rename(tmp, path))
-			e = errno;
-		if (e)
-			unlink(tmp);
-	} else {
-		e = errno;
-	}
+	e = jw_save_atomic(path, manifest_emit, s);
 	if (e && !s->manifest_failed) {
 		fprintf(stderr, "iogap run: cannot write %s: %s\n", path, strerror(e));
 		s->manifest_failed = true;
