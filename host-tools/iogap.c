@@ -11,6 +11,7 @@
 
 #include "demo_profile.h"
 #include "fio.h"
+#include "iogap-libvirt.h"
 #include "orchestration.h"
 #include "presentation.h"
 
@@ -22,6 +23,7 @@ static void usage(FILE *f)
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
 	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
+	      "       iogap libvirt enable|disable|insert|remove|cleanup|graph DOMAIN ...\n"
 	      "       iogap --version\n"
 	      "\n"
 	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
@@ -133,6 +135,8 @@ int main(int argc, char **argv)
 		return iogap_cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "import"))
 		return iogap_cmd_import(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "libvirt"))
+		return iogap_cmd_libvirt(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "lint"))
 		return iogap_cmd_lint(argc - 1, argv + 1);
 	fprintf(stderr, "iogap: unknown command '%s'\n", argv[1]);
