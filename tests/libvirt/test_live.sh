@@ -173,11 +173,14 @@ ok $? "the graph is as found after $restored of $CYCLES removals"
 ok $? "no ring left in /dev/shm after the removals"
 
 # ---- a leftover node (iogap killed mid-run) ------------------------------------------
+# one node in place, one only added (killed between blockdev-add and reopen)
 "$IOGAP" libvirt insert "$DOM" --disk vdb > /dev/null
+storage=$(sed -n 's/^edge libvirt-[0-9]*-format -file-> //p' "$WORK/graph.before")
+virsh qemu-monitor-command "$DOM" "{\"execute\":\"blockdev-add\",\"arguments\":{\"driver\":\"compress\",\"node-name\":\"iogap-vdc\",\"file\":\"$storage\"}}" > /dev/null
 out=$("$IOGAP" libvirt cleanup "$DOM" 2>&1)
-[ $? = 0 ] && [[ $out == *"1 iogap filter node removed"* ]] &&
+[ $? = 0 ] && [[ $out == *"2 iogap filter nodes removed"* ]] &&
 	"$IOGAP" libvirt graph "$DOM" | cmp -s - "$WORK/graph.before"
-ok $? "cleanup removes a leftover filter node, graph as found: $out"
+ok $? "cleanup removes leftover filter nodes (inserted, only added), graph as found: $out"
 
 # ---- stop the writer, check every byte -------------------------------------------------
 # stay connected until QEMU exits: the guest reads the port in a loop
