@@ -462,13 +462,13 @@ static int add_filter(const struct iogap_lv_qemu *q, const char *node, const cha
 	for (size_t i = 0; i < sizeof(inherit) / sizeof(inherit[0]); i++) {
 		const struct jp_value *v = jp_get(&sopts, inherit[i]);
 
-		if (v && jp_set_value(args, inherit[i], v))
+		if (v && jp_set_value(args, inherit[i], v)) {
+			set_err(err, errlen, "out of memory");
 			goto out;
+		}
 	}
 	rc = qmp_value(q->dom, &cmd, err, errlen);
 out:
-	if (rc && !err[0])
-		set_err(err, errlen, "out of memory");
 	jp_free(&sopts);
 	jp_free(&cmd);
 	return rc;
@@ -507,6 +507,10 @@ static int disk_alias(virDomainPtr dom, const char *dev, char *alias, size_t ale
 	const char *p = xml;
 	int rc = -1;
 
+	if (!xml) {
+		snprintf(known, klen, "none readable: %s", virGetLastErrorMessage());
+		return -1;
+	}
 	known[0] = '\0';
 	snprintf(want, sizeof(want), "<target dev='%s'", dev);
 	while (p && (p = strstr(p, "<disk ")) && rc) {
