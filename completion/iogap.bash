@@ -17,7 +17,7 @@ _iogap() {
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		mapfile -t COMPREPLY < <(compgen -W 'run demo report compare import lint passthrough --version --help' -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W 'run demo report compare import lint passthrough libvirt --version --help' -- "$cur")
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -76,6 +76,22 @@ _iogap() {
 		--bare|--vm) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		--domain|--qemu-pid|--device|--p50-within|--p99-within) return ;;
 		esac ;;
+	libvirt)
+		if [ "$COMP_CWORD" -eq 2 ]; then
+			mapfile -t COMPREPLY < <(compgen -W 'enable disable insert remove cleanup graph --help' -- "$cur")
+			return
+		fi
+		opts='--uri --filter --disk --help'
+		case $prev in
+		--filter) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+		--uri|--disk) return ;;
+		esac
+		if [ "$COMP_CWORD" -eq 3 ] && [[ $cur != -* ]]; then
+			# the domains libvirt knows, when virsh answers quickly
+			mapfile -t COMPREPLY < <(timeout 2 virsh -q list --all --name 2>/dev/null |
+						 compgen -W "$(cat)" -- "$cur")
+			return
+		fi ;;
 	*)
 		return ;;
 	esac

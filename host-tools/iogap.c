@@ -12,6 +12,7 @@
 
 #include "demo_profile.h"
 #include "fio.h"
+#include "iogap-libvirt.h"
 #include "orchestration.h"
 #include "passthrough.h"
 #include "presentation.h"
@@ -25,6 +26,7 @@ static void usage(FILE *f)
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
 	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
 	      "       iogap passthrough check [...]   (iogap passthrough --help)\n"
+	      "       iogap libvirt enable|disable|insert|remove|cleanup|graph DOMAIN ...\n"
 	      "       iogap --version\n"
 	      "\n"
 	      "demo: `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
@@ -153,6 +155,8 @@ int main(int argc, char **argv)
 		return iogap_cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "import"))
 		return iogap_cmd_import(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "libvirt"))
+		return iogap_cmd_libvirt(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "lint"))
 		return iogap_cmd_lint(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "passthrough"))

@@ -22,7 +22,7 @@ options() { grep -o -- '--[a-z][a-z0-9_-]*' | sort -u | tr '\n' ' '; }
 echo "1..11"
 [[ $(complete -p iogap) == *"-F _iogap"* ]]
 ok $? "complete -p iogap: $(complete -p iogap)"
-[ "$(offered '')" = "--help --version compare demo import lint passthrough report run " ]
+[ "$(offered '')" = "--help --version compare demo import libvirt lint passthrough report run " ]
 ok $? "the subcommands: $(offered '')"
 [ "$(offered re)" = "report " ]
 ok $? "'re' completes to report"

@@ -25,8 +25,8 @@ agree() {
 
 cmds=$("$IOGAP" --help | sed -n 's/^\(usage:\)\{0,1\} *iogap \([a-z]\+\) .*/\2/p')
 echo "1..$(( $(echo "$cmds" | wc -w) * 2 + 3 ))"
-[ "$(echo "$cmds" | sort | tr '\n' ' ')" = "compare demo import lint passthrough report run " ]
-ok $? "iogap --help lists the seven subcommands (${cmds//$'\n'/ })"
+[ "$(echo "$cmds" | sort | tr '\n' ' ')" = "compare demo import libvirt lint passthrough report run " ]
+ok $? "iogap --help lists the eight subcommands (${cmds//$'\n'/ })"
 for c in $cmds; do
 	[ -n "$(section "$c")" ]
 	ok $? "iogap.1 has a section for iogap $c"

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The preload edit of a domain definition (host-tools/libvirt/domxml.c)
+ * on libvirt-formatted XML: enable adds exactly two entries (block and
+ * namespace when missing), disable gives the input back byte for byte,
+ * another preload is refused and kept, paths are escaped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "lv.h"
+
+#define SO "/opt/iogap/lib/iogap-filter.so"
+
+static const char plain[] =
+	"<domain type='qemu'>\n"
+	"  <name>d</name>\n"
+	"  <devices>\n"
+	"    <emulator>/usr/bin/qemu-system-x86_64</emulator>\n"
+	"  </devices>\n"
+	"</domain>\n";
+
+static const char with_args[] =
+	"<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
+	"  <name>d</name>\n"
+	"  <qemu:commandline>\n"
+	"    <qemu:arg value='-trace'/>\n"
+	"    <qemu:arg value='virtio_blk*'/>\n"
+	"  </qemu:commandline>\n"
+	"</domain>\n";
+
+static const char other_preload[] =
+	"<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
+	"  <qemu:commandline>\n"
+	"    <qemu:env name='LD_PRELOAD' value='/usr/lib/libjemalloc.so.2'/>\n"
+	"  </qemu:commandline>\n"
+	"</domain>\n";
+
+/* enable then disable: the input back, byte for byte. */
+static void round_trip(const char *what, const char *xml)
+{
+	char err[1024], *on = NULL, *off = NULL;
+	int rc1 = iogap_domxml_enable(xml, SO, &on, err, sizeof(err));
+	int rc2 = on ? iogap_domxml_disable(on, &off, err, sizeof(err)) : -1;
+
+	ok(rc1 == 0 && strstr(on, "<qemu:env name='LD_PRELOAD' value='" SO "'/>") &&
+	   strstr(on, "<qemu:env name='IOGAP_FILTER_ALIAS' value='compress'/>") &&
+	   strstr(on, "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>"),
+	   "%s: enable adds both entries and the namespace", what);
+	ok(rc2 == 0 && off && !strcmp(off, xml), "%s: disable gives the input back byte for byte",
+	   what);
+	free(on);
+	free(off);
+}
+
+static void already_enabled(void)
+{
+	char err[1024], *on = NULL, *again = NULL, *moved = NULL;
+
+	iogap_domxml_enable(plain, SO, &on, err, sizeof(err));
+	ok(on && iogap_domxml_enable(on, SO, &again, err, sizeof(err)) == 1 && !again,
+	   "enable twice: the second is a no-op");
+	ok(on && iogap_domxml_enable(on, "/new/iogap-filter.so", &moved, err, sizeof(err)) == 0 &&
+	   strstr(moved, "value='/new/iogap-filter.so'") && !strstr(moved, SO) &&
+	   strstr(strstr(moved, "IOGAP_FILTER_ALIAS") + 1, "IOGAP_FILTER_ALIAS") == NULL,
+	   "enable with another path to iogap-filter.so replaces the entry, no duplicate");
+	free(on);
+	free(again);
+	free(moved);
+}
+
+static void foreign_preload(void)
+{
+	char err[1024] = "", *out = NULL;
+
+	ok(iogap_domxml_enable(other_preload, SO, &out, err, sizeof(err)) == -1 && !out &&
+	   strstr(err, "/usr/lib/libjemalloc.so.2"),
+	   "another LD_PRELOAD is refused, naming it: %s", err);
+	ok(iogap_domxml_disable(other_preload, &out, err, sizeof(err)) == 1 && !out,
+	   "disable leaves another LD_PRELOAD alone");
+}
+
+static void escaping(void)
+{
+	char err[1024], *on = NULL;
+
+	ok(iogap_domxml_enable(plain, "/a'b&c/iogap-filter.so", &on, err, sizeof(err)) == 0 &&
+	   strstr(on, "value='/a&apos;b&amp;c/iogap-filter.so'/>"),
+	   "quote and ampersand in the path are escaped");
+	free(on);
+}
+
+static void not_a_domain(void)
+{
+	char err[1024] = "", *out = NULL;
+
+	ok(iogap_domxml_enable("<network/>", SO, &out, err, sizeof(err)) == -1 && !out && err[0],
+	   "XML without <domain> is refused: %s", err);
+	ok(iogap_domxml_disable(plain, &out, err, sizeof(err)) == 1 && !out,
+	   "disable on a domain without the preload: nothing to do");
+}
+
+int main(void)
+{
+	tap_plan(11);
+	round_trip("no qemu namespace", plain);
+	round_trip("existing qemu:commandline", with_args);
+	already_enabled();
+	foreign_preload();
+	escaping();
+	not_a_domain();
+	return tap_done();
+}
