@@ -3,9 +3,10 @@
  * Writing and validating iogap trace files (<iogap/trace.h>,
  * docs/trace-format.md).
  *
- * The writer is fed batches from several worker threads: one mutex, one
- * large buffer, pwrite()s of about a megabyte.  Any write error sticks and
- * is returned by every later call, so nothing is lost silently.
+ * The writer is fed batches from several worker threads: they copy them
+ * into staging segments under one mutex; a background thread writes full
+ * segments with O_DIRECT (see the writer section).  Any write error sticks
+ * and is returned by every later call, so nothing is lost silently.
  *
  * The reader trusts nothing in the file: every header field is checked,
  * every size computation is overflow-checked against the real file size,
@@ -35,7 +36,6 @@
 
 /* Limits that keep a hostile header from making us allocate or loop much. */
 #define INFO_MAX        (1u << 20)      /* bytes of info text */
-#define WBUF_RECORDS    16384           /* ~900 KB per write */
 #define RBUF_RECORDS    8192
 
 #define KNOWN_TRACE_FLAGS  (IOGAP_TRACE_F_RING | IOGAP_TRACE_F_COMPLETE)
@@ -158,19 +158,42 @@ static bool record_valid(const struct iogap_trace_record *r, char *why, size_t w
 
 /* ---------------------------------------------------------------- writer */
 
+/*
+ * The file is staged as one byte stream (prologue, then records) in
+ * NR_SEGS segments of SEG_BYTES: segment k holds file bytes
+ * [k * SEG_BYTES, (k + 1) * SEG_BYTES).  Appenders copy their batch into
+ * the stream, one at a time (one memcpy; no system call); a background
+ * thread writes each full segment with O_DIRECT, so the records never go
+ * through the page cache (the kernel's copy there cost more per record
+ * than everything else, and the worker threads never wait for the disk
+ * unless it falls NR_SEGS segments behind).  Where O_DIRECT is refused
+ * (tmpfs, a device without it, an odd alignment) the same thread writes
+ * through the page cache.  The tail (last partial segment) and the header
+ * are written through the page cache at close.
+ */
+#define SEG_BYTES       (1u << 20)
+#define NR_SEGS         4
+#define DIRECT_ALIGN    4096
+
 struct iogap_trace_writer {
-	pthread_mutex_t lock;
-	int fd;
+	pthread_mutex_t append_lock;    /* one batch at a time into the stream */
+	pthread_mutex_t lock;           /* pos, segs_done, error with the flusher */
+	pthread_cond_t full;            /* a segment is full, or closing */
+	pthread_cond_t freed;           /* a segment was written */
+	pthread_t flusher;
+	int fd;                         /* page cache: prologue, tail, header */
+	int dfd;                        /* O_DIRECT, or -1 */
 	int error;                      /* sticky -errno */
+	uint64_t failed_off;            /* file offset where the first error hit */
+	bool closing;
 	char *path;
 	struct iogap_trace_header h;
-	uint64_t file_off;              /* where the next flush goes */
-	uint64_t written;               /* records on disk (or in flight) */
-	size_t used;                    /* records in buf */
-	struct iogap_trace_record *buf;
+	uint64_t pos;                   /* stream bytes staged so far */
+	uint64_t segs_done;             /* segments written (in order) */
+	char *seg[NR_SEGS];             /* segment k lives in seg[k % NR_SEGS] */
 };
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off, uint64_t *done)
 {
 	const char *p = buf;
 
@@ -186,25 +209,102 @@ static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 		p += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
+		if (done)
+			*done = off;
 	}
 	return 0;
 }
 
-/* Called with the lock held. */
-static int flush_locked(struct iogap_trace_writer *w, const void *data, size_t nr)
+/* Called with the lock held: the first error sticks, with where it hit. */
+static void fail_locked(struct iogap_trace_writer *w, int rc, uint64_t off)
 {
+	if (!w->error || off < w->failed_off)
+		w->failed_off = off;
+	if (!w->error)
+		w->error = rc;
+}
+
+/* Write segment k, whole.  A direct write the file system refuses
+ * (EINVAL: no O_DIRECT or an alignment it wants bigger) switches the
+ * writer to the page cache for good; the segment is then written again. */
+static int write_segment(struct iogap_trace_writer *w, uint64_t k, uint64_t *reached)
+{
+	const char *mem = w->seg[k % NR_SEGS];
+	uint64_t off = k * SEG_BYTES;
 	int rc;
 
-	if (w->error)
-		return w->error;
-	rc = pwrite_all(w->fd, data, nr * sizeof(struct iogap_trace_record), w->file_off);
-	if (rc) {
-		w->error = rc;
-		return rc;
+	*reached = off;
+	if (w->dfd >= 0) {
+		rc = pwrite_all(w->dfd, mem, SEG_BYTES, off, reached);
+		if (rc != -EINVAL)
+			return rc;
+		close(w->dfd);
+		w->dfd = -1;
 	}
-	w->file_off += nr * sizeof(struct iogap_trace_record);
-	w->written += nr;
-	return 0;
+	return pwrite_all(w->fd, mem, SEG_BYTES, off, reached);
+}
+
+/* Writes full segments in order until closing and none is left. */
+static void *flusher_main(void *arg)
+{
+	struct iogap_trace_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		uint64_t k = w->segs_done, reached;
+		bool failed = w->error != 0;   /* then only free the segments */
+		int rc = 0;
+
+		if (k == w->pos / SEG_BYTES) {
+			if (w->closing)
+				break;
+			pthread_cond_wait(&w->full, &w->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (!failed)
+			rc = write_segment(w, k, &reached);
+		pthread_mutex_lock(&w->lock);
+		if (rc)
+			fail_locked(w, rc, reached);
+		w->segs_done = k + 1;
+		pthread_cond_broadcast(&w->freed);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Copy len bytes into the stream; the caller holds append_lock, so a
+ * batch lands contiguously even when it has to wait for the flusher
+ * (only when it is NR_SEGS segments behind).  The copy itself runs
+ * without the flusher's lock: the segment being filled is never one the
+ * flusher writes. */
+static int stage(struct iogap_trace_writer *w, const void *data, size_t len)
+{
+	const char *p = data;
+	int rc = 0;
+
+	while (len && !rc) {
+		uint64_t k = w->pos / SEG_BYTES, in = w->pos % SEG_BYTES;
+		size_t n = SEG_BYTES - in < len ? (size_t)(SEG_BYTES - in) : len;
+
+		pthread_mutex_lock(&w->lock);
+		while (k - w->segs_done >= NR_SEGS && !w->error)
+			pthread_cond_wait(&w->freed, &w->lock);
+		rc = w->error;
+		pthread_mutex_unlock(&w->lock);
+		if (rc)
+			break;
+		memcpy(w->seg[k % NR_SEGS] + in, p, n);
+		p += n;
+		len -= n;
+		pthread_mutex_lock(&w->lock);
+		w->pos += n;
+		if (w->pos % SEG_BYTES == 0)
+			pthread_cond_signal(&w->full);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return rc;
 }
 
 static char *make_info(const char *info, char *err, size_t errlen, const char *path)
@@ -257,7 +357,9 @@ static bool proto_valid(const struct iogap_trace_header *p, const char *path,
 	return true;
 }
 
-/* Header, info and zero padding up to records_offset, in one write. */
+/* Header, info and zero padding up to records_offset: staged as the
+ * stream's start, and written at once too, so the file is a readable
+ * (incomplete) trace from the start and a full device shows at open. */
 static int write_prologue(struct iogap_trace_writer *w, const char *info)
 {
 	size_t len = (size_t)w->h.records_offset;
@@ -268,7 +370,9 @@ static int write_prologue(struct iogap_trace_writer *w, const char *info)
 		return -ENOMEM;
 	memcpy(buf, &w->h, sizeof(w->h));
 	memcpy(buf + sizeof(w->h), info, w->h.info_size);
-	rc = pwrite_all(w->fd, buf, len, 0);
+	rc = pwrite_all(w->fd, buf, len, 0, NULL);
+	if (!rc)
+		rc = stage(w, buf, len);
 	free(buf);
 	return rc;
 }
@@ -277,10 +381,63 @@ static void writer_free(struct iogap_trace_writer *w)
 {
 	if (!w)
 		return;
+	pthread_mutex_destroy(&w->append_lock);
 	pthread_mutex_destroy(&w->lock);
-	free(w->buf);
+	pthread_cond_destroy(&w->full);
+	pthread_cond_destroy(&w->freed);
+	for (int i = 0; i < NR_SEGS; i++)
+		free(w->seg[i]);
 	free(w->path);
 	free(w);
+}
+
+static void stop_flusher(struct iogap_trace_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->closing = true;
+	pthread_cond_signal(&w->full);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->flusher, NULL);
+}
+
+static void init_header(struct iogap_trace_writer *w, const struct iogap_trace_header *proto,
+			const char *text)
+{
+	w->h = *proto;
+	memcpy(w->h.magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN);
+	w->h.version = IOGAP_TRACE_VERSION;
+	w->h.header_size = sizeof(struct iogap_trace_header);
+	w->h.record_size = sizeof(struct iogap_trace_record);
+	w->h.flags = 0;                 /* COMPLETE only once closed cleanly */
+	w->h.info_size = (uint32_t)strlen(text);
+	w->h.records_offset = align_up(w->h.header_size + (uint64_t)w->h.info_size,
+				       IOGAP_TRACE_ALIGN);
+	w->h.record_count = 0;
+	w->h.dropped = 0;
+	w->h.end_ns = 0;
+	memset(w->h.reserved, 0, sizeof(w->h.reserved));
+}
+
+static struct iogap_trace_writer *writer_alloc(const char *path)
+{
+	struct iogap_trace_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->fd = w->dfd = -1;
+	pthread_mutex_init(&w->append_lock, NULL);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->full, NULL);
+	pthread_cond_init(&w->freed, NULL);
+	w->path = strdup(path);
+	for (int i = 0; i < NR_SEGS; i++)
+		w->seg[i] = aligned_alloc(DIRECT_ALIGN, SEG_BYTES);
+	for (int i = 0; i < NR_SEGS; i++)
+		if (!w->seg[i] || !w->path) {
+			writer_free(w);
+			return NULL;
+		}
+	return w;
 }
 
 struct iogap_trace_writer *iogap_trace_writer_open(const char *path,
@@ -296,53 +453,39 @@ struct iogap_trace_writer *iogap_trace_writer_open(const char *path,
 	text = make_info(info, err, errlen, path);
 	if (!text)
 		return NULL;
-	w = calloc(1, sizeof(*w));
-	if (!w || !(w->buf = malloc(WBUF_RECORDS * sizeof(*w->buf))) ||
-	    !(w->path = strdup(path))) {
+	w = writer_alloc(path);
+	if (!w) {
 		iogap_seterr(err, errlen, "%s: out of memory", path);
-		goto fail;
+		free(text);
+		return NULL;
 	}
-	pthread_mutex_init(&w->lock, NULL);
-	w->h = *proto;
-	memcpy(w->h.magic, IOGAP_TRACE_MAGIC, IOGAP_TRACE_MAGIC_LEN);
-	w->h.version = IOGAP_TRACE_VERSION;
-	w->h.header_size = sizeof(struct iogap_trace_header);
-	w->h.record_size = sizeof(struct iogap_trace_record);
-	w->h.flags = 0;                 /* COMPLETE only once closed cleanly */
-	w->h.info_size = (uint32_t)strlen(text);
-	w->h.records_offset = align_up(w->h.header_size + (uint64_t)w->h.info_size,
-				       IOGAP_TRACE_ALIGN);
-	w->h.record_count = 0;
-	w->h.dropped = 0;
-	w->h.end_ns = 0;
-	memset(w->h.reserved, 0, sizeof(w->h.reserved));
-	w->file_off = w->h.records_offset;
-
+	init_header(w, proto, text);
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
-		goto fail_mutex;
+		goto fail;
+	}
+	w->dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);   /* -1: page cache */
+	rc = pthread_create(&w->flusher, NULL, flusher_main, w);
+	if (rc) {
+		iogap_seterr(err, errlen, "%s: pthread_create: %s", path, strerror(rc));
+		goto fail;
 	}
 	rc = write_prologue(w, text);
 	if (rc) {
 		/* No unlink(): path may be a device or someone's file. */
 		iogap_seterr(err, errlen, "%s: writing header: %s", path, strerror(-rc));
-		close(w->fd);
-		goto fail_mutex;
+		stop_flusher(w);
+		goto fail;
 	}
 	free(text);
 	return w;
-
-fail_mutex:
-	writer_free(w);
-	free(text);
-	return NULL;
 fail:
-	if (w) {
-		free(w->buf);
-		free(w->path);
-		free(w);
-	}
+	if (w->dfd >= 0)
+		close(w->dfd);
+	if (w->fd >= 0)
+		close(w->fd);
+	writer_free(w);
 	free(text);
 	return NULL;
 }
@@ -350,43 +493,47 @@ fail:
 int iogap_trace_writer_append(struct iogap_trace_writer *w,
 		const struct iogap_trace_record *recs, size_t nr)
 {
-	int rc = 0;
+	int rc;
 
 	/* Reject a bad batch whole: a record the reader would refuse later
-	 * would make the entire trace unreadable.  Cheap next to a syscall. */
+	 * would make the entire trace unreadable.  Cheap next to the copy. */
 	for (size_t i = 0; i < nr; i++)
 		if (!record_valid(&recs[i], NULL, 0))
 			return -EINVAL;
 
-	pthread_mutex_lock(&w->lock);
-	if (w->error) {
-		rc = w->error;
-		goto out;
-	}
-	/* A big batch with nothing buffered goes straight to the file. */
-	if (w->used == 0 && nr >= WBUF_RECORDS) {
-		rc = flush_locked(w, recs, nr);
-		goto out;
-	}
-	while (nr) {
-		size_t n = WBUF_RECORDS - w->used;
-
-		if (n > nr)
-			n = nr;
-		memcpy(w->buf + w->used, recs, n * sizeof(*recs));
-		w->used += n;
-		recs += n;
-		nr -= n;
-		if (w->used == WBUF_RECORDS) {
-			w->used = 0;
-			rc = flush_locked(w, w->buf, WBUF_RECORDS);
-			if (rc)
-				break;
-		}
-	}
-out:
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_lock(&w->append_lock);
+	rc = stage(w, recs, nr * sizeof(*recs));
+	pthread_mutex_unlock(&w->append_lock);
 	return rc;
+}
+
+/* After the flusher stopped: the last partial segment, through the page
+ * cache (its length is not a multiple of the direct I/O alignment). */
+static void write_tail(struct iogap_trace_writer *w)
+{
+	uint64_t k = w->pos / SEG_BYTES, reached;
+	int rc;
+
+	if (w->error || w->pos % SEG_BYTES == 0)
+		return;
+	rc = pwrite_all(w->fd, w->seg[k % NR_SEGS], (size_t)(w->pos % SEG_BYTES),
+			k * SEG_BYTES, &reached);
+	if (rc)
+		fail_locked(w, rc, reached);
+}
+
+/* Records wholly on disk before the first failure; the file is cut there
+ * so nothing written after it (by the direct writes that went on) can
+ * pass for records: the reader sees an incomplete trace of those. */
+static uint64_t cut_at_failure(struct iogap_trace_writer *w)
+{
+	uint64_t end = w->failed_off > w->h.records_offset ? w->failed_off :
+		       w->h.records_offset;
+
+	if (ftruncate(w->fd, (off_t)end) < 0) {
+		/* a device cannot be cut; its header still lacks COMPLETE */
+	}
+	return (end - w->h.records_offset) / sizeof(struct iogap_trace_record);
 }
 
 int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
@@ -396,19 +543,17 @@ int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
 
 	if (!w)
 		return 0;
-	pthread_mutex_lock(&w->lock);
-	if (w->used)
-		flush_locked(w, w->buf, w->used);
-	w->used = 0;
+	stop_flusher(w);
+	write_tail(w);
 	rc = w->error;
 	if (rc) {
 		/* Leave the header without COMPLETE: readers then see an
 		 * unfinished trace rather than one that looks whole. */
 		iogap_seterr(err, errlen, "%s: write failed after %" PRIu64 " records: %s"
-		       " (trace left incomplete)", w->path, w->written, strerror(-rc));
+		       " (trace left incomplete)", w->path, cut_at_failure(w), strerror(-rc));
 		goto out;
 	}
-	w->h.record_count = w->written;
+	w->h.record_count = (w->pos - w->h.records_offset) / sizeof(struct iogap_trace_record);
 	w->h.dropped = dropped;
 	w->h.end_ns = end_ns;
 	w->h.flags |= IOGAP_TRACE_F_COMPLETE;
@@ -419,17 +564,18 @@ int iogap_trace_writer_close(struct iogap_trace_writer *w, uint64_t end_ns,
 		iogap_seterr(err, errlen, "%s: syncing records: %s", w->path, strerror(errno));
 		goto out;
 	}
-	rc = pwrite_all(w->fd, &w->h, sizeof(w->h), 0);
+	rc = pwrite_all(w->fd, &w->h, sizeof(w->h), 0, NULL);
 	if (!rc && fdatasync(w->fd) < 0 && errno != EINVAL)
 		rc = -errno;
 	if (rc)
 		iogap_seterr(err, errlen, "%s: writing final header: %s", w->path, strerror(-rc));
 out:
+	if (w->dfd >= 0)
+		close(w->dfd);
 	if (close(w->fd) < 0 && !rc) {
 		rc = -errno;
 		iogap_seterr(err, errlen, "%s: close: %s", w->path, strerror(errno));
 	}
-	pthread_mutex_unlock(&w->lock);
 	writer_free(w);
 	return rc;
 }

@@ -35,6 +35,7 @@
 #include "iogap/trace.h"
 #include "ring.h"
 #include "procid.h"
+#include "stamp.h"
 #include "tagscan.h"
 #include "qemu-syms.h"
 
@@ -69,11 +70,10 @@ typedef struct BDRVIogapState {
 
 /* ------------------------------------------------------------------ hot path */
 
+/* Host CLOCK_MONOTONIC ns, from the TSC where the kernel trusts it (stamp.h). */
 static inline uint64_t iogap_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return iogap_stamp_ns();
 }
 
 /*
@@ -121,7 +121,9 @@ static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
 	rec.offset = (uint64_t)offset;
 	rec.start_ns = t0;
 	rec.issue_ns = t0;
-	rec.complete_ns = t1;
+	/* a TSC stamp taken on another CPU, or across a re-anchoring of the
+	 * tick-to-ns map, may come out a few ns early: never before the entry */
+	rec.complete_ns = t1 < t0 ? t0 : t1;
 	rec.length = bytes > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 	rec.result = ret < 0 ? ret : (bytes > INT32_MAX ? INT32_MAX : (int32_t)bytes);
 	rec.thread = iogap_tid();
@@ -553,11 +555,12 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 		error_setg(errp, "iogap: out of memory");
 		goto out;
 	}
+	iogap_stamp_init();
 	snprintf(info, sizeof(info),
 		 "producer=iogap-filter\nqemu_version=%s\npid=%d\npid_start=%" PRIu64 "\n"
-		 "node=%s\nlayer=%s\nchild_driver=%s\n",
+		 "node=%s\nlayer=%s\nchild_driver=%s\nstamps=%s\n",
 		 QEMU_VERSION, (int)getpid(), iogap_proc_start_time(getpid()), bs->node_name, s->layer,
-		 bs->file->bs->drv->format_name);
+		 bs->file->bs->drv->format_name, iogap_stamp_source());
 	{
 		/* the ring file stays <= 1 GiB (IOGAP_RING_MAX_FILE) */
 		uint32_t info_size = (uint32_t)strlen(info);

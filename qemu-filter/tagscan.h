@@ -13,7 +13,8 @@
  * Cost: a forward-only cursor (element index, offset in element) follows the
  * sector position, so a scan is linear in sectors + elements, whatever the
  * shape of the vector (a 1 MiB write in 4 KiB elements: 2048 steps, not
- * 2048 x 256).  Only an 8-byte magic compare per sector unless a tag is there;
+ * 2048 x 256).  Only an 8-byte magic compare per sector unless a tag is there
+ * (sectors inside one element: a pointer step each, iogap_tagscan_plain);
  * a magic or tag that straddles elements is gathered across them.  No
  * allocation.
  */
@@ -82,6 +83,40 @@ static inline bool iogap_iov_cursor_peek(const struct iogap_iov_cursor *c, void 
 }
 
 /*
+ * From sector position pos, pass over the sectors whose first 8 bytes lie in
+ * the cursor's current element and are not the tag magic (the common case:
+ * an untagged payload, or the sectors between tags): a pointer stepping
+ * through the element, the cursor moved once.  Returns the new position: a
+ * sector to look at closely (magic found, or not wholly in this element), or
+ * the end of the scan range.
+ */
+static inline uint64_t iogap_tagscan_plain(struct iogap_iov_cursor *c, uint64_t pos,
+					   uint64_t bytes)
+{
+	const uint8_t *base;
+	uint64_t from = pos;
+	size_t len, off;
+
+	if (c->i >= c->niov)
+		return pos;
+	base = (const uint8_t *)c->iov[c->i].iov_base;
+	len = c->iov[c->i].iov_len;
+	off = c->off;
+	while (pos + sizeof(struct iogap_write_tag) <= bytes && off < len &&
+	       len - off >= sizeof(uint64_t)) {
+		uint64_t magic;
+
+		memcpy(&magic, base + off, sizeof(magic));
+		if (magic == IOGAP_TAG_MAGIC)
+			break;
+		pos += IOGAP_SECTOR;
+		off += IOGAP_SECTOR;
+	}
+	iogap_iov_cursor_skip(c, (size_t)(pos - from));
+	return pos;
+}
+
+/*
  * emit(ctx, part_start, part_len, flags, tag) once per part of the payload
  * [0, bytes) of iov (starting iov_offset bytes in): flags are IOGAP_REC_TAGGED
  * (tag read from a valid write tag) and IOGAP_REC_MERGED (the payload held
@@ -104,6 +139,9 @@ static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_o
 		struct iogap_write_tag t;
 		uint64_t magic, req_start;
 
+		pos = iogap_tagscan_plain(&c, pos, bytes);
+		if (pos + sizeof(struct iogap_write_tag) > bytes)
+			break;
 		if (!iogap_iov_cursor_peek(&c, &magic, sizeof(magic)))
 			break;
 		if (magic != IOGAP_TAG_MAGIC || !iogap_iov_cursor_peek(&c, &t, sizeof(t)) ||
