@@ -121,8 +121,9 @@ static bool info_valid(const char *s, size_t n, char *why, size_t whylen)
 	return true;
 }
 
-/* Per-record sanity.  Returns NULL or writes a description into why. */
-static bool record_valid(const struct iogap_trace_record *r, char *why, size_t whylen)
+/* Per-record sanity.  Returns NULL or writes a description into why.
+ * Inlined: the reader checks every record of every pass. */
+static inline __attribute__((always_inline)) bool record_valid(const struct iogap_trace_record *r, char *why, size_t whylen)
 {
 	if (r->op > IOGAP_OP_OTHER) {
 		iogap_seterr(why, whylen, "op %u is not a known operation", r->op);
