@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Pairing a run in windows: see pairstream.h. */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,6 +380,11 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 		return -1;
 	iogap_pair_window_free(&none);
 	budget = budget < 2 * slice ? 2 * slice : budget;
+	/* every window allocates and frees the same large arrays: keep them
+	 * in the heap (no mmap, no trim), or each window pays their page
+	 * faults and zeroing again; the peak stays a window's */
+	mallopt(M_MMAP_THRESHOLD, 512 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1024 << 20);
 	for (int i = 0; i < 3; i++) {
 		longest = ps->facts[i].longest > longest ? ps->facts[i].longest : longest;
 		if (ps->facts[i].disorder > p->disorder)
