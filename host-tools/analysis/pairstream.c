@@ -109,9 +109,22 @@ static int src_next(struct src *s, struct iogap_trace_record *r, char *err, size
 				return 0;
 			*r = s->in->r[s->pos++];
 		}
+		if (s->in->seen)
+			s->in->seen(s->in->seen_ctx, r);
 		if (src_wants(s, r))
 			return 1;
 	}
+}
+
+/* The rest of a source whose records someone wants to see. */
+static int src_drain(struct src *s, char *err, size_t errlen)
+{
+	struct iogap_trace_record r;
+	int rc = 0;
+
+	while (s->in->seen && (rc = src_next(s, &r, err, errlen)) > 0)
+		;
+	return rc;
 }
 
 /* ------------------------------------------------------------ windows */
@@ -399,6 +412,8 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 	}
 	if (!rc)
 		rc = slices(p, slice, err, errlen);
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = src_drain(&p->w[i].src, err, errlen);
 	for (int i = 0; i < 3; i++) {
 		iogap_trace_reader_close(p->w[i].src.rd);
 		free(p->w[i].r);

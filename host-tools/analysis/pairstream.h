@@ -38,6 +38,11 @@ struct iogap_rec_src {
 	const char *path;
 	const struct iogap_trace_record *r;
 	size_t nr;
+	/* if set: handed every record of the source, before a pass's filter,
+	 * the pass reading the source to its end (a caller's scan of the
+	 * file folded into the pass) */
+	void (*seen)(void *ctx, const struct iogap_trace_record *r);
+	void *seen_ctx;
 };
 
 /* What the first pass measures of one trace. */
