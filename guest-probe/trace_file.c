@@ -687,6 +687,9 @@ struct iogap_trace_reader *iogap_trace_reader_open(const char *path, char *err, 
 		goto fail;
 	}
 	r->file_size = (uint64_t)st.st_size;
+	/* read front to back, often larger than the page cache: a larger
+	 * read-ahead (advice only: its failure changes nothing) */
+	(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	got = r->file_size < sizeof(raw) ? (size_t)r->file_size : sizeof(raw);
 	rc = pread_all(r->fd, raw, got, 0);
 	if (rc) {
