@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Pairing a run in windows: see pairstream.h. */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +109,22 @@ static int src_next(struct src *s, struct iogap_trace_record *r, char *err, size
 				return 0;
 			*r = s->in->r[s->pos++];
 		}
+		if (s->in->seen)
+			s->in->seen(s->in->seen_ctx, r);
 		if (src_wants(s, r))
 			return 1;
 	}
+}
+
+/* The rest of a source whose records someone wants to see. */
+static int src_drain(struct src *s, char *err, size_t errlen)
+{
+	struct iogap_trace_record r;
+	int rc = 0;
+
+	while (s->in->seen && (rc = src_next(s, &r, err, errlen)) > 0)
+		;
+	return rc;
 }
 
 /* ------------------------------------------------------------ windows */
@@ -120,6 +134,7 @@ struct win {
 	struct src src;
 	const struct iogap_clock_map *map;   /* keys of guest records */
 	struct iogap_trace_record *r;
+	uint64_t *key;                       /* of r[i], kept: mapping costs */
 	size_t n, cap, budget;
 	uint64_t last_key;                   /* of the last record read */
 	bool any, eof;
@@ -137,12 +152,16 @@ static int win_read(struct win *w, char *err, size_t errlen)
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 65536;
 		struct iogap_trace_record *r;
+		uint64_t *key;
 
 		cap = cap > w->budget ? w->budget : cap;
 		r = realloc(w->r, cap * sizeof(*r));
-		if (!r)
+		if (r)
+			w->r = r;
+		key = r ? realloc(w->key, cap * sizeof(*key)) : NULL;
+		if (!key)
 			return iogap_seterr(err, errlen, "pairing: out of memory");
-		w->r = r;
+		w->key = key;
 		w->cap = cap;
 	}
 	rc = src_next(&w->src, &w->r[w->n], err, errlen);
@@ -150,12 +169,21 @@ static int win_read(struct win *w, char *err, size_t errlen)
 		w->eof = !rc;
 		return rc;
 	}
-	w->last_key = rec_key(w->map, &w->r[w->n++]);
+	w->last_key = w->key[w->n] = rec_key(w->map, &w->r[w->n]);
+	w->n++;
 	w->any = true;
 	return 1;
 }
 
 static size_t win_drop(struct win *w, uint64_t floor, size_t keep);
+
+/* Drop the first k records held. */
+static void win_shift(struct win *w, size_t k)
+{
+	memmove(w->r, w->r + k, (w->n - k) * sizeof(*w->r));
+	memmove(w->key, w->key + k, (w->n - k) * sizeof(*w->key));
+	w->n -= k;
+}
 
 /* Read until every record with key <= ceil is held (a record beyond
  * ceil + disorder proves it).  At the budget, the context behind the
@@ -191,12 +219,10 @@ static size_t win_drop(struct win *w, uint64_t floor, size_t keep)
 {
 	size_t k = 0;
 
-	while (k < w->n && k < keep && rec_key(w->map, &w->r[k]) < floor)
+	while (k < w->n && k < keep && w->key[k] < floor)
 		k++;
-	if (k) {
-		memmove(w->r, w->r + k, (w->n - k) * sizeof(*w->r));
-		w->n -= k;
-	}
+	if (k)
+		win_shift(w, k);
 	return k;
 }
 
@@ -288,8 +314,7 @@ static int own_guest(struct pass *p, struct own *o, size_t slice, char *err, siz
 		if (rc == 2) {
 			size_t k = g->n - g->budget / 2 < o->gs ? g->n - g->budget / 2 : o->gs;
 
-			memmove(g->r, g->r + k, (g->n - k) * sizeof(*g->r));
-			g->n -= k;
+			win_shift(g, k);
 			o->gs -= k;
 			o->cut = true;
 		}
@@ -317,11 +342,8 @@ static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
 		 * owns (counts) every filter record */
 		if (o.ge == o.gs && gs)
 			return 0;
-		for (size_t i = o.gs; i < o.ge; i++) {
-			uint64_t k = rec_key(g->map, &g->r[i]);
-
-			r1 = k > r1 ? k : r1;
-		}
+		for (size_t i = o.gs; i < o.ge; i++)
+			r1 = g->key[i] > r1 ? g->key[i] : r1;
 		/* context: guest records within 3 H, filter records within 4 H */
 		dropped = win_drop(g, sub_sat(r, d + 3 * h), o.gs);
 
@@ -379,6 +401,11 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 		return -1;
 	iogap_pair_window_free(&none);
 	budget = budget < 2 * slice ? 2 * slice : budget;
+	/* every window allocates and frees the same large arrays: keep them
+	 * in the heap (no mmap, no trim), or each window pays their page
+	 * faults and zeroing again; the peak stays a window's */
+	mallopt(M_MMAP_THRESHOLD, 512 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1024 << 20);
 	for (int i = 0; i < 3; i++) {
 		longest = ps->facts[i].longest > longest ? ps->facts[i].longest : longest;
 		if (ps->facts[i].disorder > p->disorder)
@@ -393,9 +420,12 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 	}
 	if (!rc)
 		rc = slices(p, slice, err, errlen);
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = src_drain(&p->w[i].src, err, errlen);
 	for (int i = 0; i < 3; i++) {
 		iogap_trace_reader_close(p->w[i].src.rd);
 		free(p->w[i].r);
+		free(p->w[i].key);
 	}
 	return rc;
 }

@@ -6,9 +6,10 @@
  * Each trace is nearly in time order: records are appended at completion
  * by several threads, so a record's key (its later time, host ns; guest
  * records mapped with the ping-pong map) lies at most `disorder` behind
- * the largest key before it.  A first pass over the files measures that
- * disorder and the longest record; with the pairing slack they give the
- * horizon H = slack + longest + disorder.  Then windows go through the
+ * the largest key before it.  The caller measures that disorder and the
+ * longest record (a pass over the files, or, for a pass whose horizon is
+ * large enough, that pass itself through `seen`); with the pairing slack
+ * they give the horizon H = slack + longest + disorder.  Then windows go through the
  * guest trace `slice` records at a time, in trace order: a window owns its
  * slice's guest records and the filter records whose key falls in the
  * slice's key range, and holds around them the guest records within 3 H
@@ -38,6 +39,11 @@ struct iogap_rec_src {
 	const char *path;
 	const struct iogap_trace_record *r;
 	size_t nr;
+	/* if set: handed every record of the source, before a pass's filter,
+	 * the pass reading the source to its end (a caller's scan of the
+	 * file folded into the pass) */
+	void (*seen)(void *ctx, const struct iogap_trace_record *r);
+	void *seen_ctx;
 };
 
 /* What the first pass measures of one trace. */

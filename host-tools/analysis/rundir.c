@@ -185,29 +185,36 @@ struct scan {
 	struct iogap_stream_facts *facts;   /* NULL: not paired */
 };
 
-/* One pass over a trace: the reader validates every record; counts them
- * and gathers sc. */
-static int scan_trace(struct iogap_trace_file *tf, struct scan *sc, char *err, size_t errlen)
+/* A trace's record (validated by the reader) counted and gathered into sc. */
+static void scan_record(struct iogap_trace_file *tf, struct scan *sc,
+			const struct iogap_trace_record *rec)
+{
+	tf->nr++;
+	if (sc->facts)
+		iogap_stream_fact(sc->facts, rec);
+	if (!sc->si)
+		return;
+	if (rec->job >= sc->si->njobs)
+		sc->si->njobs = rec->job + 1u;
+	if (!(rec->flags & IOGAP_REC_RAMP) && (!sc->rw_only || rec->op <= IOGAP_OP_WRITE) &&
+	    rec->start_ns < sc->t0)
+		sc->t0 = rec->start_ns;
+}
+
+/* A pass over a trace's header and its first `limit` records (0: all);
+ * counts them and gathers sc. */
+static int scan_trace(struct iogap_trace_file *tf, struct scan *sc, uint64_t limit, char *err,
+		      size_t errlen)
 {
 	struct iogap_trace_reader *r = iogap_trace_reader_open(tf->path, err, errlen);
 	struct iogap_trace_record rec;
-	int got;
+	int got = 0;
 
 	if (!r)
 		return -1;
 	tf->header = *iogap_trace_reader_header(r);
-	while ((got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0) {
-		tf->nr++;
-		if (sc->facts)
-			iogap_stream_fact(sc->facts, &rec);
-		if (!sc->si)
-			continue;
-		if (rec.job >= sc->si->njobs)
-			sc->si->njobs = rec.job + 1u;
-		if (!(rec.flags & IOGAP_REC_RAMP) && (!sc->rw_only || rec.op <= IOGAP_OP_WRITE) &&
-		    rec.start_ns < sc->t0)
-			sc->t0 = rec.start_ns;
-	}
+	while ((!limit || tf->nr < limit) && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
+		scan_record(tf, sc, &rec);
 	iogap_trace_reader_close(r);
 	if (got < 0)
 		return -1;
@@ -215,9 +222,14 @@ static int scan_trace(struct iogap_trace_file *tf, struct scan *sc, char *err, s
 	return 0;
 }
 
+/* Records of the guest and top traces read before their whole scan, which
+ * the clock bounds pass does (align_vm): their facts are its first guess. */
+#define FOLD_PREFIX (2u * IOGAP_STREAM_SLICE)
+
 /* Go once through whatever trace files the directory holds (a side counts
  * when its probe trace is there): validated, counted, side facts known;
- * the VM side's t0 stays on the guest clock until the clock is aligned. */
+ * the VM traces' state and side facts once aligned (align_vm), the guest
+ * and top traces read whole there. */
 static int scan_traces(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	struct trace_slot sl[6];
@@ -247,13 +259,16 @@ static int scan_traces(const char *dir, struct iogap_rundir *rd, char *err, size
 		}
 		if (sl[i].facts >= 0)
 			sc.facts = &rd->facts[sl[i].facts];
-		if (scan_trace(tf, &sc, err, errlen))
+		if (scan_trace(tf, &sc, sl[i].facts == 0 || sl[i].facts == 1 ? FOLD_PREFIX : 0,
+			       err, errlen))
 			return -1;
+		if (sl[i].of == IOGAP_SIDE_VM)
+			continue;
 		check_trace_state(rd, rel, tf);
 		if (sc.si) {
 			sc.si->records = tf->nr;
-			sc.si->t0 = sc.t0 == UINT64_MAX && sl[i].of != IOGAP_SIDE_VM ? 0 : sc.t0;
-			sc.si->present = sl[i].of != IOGAP_SIDE_VM;   /* VM: once aligned */
+			sc.si->t0 = sc.t0 == UINT64_MAX ? 0 : sc.t0;
+			sc.si->present = true;
 		}
 	}
 	rd->have_bare = rd->side[IOGAP_SIDE_BARE].present;
@@ -283,12 +298,70 @@ static void note_cut(struct iogap_rundir *rd, uint64_t requests)
 		   IOGAP_STREAM_BUDGET);
 }
 
+struct fold {
+	struct iogap_trace_file *tf;
+	struct scan sc;
+};
+
+static void fold_seen(void *ctx, const struct iogap_trace_record *r)
+{
+	struct fold *f = ctx;
+
+	scan_record(f->tf, &f->sc, r);
+}
+
+static bool facts_within(const struct iogap_stream_facts *f, const struct iogap_stream_facts *g)
+{
+	uint64_t fl = 0, fd = 0, gl = 0, gd = 0;
+
+	for (int i = 0; i < 3; i++) {
+		fl = f[i].longest > fl ? f[i].longest : fl;
+		fd = f[i].disorder > fd ? f[i].disorder : fd;
+		gl = g[i].longest > gl ? g[i].longest : gl;
+		gd = g[i].disorder > gd ? g[i].disorder : gd;
+	}
+	return fl <= gl && fd <= gd;
+}
+
+/* The clock bounds pass, reading the guest and top traces whole for the
+ * first time (their scan folded in: one read less).  Its horizon comes
+ * from the facts of their first records, doubled; a pass whose horizon
+ * turns out shorter than the traces' (or with a window cut) is redone
+ * with the measured facts, so the bounds are those of a pass with them. */
+static int bounds_folded(struct iogap_rundir *rd, struct iogap_bounds *b, uint64_t *cut,
+			 char *err, size_t errlen)
+{
+	struct fold fg = { &rd->guest, { .si = &rd->side[IOGAP_SIDE_VM], .rw_only = true,
+					 .t0 = UINT64_MAX, .facts = &rd->facts[0] } };
+	struct fold ft = { &rd->top, { .t0 = UINT64_MAX, .facts = &rd->facts[1] } };
+	struct iogap_pair_stream ps;
+
+	stream_of(rd, &ps);
+	for (int i = 0; i < 2; i++) {
+		ps.facts[i].longest *= 2;
+		ps.facts[i].disorder *= 2;
+		memset(&rd->facts[i], 0, sizeof(rd->facts[i]));
+	}
+	iogap_stream_facts_to_host(&ps.facts[0], &rd->ping_pong);
+	rd->guest.nr = rd->top.nr = 0;
+	ps.guest.seen = ps.top.seen = fold_seen;
+	ps.guest.seen_ctx = &fg;
+	ps.top.seen_ctx = &ft;
+	if (iogap_pair_stream_bounds(&ps, b, cut, err, errlen))
+		return -1;
+	fg.sc.si->t0 = fg.sc.t0;
+	iogap_stream_facts_to_host(&rd->facts[0], &rd->ping_pong);
+	if (!*cut && facts_within(rd->facts, ps.facts))
+		return 0;
+	stream_of(rd, &ps);
+	return iogap_pair_stream_bounds(&ps, b, cut, err, errlen);
+}
+
 /* The clock map: ping-pong, refined by the exact pairs' bounds (a first
  * pairing pass over the writes); the VM side's info on the host clock. */
 static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
-	struct iogap_pair_stream ps;
 	struct iogap_side_info *si = &rd->side[IOGAP_SIDE_VM];
 	struct iogap_bounds b;
 	uint64_t cut;
@@ -304,14 +377,17 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 		snprintf(err, errlen, "%s/vm: no clock sync samples", dir);
 		return -1;
 	}
-	iogap_stream_facts_to_host(&rd->facts[0], &rd->ping_pong);
-	stream_of(rd, &ps);
-	if (iogap_pair_stream_bounds(&ps, &b, &cut, err, errlen))
+	if (bounds_folded(rd, &b, &cut, err, errlen))
 		return -1;
+	for (int i = 0; i < 3; i++) {
+		const struct iogap_trace_file *tf = i ? i == 1 ? &rd->top : &rd->bottom : &rd->guest;
+
+		check_trace_state(rd, tf->path + strlen(dir) + 1, tf);
+	}
 	note_cut(rd, cut);
 	iogap_bounds_apply(&b, &rd->ping_pong, &rd->pairing.map);
 	si->t0 = si->t0 == UINT64_MAX ? 0 : iogap_guest_to_host(&rd->pairing.map, si->t0);
-	si->records += rd->top.nr + rd->bottom.nr;
+	si->records = rd->guest.nr + rd->top.nr + rd->bottom.nr;
 	si->present = true;
 	rd->have_vm = true;
 	return 0;

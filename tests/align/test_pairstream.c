@@ -173,6 +173,45 @@ static void expect_same(const char *name, const struct synth *s, size_t slice)
 	   o.map_same ? "same" : "differs", o.truncated);
 }
 
+/* What a source's `seen` got: its records, in order? */
+struct seen_order {
+	const struct iogap_trace_record *r;
+	size_t nr, n;
+	int in_order;
+};
+
+static void check_seen(void *ctx, const struct iogap_trace_record *r)
+{
+	struct seen_order *c = ctx;
+
+	c->in_order &= c->n < c->nr && same_rec(&c->r[c->n], r);
+	c->n++;
+}
+
+/* The clock bounds pass (writes only) with seen on guest and top. */
+static void expect_all_seen(const struct synth *s, size_t slice)
+{
+	struct seen_order sg = { s->g, s->ng, 0, 1 }, st = { s->t, s->nt, 0, 1 };
+	struct iogap_pair_stream ps = { 0 };
+	struct iogap_clock_map pp;
+	struct iogap_bounds b;
+	uint64_t cut;
+	int rc;
+
+	iogap_clock_from_sync(s->sa, s->nsa, s->sb, s->nsb, &pp);
+	ps.guest = (struct iogap_rec_src){ .r = s->g, .nr = s->ng, .seen = check_seen,
+					   .seen_ctx = &sg };
+	ps.top = (struct iogap_rec_src){ .r = s->t, .nr = s->nt, .seen = check_seen,
+					 .seen_ctx = &st };
+	ps.bottom = (struct iogap_rec_src){ .r = s->b, .nr = s->nb };
+	ps.pp = &pp;
+	ps.slice = slice;
+	rc = iogap_pair_stream_bounds(&ps, &b, &cut, err, sizeof(err));
+	ok(rc == 0 && sg.in_order && sg.n == s->ng && st.in_order && st.n == s->nt,
+	   "a writes-only pass hands every guest and top record, reads included, to seen in "
+	   "trace order (guest %zu of %zu, top %zu of %zu)", sg.n, s->ng, st.n, s->nt);
+}
+
 /* in trace order, unshuffled: the order a run writes */
 static int make(struct synth_cfg *c, struct synth *s)
 {
@@ -189,7 +228,7 @@ int main(void)
 	struct synth s;
 	uint64_t rs = 99;
 
-	tap_plan(10);
+	tap_plan(11);
 
 	/* tags, splits, ramp, drift: requests straddle every edge */
 	synth_default(&c);
@@ -198,6 +237,7 @@ int main(void)
 	if (!make(&c, &s)) {
 		expect_same("tagged writes", &s, 1000);
 		expect_same("tagged writes", &s, 7);
+		expect_all_seen(&s, 1000);
 		synth_free(&s);
 	}
 
