@@ -304,16 +304,17 @@ static void note_cut(struct iogap_rundir *rd, const struct iogap_stream_cut *cut
 		return;
 	*noted = true;
 	if (bounds)
-		incomplete(rd, "%" PRIu64 " writes lie within %.3f ms of one of %" PRIu64 " records "
-			   "longer than the pairing horizon allows for (%.3f ms): the clock bounds' "
-			   "exact pairs among them may differ from a whole-run pairing's", cut->near,
-			   (double)cut->reach / 1e6, cut->nlong, (double)cut->cap / 1e6);
+		incomplete(rd, "%" PRIu64 " writes lie within %.3f ms of a record longer than the "
+			   "pairing horizon allows for (%.3f ms; %" PRIu64 " such records): the clock "
+			   "bounds' exact pairs among them may differ from a whole-run pairing's",
+			   cut->near, (double)cut->reach / 1e6, (double)cut->cap / 1e6, cut->nlong);
 	else
 		incomplete(rd, "%" PRIu64 " requests and %" PRIu64 " filter records lie within "
-			   "%.3f ms of one of %" PRIu64 " records longer than the pairing horizon "
-			   "allows for (%.3f ms): their pairing (or its count as unclaimed) may "
-			   "differ from a whole-run pairing", cut->near, cut->near_filters,
-			   (double)cut->reach / 1e6, cut->nlong, (double)cut->cap / 1e6);
+			   "%.3f ms of a record longer than the pairing horizon allows for (%.3f "
+			   "ms; %" PRIu64 " such records): their pairing (or its count as "
+			   "unclaimed) may differ from a whole-run pairing", cut->near,
+			   cut->near_filters, (double)cut->reach / 1e6, (double)cut->cap / 1e6,
+			   cut->nlong);
 }
 
 struct fold {
