@@ -43,8 +43,9 @@ static size_t long_max(const struct iogap_stream_facts *f)
 	return f->long_max && f->long_max < IOGAP_STREAM_LONG ? f->long_max : IOGAP_STREAM_LONG;
 }
 
-/* Keep span s if among the longest: f->lng a min-heap by length. */
-static void keep_long(struct iogap_stream_facts *f, struct iogap_span s)
+/* Keep span s if among the longest: f->lng a min-heap by length.  Rare
+ * once the heap is full (out of line: the per-record path stays short). */
+static __attribute__((noinline)) void keep_long(struct iogap_stream_facts *f, struct iogap_span s)
 {
 	struct iogap_span *h = f->lng;
 	size_t n = f->nlong, i = 0;
@@ -53,10 +54,9 @@ static void keep_long(struct iogap_stream_facts *f, struct iogap_span s)
 		for (i = f->nlong++; i && span_len(&h[(i - 1) / 2]) > span_len(&s); i = (i - 1) / 2)
 			h[i] = h[(i - 1) / 2];
 		h[i] = s;
+		f->long_floor = f->nlong < long_max(f) ? 0 : span_len(&h[0]);
 		return;
 	}
-	if (span_len(&s) <= span_len(&h[0]))
-		return;
 	for (;;) {
 		size_t c = 2 * i + 1;
 
@@ -70,6 +70,7 @@ static void keep_long(struct iogap_stream_facts *f, struct iogap_span s)
 		i = c;
 	}
 	h[i] = s;
+	f->long_floor = span_len(&h[0]);
 }
 
 void iogap_stream_fact(struct iogap_stream_facts *f, const struct iogap_trace_record *r)
@@ -85,7 +86,7 @@ void iogap_stream_fact(struct iogap_stream_facts *f, const struct iogap_trace_re
 	else if (f->max_key - k > f->disorder)
 		f->disorder = f->max_key - k;
 	f->lengths[len ? 64 - __builtin_clzll(len) : 0]++;
-	if (f->nlong < long_max(f) || len > span_len(&f->lng[0]))
+	if (len > f->long_floor)
 		keep_long(f, s);
 }
 
@@ -350,12 +351,15 @@ static bool near_long(const struct pass *p, uint64_t start, uint64_t end)
 	return lo && p->reach[lo - 1].end >= start;
 }
 
-static bool rec_near_long(const struct pass *p, const struct iogap_clock_map *map,
-			  const struct iogap_trace_record *r, uint64_t key)
+static inline bool rec_near_long(const struct pass *p, const struct iogap_clock_map *map,
+				 const struct iogap_trace_record *r, uint64_t key)
 {
-	uint64_t start = r->complete_ns > r->start_ns ? r->start_ns : r->complete_ns;
+	uint64_t start;
 
-	return p->nreach && near_long(p, map ? iogap_guest_to_host(map, start) : start, key);
+	if (!p->nreach)
+		return false;
+	start = r->complete_ns > r->start_ns ? r->start_ns : r->complete_ns;
+	return near_long(p, map ? iogap_guest_to_host(map, start) : start, key);
 }
 
 /* What the window owns: guest records [gs, ge) and the filter records

@@ -69,6 +69,7 @@ struct iogap_stream_facts {
 	 * finished, those longer than cap, by start) */
 	struct iogap_span lng[IOGAP_STREAM_LONG];
 	size_t nlong;
+	uint64_t long_floor;  /* while measuring: the shortest listed, once full (else 0) */
 	size_t long_max;      /* the list's capacity: 0 = IOGAP_STREAM_LONG (tests lower it) */
 	/* ns, once finished (iogap_stream_facts_finish): the length the
 	 * horizon allows for, with every longer record listed; 0: longest */

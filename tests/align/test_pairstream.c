@@ -293,7 +293,7 @@ int main(void)
 	struct synth s;
 	uint64_t rs = 99;
 
-	tap_plan(14);
+	tap_plan(15);
 
 	/* tags, splits, ramp, drift: requests straddle every edge */
 	synth_default(&c);
@@ -393,6 +393,7 @@ int main(void)
 	c.shuffle = 0;
 	if (!make(&c, &s)) {
 		struct how finished = { 1, 4 };
+		struct iogap_trace_record lng[10];
 		struct outcome o, before;
 
 		for (size_t i = 1000; i < s.ng; i += 2000)
@@ -405,6 +406,15 @@ int main(void)
 		   "10 long requests, a list of 4: the longest's horizon, as before (%" PRIu64
 		   " cut, before %" PRIu64 "; cap %" PRIu64 " ns, before %" PRIu64 ")", o.truncated,
 		   before.truncated, o.cut.cap, before.cut.cap);
+		finished.long_max = 16;
+		for (size_t i = 1000, k = 0; i < s.ng; i += 2000)
+			lng[k++] = s.g[i];
+		o = stream_vs_whole_how(&s, 100, 4000, finished, lng, 10);
+		ok(o.rc == 0 && o.cut.nlong == 10 && o.truncated == 0 &&
+		   o.cut.near == o.expect_near && o.differ_far == 0,
+		   "10 long requests, a list of 16: all listed, the %" PRIu64 " requests within "
+		   "their reach counted, every other pairs as the whole run (%zu differ out of "
+		   "reach)", o.cut.near, o.differ_far);
 		synth_free(&s);
 	}
 
