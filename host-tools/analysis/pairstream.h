@@ -7,7 +7,7 @@
  * by several threads, so a record's key (its later time, host ns; guest
  * records mapped with the ping-pong map) lies at most `disorder` behind
  * the largest key before it.  The caller measures that disorder and the
- * longest record (a pass over the files, or, for a pass whose horizon is
+ * records' lengths (a pass over the files, or, for a pass whose horizon is
  * large enough, that pass itself through `seen`); with the pairing slack
  * they give the horizon H = slack + cap + disorder, cap the longest record's
  * length or, when a few records are far longer than the rest, a bound that
@@ -66,7 +66,8 @@ struct iogap_stream_facts {
 	uint64_t max_key;
 	uint64_t lengths[65]; /* records by length: [0] 0 ns, [b] [2^(b-1), 2^b) */
 	/* the longest records (a min-heap by length while measuring; once
-	 * finished, those longer than cap, by start) */
+	 * finished, those longer than cap, by start; guest ones on the host
+	 * clock once iogap_stream_facts_to_host) */
 	struct iogap_span lng[IOGAP_STREAM_LONG];
 	size_t nlong;
 	uint64_t long_floor;  /* while measuring: the shortest listed, once full (else 0) */
