@@ -144,9 +144,11 @@ void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap
 	f->max_key = iogap_guest_to_host(map, f->max_key);
 	if (f->cap)
 		f->cap = (uint64_t)((double)f->cap * stretch) + 1000;
+	/* not widened for the rounding: a length compared with cap stays the
+	 * record's (the reach, 4 H, is wider than any rounding) */
 	for (size_t i = 0; i < f->nlong; i++) {
-		f->lng[i].start = sub_sat(iogap_guest_to_host(map, f->lng[i].start), 1000);
-		f->lng[i].end = add_sat(iogap_guest_to_host(map, f->lng[i].end), 1000);
+		f->lng[i].start = iogap_guest_to_host(map, f->lng[i].start);
+		f->lng[i].end = iogap_guest_to_host(map, f->lng[i].end);
 	}
 }
 
