@@ -33,11 +33,51 @@ static uint64_t rec_key(const struct iogap_clock_map *map, const struct iogap_tr
 	return map ? iogap_guest_to_host(map, t) : t;
 }
 
+static uint64_t span_len(const struct iogap_span *s)
+{
+	return s->end - s->start;
+}
+
+static size_t long_max(const struct iogap_stream_facts *f)
+{
+	return f->long_max && f->long_max < IOGAP_STREAM_LONG ? f->long_max : IOGAP_STREAM_LONG;
+}
+
+/* Keep span s if among the longest: f->lng a min-heap by length.  Rare
+ * once the heap is full (out of line: the per-record path stays short). */
+static __attribute__((noinline)) void keep_long(struct iogap_stream_facts *f, struct iogap_span s)
+{
+	struct iogap_span *h = f->lng;
+	size_t n = f->nlong, i = 0;
+
+	if (n < long_max(f)) {
+		for (i = f->nlong++; i && span_len(&h[(i - 1) / 2]) > span_len(&s); i = (i - 1) / 2)
+			h[i] = h[(i - 1) / 2];
+		h[i] = s;
+		f->long_floor = f->nlong < long_max(f) ? 0 : span_len(&h[0]);
+		return;
+	}
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && span_len(&h[c + 1]) < span_len(&h[c]))
+			c++;
+		if (span_len(&h[c]) >= span_len(&s))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = s;
+	f->long_floor = span_len(&h[0]);
+}
+
 void iogap_stream_fact(struct iogap_stream_facts *f, const struct iogap_trace_record *r)
 {
 	uint64_t k = rec_key(NULL, r);
-	uint64_t len = r->complete_ns > r->start_ns ? r->complete_ns - r->start_ns :
-			r->start_ns - r->complete_ns;
+	struct iogap_span s = { r->complete_ns > r->start_ns ? r->start_ns : r->complete_ns, k };
+	uint64_t len = span_len(&s);
 
 	if (len > f->longest)
 		f->longest = len;
@@ -45,6 +85,51 @@ void iogap_stream_fact(struct iogap_stream_facts *f, const struct iogap_trace_re
 		f->max_key = k;
 	else if (f->max_key - k > f->disorder)
 		f->disorder = f->max_key - k;
+	f->lengths[len ? 64 - __builtin_clzll(len) : 0]++;
+	if (len > f->long_floor)
+		keep_long(f, s);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct iogap_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The log2 bucket of the 99.9th percentile length. */
+static int high_bucket(const struct iogap_stream_facts *f)
+{
+	uint64_t n = 0, below = 0;
+	int b = 0;
+
+	for (int i = 0; i < 65; i++)
+		n += f->lengths[i];
+	while (b < 64 && (below += f->lengths[b]) < n - n / 1000)
+		b++;
+	return b;
+}
+
+void iogap_stream_facts_finish(struct iogap_stream_facts *f)
+{
+	int b = high_bucket(f);
+	uint64_t longer = 0;
+	size_t k = 0;
+
+	/* 4 x the bucket's upper bound 2^b: records longer lie in b + 3 on */
+	f->cap = b + 2 < 64 ? (uint64_t)1 << (b + 2) : f->longest;
+	for (int i = b + 3; i < 65; i++)
+		longer += f->lengths[i];
+	if (f->cap >= f->longest || longer > long_max(f)) {
+		f->cap = f->longest;
+		f->nlong = 0;
+		return;
+	}
+	for (size_t i = 0; i < f->nlong; i++)
+		if (span_len(&f->lng[i]) > f->cap)
+			f->lng[k++] = f->lng[i];
+	f->nlong = k;
+	qsort(f->lng, k, sizeof(f->lng[0]), by_start);
 }
 
 void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap_clock_map *map)
@@ -57,6 +142,14 @@ void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap
 	f->longest = (uint64_t)((double)f->longest * stretch) + 1000;
 	f->disorder = (uint64_t)((double)f->disorder * stretch) + 1000;
 	f->max_key = iogap_guest_to_host(map, f->max_key);
+	if (f->cap)
+		f->cap = (uint64_t)((double)f->cap * stretch) + 1000;
+	/* not widened for the rounding: a length compared with cap stays the
+	 * record's (the reach, 4 H, is wider than any rounding) */
+	for (size_t i = 0; i < f->nlong; i++) {
+		f->lng[i].start = iogap_guest_to_host(map, f->lng[i].start);
+		f->lng[i].end = iogap_guest_to_host(map, f->lng[i].end);
+	}
 }
 
 /* ------------------------------------------------------------ sources */
@@ -235,10 +328,41 @@ struct pass {
 	iogap_pair_visit fn;
 	void *ctx;
 	struct iogap_pair_counts *counts;      /* NULL: not counted */
-	uint64_t truncated;
+	struct iogap_stream_cut cut;
 	struct win w[3];                       /* guest, top, bottom */
 	uint64_t horizon, disorder;
+	/* the long records' spans widened by cut.reach, merged, by start */
+	struct iogap_span *reach;
+	size_t nreach;
 };
+
+/* Does [start, end] meet a long record's reach? */
+static bool near_long(const struct pass *p, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = p->nreach;
+
+	/* the last reach starting at or before end */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->reach[mid].start <= end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && p->reach[lo - 1].end >= start;
+}
+
+static inline bool rec_near_long(const struct pass *p, const struct iogap_clock_map *map,
+				 const struct iogap_trace_record *r, uint64_t key)
+{
+	uint64_t start;
+
+	if (!p->nreach)
+		return false;
+	start = r->complete_ns > r->start_ns ? r->start_ns : r->complete_ns;
+	return near_long(p, map ? iogap_guest_to_host(map, start) : start, key);
+}
 
 /* What the window owns: guest records [gs, ge) and the filter records
  * with key in [lo, hi). */
@@ -255,14 +379,18 @@ static void count_filters(struct pass *p, const struct iogap_pair_window *pw, co
 	for (size_t i = 0; i < t->n; i++) {
 		uint64_t k = rec_key(NULL, &t->r[i]);
 
-		if (k >= o->lo && k < o->hi)
-			iogap_pair_count_top(p->counts, &t->r[i], pw->top_state[i]);
+		if (k < o->lo || k >= o->hi)
+			continue;
+		iogap_pair_count_top(p->counts, &t->r[i], pw->top_state[i]);
+		p->cut.near_filters += rec_near_long(p, NULL, &t->r[i], k);
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t k = rec_key(NULL, &b->r[i]);
 
-		if (k >= o->lo && k < o->hi)
-			iogap_pair_count_bottom(p->counts, &b->r[i], pw->bottom_claimed[i]);
+		if (k < o->lo || k >= o->hi)
+			continue;
+		iogap_pair_count_bottom(p->counts, &b->r[i], pw->bottom_claimed[i]);
+		p->cut.near_filters += rec_near_long(p, NULL, &b->r[i], k);
 	}
 }
 
@@ -288,7 +416,8 @@ static int pair_window(struct pass *p, const struct own *o, char *err, size_t er
 			iogap_pair_set_times(p->times, pr);
 		if (p->counts)
 			iogap_pair_count(p->counts, pr);
-		p->truncated += o->cut;
+		p->cut.truncated += o->cut;
+		p->cut.near += rec_near_long(p, p->ps->pp, &g->r[i], g->key[i]);
 		rc = p->fn(p->ctx, pr);
 	}
 	if (!rc && p->counts)
@@ -378,6 +507,54 @@ static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
 	}
 }
 
+/* The records longer than cap, widened by reach = 4 H: merged, by start. */
+static int reach_of(struct pass *p)
+{
+	const struct iogap_stream_facts *f = p->ps->facts;
+	struct iogap_span *r = malloc((f[0].nlong + f[1].nlong + f[2].nlong + 1) * sizeof(*r));
+	size_t n = 0;
+
+	if (!r)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		for (size_t j = 0; j < f[i].nlong; j++)
+			if (span_len(&f[i].lng[j]) > p->cut.cap)
+				r[n++] = (struct iogap_span){ sub_sat(f[i].lng[j].start, p->cut.reach),
+							      add_sat(f[i].lng[j].end, p->cut.reach) };
+	p->cut.nlong = n;
+	qsort(r, n, sizeof(*r), by_start);
+	p->nreach = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (p->nreach && r[j].start <= r[p->nreach - 1].end) {
+			if (r[j].end > r[p->nreach - 1].end)
+				r[p->nreach - 1].end = r[j].end;
+			continue;
+		}
+		r[p->nreach++] = r[j];
+	}
+	p->reach = r;
+	return 0;
+}
+
+/* H = slack + cap + disorder (pairstream.h); the long records' reach.
+ * 0, or -1 (out of memory). */
+static int horizon_of(struct pass *p)
+{
+	const struct iogap_pair_stream *ps = p->ps;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t cap = ps->facts[i].cap ? ps->facts[i].cap : ps->facts[i].longest;
+
+		p->cut.cap = cap > p->cut.cap ? cap : p->cut.cap;
+		if (ps->facts[i].disorder > p->disorder)
+			p->disorder = ps->facts[i].disorder;
+	}
+	/* + 1 us: the guest keys' mapping rounds */
+	p->horizon = add_sat(add_sat(iogap_pair_slack(ps->pp), p->cut.cap), p->disorder + 1000);
+	p->cut.reach = p->horizon > UINT64_MAX / 4 ? UINT64_MAX : 4 * p->horizon;
+	return reach_of(p);
+}
+
 static int run_pass(struct pass *p, char *err, size_t errlen)
 {
 	const struct iogap_pair_stream *ps = p->ps;
@@ -385,7 +562,6 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 	enum src_filter filter[3] = { SRC_ALL, SRC_ALL, SRC_ALL };
 	size_t slice = ps->slice ? ps->slice : IOGAP_STREAM_SLICE;
 	size_t budget = ps->budget ? ps->budget : IOGAP_STREAM_BUDGET;
-	uint64_t longest = 0;
 	int rc = 0;
 
 	if (p->writes_only) {
@@ -406,13 +582,8 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 	 * faults and zeroing again; the peak stays a window's */
 	mallopt(M_MMAP_THRESHOLD, 512 << 20);
 	mallopt(M_TRIM_THRESHOLD, 1024 << 20);
-	for (int i = 0; i < 3; i++) {
-		longest = ps->facts[i].longest > longest ? ps->facts[i].longest : longest;
-		if (ps->facts[i].disorder > p->disorder)
-			p->disorder = ps->facts[i].disorder;
-	}
-	/* + 1 us: the guest keys' mapping rounds */
-	p->horizon = add_sat(add_sat(iogap_pair_slack(ps->pp), longest), p->disorder + 1000);
+	if (horizon_of(p))
+		return iogap_seterr(err, errlen, "pairing: out of memory");
 	for (int i = 0; i < 3 && !rc; i++) {
 		p->w[i].map = i ? NULL : ps->pp;
 		p->w[i].budget = budget;
@@ -427,6 +598,7 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 		free(p->w[i].r);
 		free(p->w[i].key);
 	}
+	free(p->reach);
 	return rc;
 }
 
@@ -444,7 +616,7 @@ static int add_bound(void *ctx, const struct iogap_pair *pr)
 }
 
 int iogap_pair_stream_bounds(const struct iogap_pair_stream *ps, struct iogap_bounds *b,
-			     uint64_t *truncated, char *err, size_t errlen)
+			     struct iogap_stream_cut *cut, char *err, size_t errlen)
 {
 	struct bounds_ctx c = { b, ps->pp };
 	struct pass p = { .ps = ps, .writes_only = true, .fn = add_bound, .ctx = &c };
@@ -452,19 +624,19 @@ int iogap_pair_stream_bounds(const struct iogap_pair_stream *ps, struct iogap_bo
 
 	iogap_bounds_init(b);
 	rc = run_pass(&p, err, errlen);
-	*truncated = p.truncated;
+	*cut = p.cut;
 	return rc;
 }
 
 int iogap_pair_stream_run(const struct iogap_pair_stream *ps, const struct iogap_clock_map *map,
 			  iogap_pair_visit fn, void *ctx, struct iogap_pair_counts *counts,
-			  uint64_t *truncated, char *err, size_t errlen)
+			  struct iogap_stream_cut *cut, char *err, size_t errlen)
 {
 	struct pass p = { .ps = ps, .times = map, .fn = fn, .ctx = ctx, .counts = counts };
 	int rc;
 
 	memset(counts, 0, sizeof(*counts));
 	rc = run_pass(&p, err, errlen);
-	*truncated = p.truncated;
+	*cut = p.cut;
 	return rc;
 }

@@ -7,9 +7,11 @@
  * by several threads, so a record's key (its later time, host ns; guest
  * records mapped with the ping-pong map) lies at most `disorder` behind
  * the largest key before it.  The caller measures that disorder and the
- * longest record (a pass over the files, or, for a pass whose horizon is
+ * records' lengths (a pass over the files, or, for a pass whose horizon is
  * large enough, that pass itself through `seen`); with the pairing slack
- * they give the horizon H = slack + longest + disorder.  Then windows go through the
+ * they give the horizon H = slack + cap + disorder, cap the longest record's
+ * length or, when a few records are far longer than the rest, a bound that
+ * all but those (listed in the facts) respect.  Then windows go through the
  * guest trace `slice` records at a time, in trace order: a window owns its
  * slice's guest records and the filter records whose key falls in the
  * slice's key range, and holds around them the guest records within 3 H
@@ -22,6 +24,10 @@
  *    request or a completion delay long enough to spread a window over
  *    that many records): the window is cut, its requests are counted in
  *    `truncated` and may pair differently (the caller reports it);
+ *  - a request or filter record lies within 4 H of a record longer than
+ *    cap (the candidates and competitors of a long record reach across
+ *    its span, beyond any window): counted in `near` and `near_filters`,
+ *    it may pair differently; every other pairs as the whole run does;
  *  - a write tag repeats farther apart than the horizon (tags are unique
  *    per run; a repeat within it makes both ambiguous, as before).
  */
@@ -46,15 +52,38 @@ struct iogap_rec_src {
 	void *seen_ctx;
 };
 
+#define IOGAP_STREAM_LONG 4096u   /* long records a trace's facts list */
+
+/* A record's time span [start, end]. */
+struct iogap_span {
+	uint64_t start, end;
+};
+
 /* What the first pass measures of one trace. */
 struct iogap_stream_facts {
 	uint64_t longest;     /* ns: largest |complete - start| */
 	uint64_t disorder;    /* ns: largest (max key so far - key) */
 	uint64_t max_key;
+	uint64_t lengths[65]; /* records by length: [0] 0 ns, [b] [2^(b-1), 2^b) */
+	/* the longest records (a min-heap by length while measuring; once
+	 * finished, those longer than cap, by start; guest ones on the host
+	 * clock once iogap_stream_facts_to_host) */
+	struct iogap_span lng[IOGAP_STREAM_LONG];
+	size_t nlong;
+	uint64_t long_floor;  /* while measuring: the shortest listed, once full (else 0) */
+	size_t long_max;      /* the list's capacity: 0 = IOGAP_STREAM_LONG (tests lower it) */
+	/* ns, once finished (iogap_stream_facts_finish): the length the
+	 * horizon allows for, with every longer record listed; 0: longest */
+	uint64_t cap;
 };
 
 /* Fold record r into f (on its own clock). */
 void iogap_stream_fact(struct iogap_stream_facts *f, const struct iogap_trace_record *r);
+/* Once every record is folded: cap = 4 x the upper bound of the 99.9th
+ * percentile length's log2 bucket, when the list holds every longer record
+ * (else cap = longest: the horizon of the longest record); the list keeps
+ * those longer than cap, by start. */
+void iogap_stream_facts_finish(struct iogap_stream_facts *f);
 /* Guest facts onto the host clock through map (a drift stretches them). */
 void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap_clock_map *map);
 
@@ -71,18 +100,27 @@ struct iogap_pair_stream {
 	size_t slice, budget;                      /* 0: the defaults above */
 };
 
+/* What a pass could not pair as the whole run would (the caller reports it). */
+struct iogap_stream_cut {
+	uint64_t truncated;     /* requests paired in windows cut to the budget */
+	uint64_t near;          /* requests within reach of a long record */
+	uint64_t near_filters;  /* filter records counted within reach of one */
+	uint64_t nlong;         /* long records: longer than cap */
+	uint64_t cap, reach;    /* ns: the length the horizon allows for; 4 H */
+};
+
 /* The clock offset bounds of the exact pairs (a pass over guest writes
  * and tagged top writes only: nothing else decides an exact pair).
- * 0, or -1 with err; *truncated: writes in cut windows. */
+ * 0, or -1 with err; *cut: writes in cut windows or near long records. */
 int iogap_pair_stream_bounds(const struct iogap_pair_stream *ps, struct iogap_bounds *b,
-			     uint64_t *truncated, char *err, size_t errlen);
+			     struct iogap_stream_cut *cut, char *err, size_t errlen);
 
 /* Every guest read/write in trace order, times through map (the refined
  * one), to fn (a non-zero return stops and is returned); counts gets
- * everything iogap_pair_requests counts, *truncated the requests paired
- * in cut windows.  0, or -1 with err. */
+ * everything iogap_pair_requests counts, *cut the requests paired in cut
+ * windows or near long records.  0, or -1 with err. */
 int iogap_pair_stream_run(const struct iogap_pair_stream *ps, const struct iogap_clock_map *map,
 			  iogap_pair_visit fn, void *ctx, struct iogap_pair_counts *counts,
-			  uint64_t *truncated, char *err, size_t errlen);
+			  struct iogap_stream_cut *cut, char *err, size_t errlen);
 
 #endif

@@ -286,16 +286,35 @@ static void stream_of(const struct iogap_rundir *rd, struct iogap_pair_stream *p
 	memcpy(ps->facts, rd->facts, sizeof(ps->facts));
 }
 
-/* Requests paired in a window cut to the memory budget (pairstream.h). */
-static void note_cut(struct iogap_rundir *rd, uint64_t requests)
+/* Requests paired in a window cut to the memory budget, or near a record
+ * longer than the horizon allows for (pairstream.h); bounds: the clock
+ * bounds pass's (writes only). */
+static void note_cut(struct iogap_rundir *rd, const struct iogap_stream_cut *cut, bool bounds)
 {
-	if (!requests || rd->noted_cut)
+	bool *noted = bounds ? &rd->noted_near_bounds : &rd->noted_near;
+
+	if (cut->truncated && !rd->noted_cut) {
+		rd->noted_cut = true;
+		incomplete(rd, "%" PRIu64 " requests were paired in a window cut to the memory "
+			   "budget (%u records a trace; a request or completion delay longer than "
+			   "such a window): their pairing may differ from a whole-run pairing",
+			   cut->truncated, IOGAP_STREAM_BUDGET);
+	}
+	if (!(cut->near || cut->near_filters) || *noted)
 		return;
-	rd->noted_cut = true;
-	incomplete(rd, "%" PRIu64 " requests were paired in a window cut to the memory budget "
-		   "(%u records a trace; a request or completion delay longer than such a "
-		   "window): their pairing may differ from a whole-run pairing", requests,
-		   IOGAP_STREAM_BUDGET);
+	*noted = true;
+	if (bounds)
+		incomplete(rd, "%" PRIu64 " writes lie within %.3f ms of a record longer than the "
+			   "pairing horizon allows for (%.3f ms; %" PRIu64 " such records): the clock "
+			   "bounds' exact pairs among them may differ from a whole-run pairing's",
+			   cut->near, (double)cut->reach / 1e6, (double)cut->cap / 1e6, cut->nlong);
+	else
+		incomplete(rd, "%" PRIu64 " requests and %" PRIu64 " filter records lie within "
+			   "%.3f ms of a record longer than the pairing horizon allows for (%.3f "
+			   "ms; %" PRIu64 " such records): their pairing (or its count as "
+			   "unclaimed) may differ from a whole-run pairing", cut->near,
+			   cut->near_filters, (double)cut->reach / 1e6, (double)cut->cap / 1e6,
+			   cut->nlong);
 }
 
 struct fold {
@@ -328,7 +347,8 @@ static bool facts_within(const struct iogap_stream_facts *f, const struct iogap_
  * from the facts of their first records, doubled; a pass whose horizon
  * turns out shorter than the traces' (or with a window cut) is redone
  * with the measured facts, so the bounds are those of a pass with them. */
-static int bounds_folded(struct iogap_rundir *rd, struct iogap_bounds *b, uint64_t *cut,
+static int bounds_folded(struct iogap_rundir *rd, struct iogap_bounds *b,
+			 struct iogap_stream_cut *cut,
 			 char *err, size_t errlen)
 {
 	struct fold fg = { &rd->guest, { .si = &rd->side[IOGAP_SIDE_VM], .rw_only = true,
@@ -350,8 +370,10 @@ static int bounds_folded(struct iogap_rundir *rd, struct iogap_bounds *b, uint64
 	if (iogap_pair_stream_bounds(&ps, b, cut, err, errlen))
 		return -1;
 	fg.sc.si->t0 = fg.sc.t0;
+	for (int i = 0; i < 3; i++)
+		iogap_stream_facts_finish(&rd->facts[i]);
 	iogap_stream_facts_to_host(&rd->facts[0], &rd->ping_pong);
-	if (!*cut && facts_within(rd->facts, ps.facts))
+	if (!cut->truncated && facts_within(rd->facts, ps.facts))
 		return 0;
 	stream_of(rd, &ps);
 	return iogap_pair_stream_bounds(&ps, b, cut, err, errlen);
@@ -364,7 +386,7 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 	char path[PATH_MAX + 64];
 	struct iogap_side_info *si = &rd->side[IOGAP_SIDE_VM];
 	struct iogap_bounds b;
-	uint64_t cut;
+	struct iogap_stream_cut cut;
 
 	snprintf(path, sizeof(path), "%s/vm/sync-before.txt", dir);
 	if (iogap_sync_load(path, &rd->sync_before, &rd->n_before, err, errlen))
@@ -384,7 +406,7 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 
 		check_trace_state(rd, tf->path + strlen(dir) + 1, tf);
 	}
-	note_cut(rd, cut);
+	note_cut(rd, &cut, true);
 	iogap_bounds_apply(&b, &rd->ping_pong, &rd->pairing.map);
 	si->t0 = si->t0 == UINT64_MAX ? 0 : iogap_guest_to_host(&rd->pairing.map, si->t0);
 	si->records = rd->guest.nr + rd->top.nr + rd->bottom.nr;
@@ -453,7 +475,7 @@ int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *c
 {
 	struct pair_visit v = { rd, fn, ctx, 0 };
 	struct iogap_pair_stream ps;
-	uint64_t cut;
+	struct iogap_stream_cut cut;
 	int rc;
 
 	if (!rd->have_vm)
@@ -462,7 +484,7 @@ int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *c
 	stream_of(rd, &ps);
 	rc = iogap_pair_stream_run(&ps, &rd->pairing.map, visit_pair, &v, &rd->pairing.counts,
 				   &cut, err, errlen);
-	note_cut(rd, cut);
+	note_cut(rd, &cut, false);
 	return rc;
 }
 

@@ -71,7 +71,7 @@ struct iogap_rundir {
 	/* private: the pairing windows (pairstream.h) */
 	struct iogap_clock_map ping_pong;
 	struct iogap_stream_facts facts[3];
-	bool noted_cut;
+	bool noted_cut, noted_near_bounds, noted_near;
 	FILE *pairs_out;          /* iogap_rundir_pairs_to */
 };
 

@@ -108,13 +108,65 @@ static void jitter(struct iogap_trace_record *r, size_t n, size_t reach, uint64_
 
 struct outcome {
 	size_t differ;
+	size_t differ_far;        /* of them, not within reach of a long record */
+	size_t expect_near;       /* requests within reach of one (the test's count) */
 	uint64_t truncated;       /* both passes */
 	uint64_t run_cut;         /* the pair visit's */
+	struct iogap_stream_cut cut;   /* the pair visit's */
 	int counts_same, map_same, rc;
 };
 
-/* Stream the synthetic traces with the given slice and budget; compare. */
-static struct outcome stream_vs_whole(const struct synth *s, size_t slice, size_t budget)
+/* How the facts are measured: finished (a horizon shorter than the longest
+ * record, when a few are far longer), the long list's capacity (0: the
+ * default). */
+struct how {
+	int finish;
+	size_t long_max;
+};
+
+static const struct how today = { 0, 0 };
+
+/* Is guest request g within reach (host ns) of one of the long records
+ * (guest clock)? */
+static int within_reach(const struct iogap_trace_record *g, const struct iogap_clock_map *pp,
+			const struct iogap_trace_record *lng, size_t nlong, uint64_t reach)
+{
+	uint64_t s = iogap_guest_to_host(pp, g->start_ns), e = iogap_guest_to_host(pp, g->complete_ns);
+
+	for (size_t i = 0; i < nlong; i++) {
+		uint64_t ls = iogap_guest_to_host(pp, lng[i].start_ns) - reach;
+		uint64_t le = iogap_guest_to_host(pp, lng[i].complete_ns) + reach;
+
+		if (s <= le && e >= ls)
+			return 1;
+	}
+	return 0;
+}
+
+/* The pairs that differ, and those of them not within reach of the long
+ * records lng[0, nlong); the requests within reach. */
+static void where_differ(const struct iogap_pairing *whole, const struct seen *sn,
+			 const struct iogap_clock_map *pp, const struct iogap_trace_record *lng,
+			 size_t nlong, struct outcome *o)
+{
+	if (whole->nr != sn->n)
+		return;
+	for (size_t i = 0; i < sn->n; i++) {
+		struct seen one = { &sn->p[i], &sn->g[i], &sn->t[i], &sn->b[i], 1, 1 };
+		struct iogap_pairing w1 = { .pairs = &whole->pairs[i], .nr = 1 };
+		int near = within_reach(&sn->g[i], pp, lng, nlong, o->cut.reach);
+
+		o->expect_near += near;
+		o->differ_far += !near && diff_pairs(&w1, &one);
+	}
+}
+
+/* Stream the synthetic traces with the given slice and budget, facts
+ * measured as `how` says; compare.  lng: the long records (for
+ * where_differ). */
+static struct outcome stream_vs_whole_how(const struct synth *s, size_t slice, size_t budget,
+					  struct how how, const struct iogap_trace_record *lng,
+					  size_t nlong)
 {
 	struct iogap_pair_stream ps = { 0 };
 	struct iogap_clock_map pp, map;
@@ -123,7 +175,7 @@ static struct outcome stream_vs_whole(const struct synth *s, size_t slice, size_
 	struct iogap_bounds b;
 	struct outcome o = { 0 };
 	struct seen seen = { 0 };
-	uint64_t cut = 0;
+	struct iogap_stream_cut bcut = { 0 }, cut = { 0 };
 
 	iogap_clock_from_sync(s->sa, s->nsa, s->sb, s->nsb, &pp);
 	if (iogap_pair_requests(s->g, s->ng, s->t, s->nt, s->b, s->nb, &pp, &whole, err,
@@ -143,15 +195,21 @@ static struct outcome stream_vs_whole(const struct synth *s, size_t slice, size_
 		iogap_stream_fact(&ps.facts[1], &s->t[i]);
 	for (size_t i = 0; i < s->nb; i++)
 		iogap_stream_fact(&ps.facts[2], &s->b[i]);
+	for (int i = 0; i < 3 && how.finish; i++) {
+		ps.facts[i].long_max = how.long_max;
+		iogap_stream_facts_finish(&ps.facts[i]);
+	}
 	iogap_stream_facts_to_host(&ps.facts[0], &pp);
-	o.rc = iogap_pair_stream_bounds(&ps, &b, &o.truncated, err, sizeof(err));
+	o.rc = iogap_pair_stream_bounds(&ps, &b, &bcut, err, sizeof(err));
 	iogap_bounds_apply(&b, &pp, &map);
 	if (!o.rc)
 		o.rc = iogap_pair_stream_run(&ps, &map, record_pair, &seen, &counts, &cut, err,
 					     sizeof(err));
-	o.truncated += cut;
-	o.run_cut = cut;
+	o.truncated = bcut.truncated + cut.truncated;
+	o.run_cut = cut.truncated;
+	o.cut = cut;
 	o.differ = diff_pairs(&whole, &seen);
+	where_differ(&whole, &seen, &pp, lng, nlong, &o);
 	o.counts_same = !memcmp(&counts, &whole.counts, sizeof(counts));
 	o.map_same = map.offset_ns == whole.map.offset_ns &&
 		     map.bound_lo_ns == whole.map.bound_lo_ns &&
@@ -162,15 +220,32 @@ static struct outcome stream_vs_whole(const struct synth *s, size_t slice, size_
 	return o;
 }
 
+/* With the facts as measured before long-record lists (cap = longest). */
+static struct outcome stream_vs_whole(const struct synth *s, size_t slice, size_t budget)
+{
+	return stream_vs_whole_how(s, slice, budget, today, NULL, 0);
+}
+
+static int same_as_whole(const struct outcome *o)
+{
+	return o->rc == 0 && o->differ == 0 && o->counts_same && o->map_same &&
+	       o->truncated == 0 && o->cut.near == 0 && o->cut.near_filters == 0;
+}
+
+/* Facts as before and finished (no record far longer than the rest here:
+ * none listed, the horizon allows for the longest): the same either way. */
 static void expect_same(const char *name, const struct synth *s, size_t slice)
 {
+	struct how finished = { 1, 0 };
 	struct outcome o = stream_vs_whole(s, slice, 0);
+	struct outcome of = stream_vs_whole_how(s, slice, 0, finished, NULL, 0);
 
-	ok(o.rc == 0 && o.differ == 0 && o.counts_same && o.map_same && o.truncated == 0,
+	ok(same_as_whole(&o) && same_as_whole(&of) && of.cut.nlong == 0,
 	   "%s, slices of %zu: every pair, the counts and the clock map as the whole-run "
-	   "pairing's (rc %d %s, %zu pairs differ, counts %s, map %s, %" PRIu64 " cut)", name,
+	   "pairing's, facts finished or not (rc %d %s, %zu pairs differ, counts %s, map %s, %"
+	   PRIu64 " cut; finished: %zu differ, %" PRIu64 " cut, %" PRIu64 " long)", name,
 	   slice, o.rc, o.rc ? err : "", o.differ, o.counts_same ? "same" : "differ",
-	   o.map_same ? "same" : "differs", o.truncated);
+	   o.map_same ? "same" : "differs", o.truncated, of.differ, of.truncated, of.cut.nlong);
 }
 
 /* What a source's `seen` got: its records, in order? */
@@ -195,7 +270,7 @@ static void expect_all_seen(const struct synth *s, size_t slice)
 	struct iogap_pair_stream ps = { 0 };
 	struct iogap_clock_map pp;
 	struct iogap_bounds b;
-	uint64_t cut;
+	struct iogap_stream_cut cut;
 	int rc;
 
 	iogap_clock_from_sync(s->sa, s->nsa, s->sb, s->nsb, &pp);
@@ -228,7 +303,7 @@ int main(void)
 	struct synth s;
 	uint64_t rs = 99;
 
-	tap_plan(11);
+	tap_plan(16);
 
 	/* tags, splits, ramp, drift: requests straddle every edge */
 	synth_default(&c);
@@ -255,6 +330,25 @@ int main(void)
 		jitter(s.b, s.nb, 16, &rs);
 		expect_same("untagged, same-key, out of order", &s, 500);
 		expect_same("untagged, same-key, out of order", &s, 33);
+		synth_free(&s);
+	}
+
+	/* the same with a 50 ms stall: pairs by key, ambiguities, disorder;
+	 * out of the stall's reach every request still pairs as the whole run */
+	if (!make(&c, &s)) {
+		struct how finished = { 1, 0 };
+		struct outcome o;
+
+		jitter(s.g, s.ng, 8, &rs);
+		jitter(s.t, s.nt, 16, &rs);
+		jitter(s.b, s.nb, 16, &rs);
+		s.g[10000].start_ns -= 50000000;
+		o = stream_vs_whole_how(&s, 100, 4000, finished, &s.g[10000], 1);
+		ok(o.rc == 0 && o.truncated == 0 && o.cut.nlong == 1 && o.cut.near == o.expect_near &&
+		   o.differ_far == 0,
+		   "untagged, same-key, out of order, a stall: %zu requests within its reach "
+		   "counted, %zu of the others differ (%zu in all)", o.expect_near, o.differ_far,
+		   o.differ);
 		synth_free(&s);
 	}
 
@@ -291,6 +385,65 @@ int main(void)
 		ok(o.differ <= o.run_cut && o.run_cut <= s.ng,
 		   "long request past the budget: pairs differ only among them (%zu of %" PRIu64
 		   " counted)", o.differ, o.run_cut);
+		synth_free(&s);
+	}
+
+	/* a 50 ms stall among 100 us requests, facts finished: the horizon
+	 * allows for the short ones, the stall is listed; windows stay within
+	 * a budget of 4000 records (which the stall's horizon, 150 ms of
+	 * requests, exceeds); only the requests within reach of the stall
+	 * are counted, every other pairs as the whole run does */
+	synth_default(&c);
+	c.n = 20000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		struct how finished = { 1, 0 };
+		struct outcome o, before;
+
+		s.g[10000].start_ns -= 50000000;
+		o = stream_vs_whole_how(&s, 100, 4000, finished, &s.g[10000], 1);
+		before = stream_vs_whole(&s, 100, 4000);
+		ok(before.truncated > 0 && o.rc == 0 && o.truncated == 0 && o.cut.nlong == 1 && o.cut.near > 0 &&
+		   o.cut.near == o.expect_near && o.cut.near < s.ng / 2,
+		   "one long request, listed: no window cut, the %zu requests within %.3f ms of it "
+		   "counted (%" PRIu64 " by the stream, %" PRIu64 " long, cap %" PRIu64 " ns; %"
+		   PRIu64 " cut before; rc %d %s)", o.expect_near, (double)o.cut.reach / 1e6, o.cut.near, o.cut.nlong,
+		   o.cut.cap, before.truncated, o.rc, o.rc ? err : "");
+		ok(o.differ_far == 0,
+		   "one long request, listed: every request out of its reach pairs as the whole "
+		   "run (%zu differ out of reach, %zu in all)", o.differ_far, o.differ);
+		synth_free(&s);
+	}
+
+	/* more long records than the list holds: the horizon of the longest,
+	 * as before (its windows cut to the budget, nothing counted as near) */
+	synth_default(&c);
+	c.n = 20000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		struct how finished = { 1, 4 };
+		struct iogap_trace_record lng[10];
+		struct outcome o, before;
+
+		for (size_t i = 1000; i < s.ng; i += 2000)
+			s.g[i].start_ns -= 20000000;
+		o = stream_vs_whole_how(&s, 100, 400, finished, NULL, 0);
+		before = stream_vs_whole(&s, 100, 400);
+		ok(o.rc == 0 && o.cut.nlong == 0 && o.cut.near == 0 && o.truncated > 0 &&
+		   o.truncated == before.truncated && o.differ == before.differ &&
+		   o.cut.cap == before.cut.cap,
+		   "10 long requests, a list of 4: the longest's horizon, as before (%" PRIu64
+		   " cut, before %" PRIu64 "; cap %" PRIu64 " ns, before %" PRIu64 ")", o.truncated,
+		   before.truncated, o.cut.cap, before.cut.cap);
+		finished.long_max = 16;
+		for (size_t i = 1000, k = 0; i < s.ng; i += 2000)
+			lng[k++] = s.g[i];
+		o = stream_vs_whole_how(&s, 100, 4000, finished, lng, 10);
+		ok(o.rc == 0 && o.cut.nlong == 10 && o.truncated == 0 &&
+		   o.cut.near == o.expect_near && o.differ_far == 0,
+		   "10 long requests, a list of 16: all listed, the %" PRIu64 " requests within "
+		   "their reach counted, every other pairs as the whole run (%zu differ out of "
+		   "reach)", o.cut.near, o.differ_far);
 		synth_free(&s);
 	}
 

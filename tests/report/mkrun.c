@@ -16,6 +16,8 @@
  * --bare-iops R: the bare-metal side open loop instead, a request every 1/R s.
  * --matched-iops R: also bare-matched/ (as `iogap run --match-load`), open
  *   loop at R IOPS, same latencies.
+ * --stall NS: the middle VM request starts NS earlier (one request far
+ *   longer than the rest, as a device stall makes it).
  * --cpu hog|quiet: vm/cpuload.txt over the VM's host time: hog = every
  *   core busy each second; quiet = the host half busy, the vCPU thread at
  *   100% (as under TCG), the iothread at 20%.
@@ -47,6 +49,7 @@
 
 static const char *dir;
 static const char *open_file, *foreign_file;
+static uint64_t stall_ns;
 
 /* Clear the COMPLETE flag, as a writer that never closed leaves it. */
 static int leave_open(const char *path)
@@ -320,6 +323,8 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 		if (!ng)
 			span[0] = s->t[0].start_ns;
 		span[1] = s->t[s->nt - 1].complete_ns;
+		if (stall_ns && ng <= c->n / 2 && c->n / 2 < ng + s->ng)
+			s->g[c->n / 2 - ng].start_ns -= stall_ns;
 		ng += s->ng;
 		*records += s->ng + s->nt + s->nb;
 		fio_add(acc, s->g, s->ng);
@@ -372,6 +377,8 @@ int main(int argc, char **argv)
 			bare_iops = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--matched-iops") && i + 1 < argc)
 			matched_iops = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--stall") && i + 1 < argc)
+			stall_ns = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = argv[++i];
 		else if (!strcmp(argv[i], "--open") && i + 1 < argc)
@@ -385,7 +392,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
 				"[--scale F] [--mean-ns M] [--spec SPEC] [--bare-iops R] "
-				"[--matched-iops R] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
+				"[--matched-iops R] [--stall NS] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
 				"[--phase NAME=STATUS]...\n");
 			return 2;
 		}
