@@ -10,8 +10,6 @@ echo "1..24"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 64k /dev/urandom > s.dat
-# for the EAGAIN case below: written and synced long before it is dropped
-dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
 offs() { "$PROBE" --dump-trace "$1" | sed -n 's/^record [0-9]*: .* offset=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
 ops() { "$PROBE" --dump-trace "$1" | sed -n 's/^record [0-9]*: .* op=\([a-z]*\) offset=\([0-9]*\) length=\([0-9]*\).*/\1:\2:\3/p'; }
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
@@ -77,12 +75,20 @@ ok $? "file_append=1: writes after the existing 8k (file now 24k, first 8k untou
 "$PROBE" --name=u --rw=write --unlink=1 --size=16k --filename=u.dat > /dev/null && [ ! -e u.dat ]
 ok $? "unlink=1: the job's file is gone afterwards"
 
-coe() { "$1" --name=h --ioengine=pvsync2 --nowait=1 --continue_on_error=all --rw=read --size=1m \
-	--filename=h.dat --output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"; }
-coe "$PROBE" c.json; coe "$FIO" cf.json
-# How many reads precede the first EAGAIN depends on what the page cache still
-# holds (POSIX_FADV_DONTNEED can miss pages under load, for fio too): compare
-# the error fields with fio's, and that the job ended before the file's end.
+# Each engine reads its own file, written with O_DIRECT just before: none of
+# it is in the page cache, so the first RWF_NOWAIT read meets EAGAIN (a file
+# written through the cache and dropped with POSIX_FADV_DONTNEED could stay
+# cached under load: then every read succeeded and nothing was tested).
+coe() {
+	dd if=/dev/urandom of="$3" bs=1M count=1 oflag=direct conv=fsync status=none 2> /dev/null ||
+		dd if=/dev/urandom of="$3" bs=1M count=1 conv=fsync status=none
+	"$1" --name=h --ioengine=pvsync2 --nowait=1 --continue_on_error=all --rw=read --size=1m \
+		--filename="$3" --output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"
+}
+coe "$PROBE" c.json h.dat; coe "$FIO" cf.json hf.dat
+# How many reads precede the first EAGAIN depends on what the page cache
+# holds (readahead): compare the error fields with fio's, and that the job
+# ended before the file's end.
 q='(j["error"], j["total_err"], j["first_error"])'
 [ "$(J c.json "$q")" = "$(J cf.json "$q")" ] && [ "$(J c.json "$q")" = "(11, 1, 11)" ] &&
 	[ "$(J c.json 'j["read"]["total_ios"]')" -lt 256 ]
