@@ -5,26 +5,17 @@
  * a line, single-quoted attributes, namespace prefix "qemu"), edited as
  * text so that everything iogap did not add stays byte for byte.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lv.h"
+#include "util.h"
 
 #define QEMU_NS "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'"
 #define ENV_PRELOAD "<qemu:env name='LD_PRELOAD' value='"
 #define ENV_ALIAS "<qemu:env name='IOGAP_FILTER_ALIAS' value='"
 #define FILTER_BASENAME "iogap-filter.so"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* s with the span [at, at + cut) replaced by ins; a new string or NULL. */
 static char *splice(const char *s, size_t at, size_t cut, const char *ins)
@@ -144,17 +135,17 @@ int iogap_domxml_enable(const char *xml, const char *filter_so, char **out,
 
 	*out = NULL;
 	if (!root_tag_end(xml)) {
-		set_err(err, errlen, "the domain XML has no <domain> element");
+		iogap_seterr(err, errlen, "the domain XML has no <domain> element");
 		return -1;
 	}
 	if (escape_attr(filter_so, so, sizeof(so))) {
-		set_err(err, errlen, "filter path too long: %s", filter_so);
+		iogap_seterr(err, errlen, "filter path too long: %s", filter_so);
 		return -1;
 	}
 	if (pre) {
 		env_value(pre, strlen(ENV_PRELOAD), cur, sizeof(cur));
 		if (!is_our_object(cur)) {
-			set_err(err, errlen, "the domain already sets LD_PRELOAD='%s' in <qemu:commandline>: "
+			iogap_seterr(err, errlen, "the domain already sets LD_PRELOAD='%s' in <qemu:commandline>: "
 				"iogap does not replace another preload (add %s to that list by hand, "
 				"with <qemu:env name='IOGAP_FILTER_ALIAS' value='compress'/>)", cur, filter_so);
 			return -1;
@@ -183,7 +174,7 @@ int iogap_domxml_enable(const char *xml, const char *filter_so, char **out,
 
 		if (!dom_end) {
 			free(x);
-			set_err(err, errlen, "the domain XML has no </domain>");
+			iogap_seterr(err, errlen, "the domain XML has no </domain>");
 			return -1;
 		}
 		snprintf(block, sizeof(block), "  <qemu:commandline>\n%s  </qemu:commandline>\n", lines);
@@ -196,7 +187,7 @@ int iogap_domxml_enable(const char *xml, const char *filter_so, char **out,
 	return 0;
 oom:
 	free(x);
-	set_err(err, errlen, "out of memory");
+	iogap_seterr(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -252,7 +243,7 @@ int iogap_domxml_disable(const char *xml, char **out, char *err, size_t errlen)
 	    (alias && drop_line(&x, strstr(x, ENV_ALIAS))) ||
 	    drop_empty_block(&x) || drop_unused_namespace(&x)) {
 		free(x);
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	*out = x;

@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +27,9 @@
 
 #include "json_parse.h"
 #include "lv.h"
+#include "util.h"
 
 #define NODE_PREFIX "iogap-"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* A whole /proc file (NUL-separated lists included); *len its size. */
 static char *read_proc(pid_t pid, const char *what, size_t *len)
@@ -111,12 +102,12 @@ int iogap_lv_qemu_find(virDomainPtr dom, const char *name, struct iogap_lv_qemu 
 	q->dom = dom;
 	q->name = name;
 	if (virDomainIsActive(dom) != 1) {
-		set_err(err, errlen, "domain %s is not running (start it first: virsh start %s)",
+		iogap_seterr(err, errlen, "domain %s is not running (start it first: virsh start %s)",
 			name, name);
 		return -1;
 	}
 	if (virDomainGetUUIDString(dom, uuid)) {
-		set_err(err, errlen, "%s: %s", name, virGetLastErrorMessage());
+		iogap_seterr(err, errlen, "%s: %s", name, virGetLastErrorMessage());
 		return -1;
 	}
 	d = opendir("/proc");
@@ -139,7 +130,7 @@ int iogap_lv_qemu_find(virDomainPtr dom, const char *name, struct iogap_lv_qemu 
 	if (d)
 		closedir(d);
 	if (!q->pid) {
-		set_err(err, errlen, "the QEMU process of domain %s (uuid %s) is not on this host: "
+		iogap_seterr(err, errlen, "the QEMU process of domain %s (uuid %s) is not on this host: "
 			"iogap must run on the host that runs the domain (the filter's rings are "
 			"in that host's /dev/shm)", name, uuid);
 		return -1;
@@ -160,18 +151,18 @@ int iogap_lv_check_filter(const struct iogap_lv_qemu *q, char *err, size_t errle
 	int rc = -1;
 
 	if (!env || !maps)
-		set_err(err, errlen, "cannot read /proc/%d of domain %s's QEMU: %s", (int)q->pid,
+		iogap_seterr(err, errlen, "cannot read /proc/%d of domain %s's QEMU: %s", (int)q->pid,
 			q->name, strerror(errno));
 	else if (!pre || !strstr(pre, "iogap-filter.so"))
-		set_err(err, errlen, "the iogap filter is not loaded in domain %s's QEMU (pid %d): "
+		iogap_seterr(err, errlen, "the iogap filter is not loaded in domain %s's QEMU (pid %d): "
 			"run `iogap libvirt enable %s`, then restart the domain (virsh shutdown %s; "
 			"virsh start %s)", q->name, (int)q->pid, q->name, q->name, q->name);
 	else if (!mapped)
-		set_err(err, errlen, "domain %s's QEMU (pid %d) has %s but did not load it: can the "
+		iogap_seterr(err, errlen, "domain %s's QEMU (pid %d) has %s but did not load it: can the "
 			"QEMU user (libvirt-qemu) read the file and its directories?", q->name,
 			(int)q->pid, pre);
 	else if (!alias || strcmp(alias, "IOGAP_FILTER_ALIAS=compress"))
-		set_err(err, errlen, "domain %s's QEMU (pid %d) has the filter without "
+		iogap_seterr(err, errlen, "domain %s's QEMU (pid %d) has the filter without "
 			"IOGAP_FILTER_ALIAS=compress: run `iogap libvirt enable %s` and restart it",
 			q->name, (int)q->pid, q->name);
 	else
@@ -195,21 +186,21 @@ static int qmp(virDomainPtr dom, const char *cmd, struct jp_value *ret, char *er
 	int rc = -1;
 
 	if (virDomainQemuMonitorCommand(dom, cmd, &reply, VIR_DOMAIN_QEMU_MONITOR_COMMAND_DEFAULT)) {
-		set_err(err, errlen, "QMP through libvirt: %s", virGetLastErrorMessage());
+		iogap_seterr(err, errlen, "QMP through libvirt: %s", virGetLastErrorMessage());
 		return -1;
 	}
 	if (jp_parse(reply, strlen(reply), false, &v, NULL, perr, sizeof(perr))) {
-		set_err(err, errlen, "QMP reply is not JSON: %s", perr);
+		iogap_seterr(err, errlen, "QMP reply is not JSON: %s", perr);
 		free(reply);
 		return -1;
 	}
 	free(reply);
 	if ((e = jp_get(&v, "error")))
-		set_err(err, errlen, "QEMU: %s", jp_str(jp_get(e, "desc")) ?: "error");
+		iogap_seterr(err, errlen, "QEMU: %s", jp_str(jp_get(e, "desc")) ?: "error");
 	else if (!jp_get(&v, "return"))
-		set_err(err, errlen, "QMP reply without return");
+		iogap_seterr(err, errlen, "QMP reply without return");
 	else if (ret && jp_copy(ret, jp_get(&v, "return")))
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 	else
 		rc = 0;
 	jp_free(&v);
@@ -239,7 +230,7 @@ static int qmp_value(virDomainPtr dom, const struct jp_value *cmd, char *err, si
 	int rc;
 
 	if (!text) {
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	rc = qmp(dom, text, NULL, err, errlen);
@@ -286,13 +277,13 @@ static int graph_read(virDomainPtr dom, struct graph *g, char *err, size_t errle
 	nodes = jp_get(&g->raw, "nodes");
 	edges = jp_get(&g->raw, "edges");
 	if (!nodes || !edges || nodes->type != JP_ARRAY || edges->type != JP_ARRAY) {
-		set_err(err, errlen, "x-debug-query-block-graph: unexpected reply");
+		iogap_seterr(err, errlen, "x-debug-query-block-graph: unexpected reply");
 		goto fail;
 	}
 	g->nodes = calloc(nodes->n + 1, sizeof(*g->nodes));
 	g->edges = calloc(edges->n + 1, sizeof(*g->edges));
 	if (!g->nodes || !g->edges) {
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 		goto fail;
 	}
 	for (size_t i = 0; i < nodes->n; i++)
@@ -374,7 +365,7 @@ char *iogap_lv_graph(virDomainPtr dom, char *err, size_t errlen)
 	free(lines);
 	graph_free(&g);
 	if (!out)
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 	return out;
 }
 
@@ -403,11 +394,11 @@ static int node_options(const struct iogap_lv_qemu *q, const char *node, struct 
 	}
 	free(cmd);
 	if (rc == -1)
-		set_err(err, errlen, "node %s is not on QEMU's command line (a hot-plugged disk?): "
+		iogap_seterr(err, errlen, "node %s is not on QEMU's command line (a hot-plugged disk?): "
 			"iogap reopens a node only with the exact options it was opened with",
 			node);
 	else if (rc < 0)
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 	return rc < 0 ? -1 : 0;
 }
 
@@ -424,12 +415,12 @@ static int reopen_with_file(const struct iogap_lv_qemu *q, const char *node, con
 		return -1;
 	if (jp_parse(tmpl, strlen(tmpl), false, &cmd, NULL, perr, sizeof(perr))) {
 		jp_free(&opts);
-		set_err(err, errlen, "internal: %s", perr);
+		iogap_seterr(err, errlen, "internal: %s", perr);
 		return -1;
 	}
 	options = jp_path(&cmd, "arguments/options");
 	if (jp_set_string(&opts, "file", file) || jp_array_append(options, &opts))
-		set_err(err, errlen, "out of memory");
+		iogap_seterr(err, errlen, "out of memory");
 	else
 		rc = qmp_value(q->dom, &cmd, err, errlen);
 	jp_free(&opts);
@@ -454,7 +445,7 @@ static int add_filter(const struct iogap_lv_qemu *q, const char *node, const cha
 	snprintf(tmpl, sizeof(tmpl), "{\"execute\":\"blockdev-add\",\"arguments\":"
 		 "{\"driver\":\"compress\",\"node-name\":\"%s\",\"file\":\"%s\"}}", node, storage);
 	if (jp_parse(tmpl, strlen(tmpl), false, &cmd, NULL, perr, sizeof(perr))) {
-		set_err(err, errlen, "node name %s: %s", storage, perr);
+		iogap_seterr(err, errlen, "node name %s: %s", storage, perr);
 		jp_free(&sopts);
 		return -1;
 	}
@@ -463,7 +454,7 @@ static int add_filter(const struct iogap_lv_qemu *q, const char *node, const cha
 		const struct jp_value *v = jp_get(&sopts, inherit[i]);
 
 		if (v && jp_set_value(args, inherit[i], v)) {
-			set_err(err, errlen, "out of memory");
+			iogap_seterr(err, errlen, "out of memory");
 			goto out;
 		}
 	}
@@ -544,11 +535,11 @@ static int disk_format_node(const struct iogap_lv_qemu *q, const char *dev, char
 	int rc = -1;
 
 	if (!dev_name_ok(dev)) {
-		set_err(err, errlen, "disk name '%s': give the target name (vdb, sda, ...)", dev);
+		iogap_seterr(err, errlen, "disk name '%s': give the target name (vdb, sda, ...)", dev);
 		return -1;
 	}
 	if (disk_alias(q->dom, dev, alias, sizeof(alias), known, sizeof(known))) {
-		set_err(err, errlen, "disk %s not found in domain %s (its disks: %s)", dev, q->name,
+		iogap_seterr(err, errlen, "disk %s not found in domain %s (its disks: %s)", dev, q->name,
 			known[0] ? known : "none");
 		return -1;
 	}
@@ -566,7 +557,7 @@ static int disk_format_node(const struct iogap_lv_qemu *q, const char *dev, char
 	}
 	jp_free(&blk);
 	if (rc)
-		set_err(err, errlen, "disk %s (device %s) has no medium in QEMU", dev, alias);
+		iogap_seterr(err, errlen, "disk %s (device %s) has no medium in QEMU", dev, alias);
 	return rc;
 }
 
@@ -587,14 +578,14 @@ int iogap_lv_insert(const struct iogap_lv_qemu *q, const char *dev, char *ring, 
 	iogap_lv_node_name(dev, node, sizeof(node));
 	child = graph_child(&g, fmt, "file");
 	if (graph_has_node(&g, node) || (child && !strncmp(child, NODE_PREFIX, strlen(NODE_PREFIX)))) {
-		set_err(err, errlen, "disk %s already has an iogap filter node (%s): `iogap libvirt "
+		iogap_seterr(err, errlen, "disk %s already has an iogap filter node (%s): `iogap libvirt "
 			"remove %s --disk %s` or `iogap libvirt cleanup %s`", dev,
 			graph_has_node(&g, node) ? node : child, q->name, dev, q->name);
 		graph_free(&g);
 		return -1;
 	}
 	if (!child) {
-		set_err(err, errlen, "disk %s: format node %s has no file child", dev, fmt);
+		iogap_seterr(err, errlen, "disk %s: format node %s has no file child", dev, fmt);
 		graph_free(&g);
 		return -1;
 	}
@@ -610,13 +601,13 @@ int iogap_lv_insert(const struct iogap_lv_qemu *q, const char *dev, char *ring, 
 			 "filter (no ring %s after blockdev-add: see the domain's QEMU log for an "
 			 "iogap-filter line)", q->name, ring);
 		del_node(q, node, err, errlen);
-		set_err(err, errlen, "%s", why);
+		iogap_seterr(err, errlen, "%s", why);
 		return -1;
 	}
 	if (reopen_with_file(q, fmt, node, err, errlen)) {
 		snprintf(why, sizeof(why), "%s", err);
 		del_node(q, node, err, errlen);
-		set_err(err, errlen, "reopening %s over the filter: %s", fmt, why);
+		iogap_seterr(err, errlen, "reopening %s over the filter: %s", fmt, why);
 		return -1;
 	}
 	return 0;
@@ -629,7 +620,7 @@ static int remove_node(const struct iogap_lv_qemu *q, const struct graph *g, con
 	const char *parent = graph_file_parent(g, node), *child = graph_child(g, node, "file");
 
 	if (parent && !child) {
-		set_err(err, errlen, "filter node %s has no file child", node);
+		iogap_seterr(err, errlen, "filter node %s has no file child", node);
 		return -1;
 	}
 	/* a node added but never put in place (killed in between) has no parent */
@@ -645,14 +636,14 @@ int iogap_lv_remove(const struct iogap_lv_qemu *q, const char *dev, char *err, s
 	int rc;
 
 	if (!dev_name_ok(dev)) {
-		set_err(err, errlen, "disk name '%s': give the target name (vdb, sda, ...)", dev);
+		iogap_seterr(err, errlen, "disk name '%s': give the target name (vdb, sda, ...)", dev);
 		return -1;
 	}
 	if (graph_read(q->dom, &g, err, errlen))
 		return -1;
 	iogap_lv_node_name(dev, node, sizeof(node));
 	if (!graph_has_node(&g, node)) {
-		set_err(err, errlen, "disk %s of domain %s has no iogap filter node (%s)", dev,
+		iogap_seterr(err, errlen, "disk %s of domain %s has no iogap filter node (%s)", dev,
 			q->name, node);
 		graph_free(&g);
 		return -1;
@@ -691,6 +682,6 @@ int iogap_lv_cleanup(const struct iogap_lv_qemu *q, char *err, size_t errlen)
 			return rc < 0 ? -1 : removed;
 		removed++;
 	}
-	set_err(err, errlen, "iogap nodes remain after 64 removals");
+	iogap_seterr(err, errlen, "iogap nodes remain after 64 removals");
 	return -1;
 }
