@@ -34,6 +34,8 @@ static void usage(FILE *f)
 	      "  --max-jobs=N             accepted and ignored, as fio 3.33 does\n"
 	      "  --status-interval=TIME   print the results so far every TIME (fio's)\n"
 	      "  --trace=FILE             write a per-request trace (docs/trace-format.md)\n"
+	      "  --kernel-trace=FILE      also record the disk's block_rq_issue/complete\n"
+	      "                           (tracefs, root; docs/kernel-points.md)\n"
 	      "  --tag-writes / --no-tag-writes\n"
 	      "                           stamp write payloads with request tags\n"
 	      "                           (default: on when tracing)\n"
@@ -76,6 +78,7 @@ static int parse_formats(const char *s, unsigned *out)
 struct probe_args {
 	const char *output;
 	const char *trace;
+	const char *kernel_trace;
 	const char *dump;
 	const char *agent;
 	const char **force;       /* "key=value" */
@@ -133,6 +136,12 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 		a->tag_writes = 1;
 	} else if (!strcmp(key, "no-tag-writes")) {
 		a->tag_writes = 0;
+	} else if (!strcmp(key, "kernel-trace")) {
+		if (!val || !*val) {
+			fprintf(stderr, "iogap-probe: --kernel-trace needs a file name\n");
+			return -1;
+		}
+		a->kernel_trace = val;
 	} else if (!strcmp(key, "allow-destroy-data")) {
 		a->allow_destroy = true;
 	} else if (!strcmp(key, "run-id")) {
@@ -365,6 +374,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ro.trace_path = a.trace;
+	ro.kernel_trace_path = a.kernel_trace;
 	ro.tag_writes = a.tag_writes < 0 ? a.trace != NULL : a.tag_writes;
 	ro.allow_destroy_data = a.allow_destroy;
 	ro.progress = a.eta == 1 || (a.eta < 0 && isatty(STDERR_FILENO) && !a.output);

@@ -33,6 +33,7 @@
 #include "runner.h"
 #include "safety.h"
 #include "trace_file.h"
+#include "kernel_points.h"
 #include "trace_info.h"
 #include "zbd.h"
 
@@ -1796,14 +1797,52 @@ static struct iogap_trace_writer *open_trace(const struct iogap_run_opts *opts,
 	return iogap_trace_writer_open(opts->trace_path, &h, info, err, errlen);
 }
 
+static dev_t target_dev(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return 0;
+	return S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+}
+
+/* Kernel points follow one disk: the jobs' targets must all be on it. */
+static struct iogap_kpoints *start_kernel_points(const struct iogap_run_opts *opts,
+						 const struct iogap_job_list *jobs,
+						 uint64_t run_id, char *err, size_t errlen)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const char *f = jobs->jobs[i].filename;
+
+		if ((jobs->jobs[i].engine->flags & IOGAP_ENGINE_NO_FILE) || !f)
+			continue;
+		if (!first) {
+			first = f;
+		} else if (target_dev(f) != target_dev(first)) {
+			snprintf(err, errlen, "--kernel-trace follows one disk, but %s and %s are "
+				 "on different devices", first, f);
+			return NULL;
+		}
+	}
+	if (!first) {
+		snprintf(err, errlen, "--kernel-trace: no job has a file or device target");
+		return NULL;
+	}
+	return iogap_kpoints_start(first, opts->kernel_trace_path, opts->producer, run_id, err,
+				   errlen);
+}
+
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
 		   struct iogap_run_report *report, char *err, size_t errlen)
 {
-	struct worker *ws;
+	struct worker *ws = NULL;
 	size_t nw = 0, wi = 0;
 	unsigned groupid = 0, segment = 0;
 	uint64_t run_id = opts->run_id;
 	struct iogap_trace_writer *trace = NULL;
+	struct iogap_kpoints *kpoints = NULL;
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
 	struct status_ctx sc;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -1838,6 +1877,11 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		trace = open_trace(opts, jobs, run_id, err, errlen);
 		if (!trace)
 			return -1;
+	}
+	if (opts->kernel_trace_path) {
+		kpoints = start_kernel_points(opts, jobs, run_id, err, errlen);
+		if (!kpoints)
+			goto out;
 	}
 	ws = calloc(nw, sizeof(*ws));
 	if (!ws) {
@@ -1942,6 +1986,14 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	}
 	ret = 0;
 out:
+	if (kpoints) {
+		char kerr[256];
+
+		if (iogap_kpoints_stop(kpoints, kerr, sizeof(kerr)) && ret == 0) {
+			snprintf(err, errlen, "%s", kerr);
+			ret = -1;
+		}
+	}
 	if (trace) {
 		uint64_t dropped = 0;
 		char cerr[256];

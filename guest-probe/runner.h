@@ -14,6 +14,7 @@
 
 struct iogap_run_opts {
 	const char *trace_path;     /* NULL: no trace */
+	const char *kernel_trace_path;  /* NULL: no kernel points (kernel_points.h) */
 	bool tag_writes;            /* stamp iogap_write_tag into written blocks */
 	bool allow_destroy_data;    /* skip the data-safety refusal */
 	bool progress;              /* fio-style "Jobs:" line on stderr */

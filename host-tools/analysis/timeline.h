@@ -33,6 +33,7 @@ _Static_assert(IOGAP_TL_POINTS <= 64, "iogap_tl_mask holds a bit per point");
 struct iogap_tl_source {
 	const struct iogap_pair *pair;
 	const struct iogap_trace_record *record;
+	const struct iogap_trace_record *kernel;  /* its kernel request (kmatch.h), or NULL */
 };
 
 struct iogap_tl_stamp {
@@ -52,6 +53,14 @@ struct iogap_timeline {
 
 void iogap_timeline_from_pair(const struct iogap_pair *p, struct iogap_timeline *tl);
 void iogap_timeline_from_record(const struct iogap_trace_record *r, struct iogap_timeline *tl);
+/* The same, with the request's matched kernel request (NULL: none matched):
+ * the kernel-fed points (timeline.def, IOGAP_KERNEL_FED) come from it. */
+void iogap_timeline_from_pair_kernel(const struct iogap_pair *p,
+				     const struct iogap_trace_record *kernel,
+				     struct iogap_timeline *tl);
+void iogap_timeline_from_record_kernel(const struct iogap_trace_record *r,
+				       const struct iogap_trace_record *kernel,
+				       struct iogap_timeline *tl);
 
 struct iogap_tl_point_info {
 	enum iogap_tl_side side;
@@ -64,8 +73,10 @@ struct iogap_tl_point_info {
 };
 const struct iogap_tl_point_info *iogap_tl_point(enum iogap_tl_point p);
 
-/* The points of a side that have a producer: the ones a run can have. */
+/* The points of a side that have a producer: the ones a run can have;
+ * without the kernel-fed ones (a run without kernel points) or with them. */
 iogap_tl_mask iogap_timeline_produced(enum iogap_tl_side side);
+iogap_tl_mask iogap_timeline_produced_kernel(enum iogap_tl_side side);
 
 #define IOGAP_STAGE_BACKEND_HINT 1u   /* the advice depends on the backend's kind */
 #define IOGAP_STAGE_DETAIL       2u   /* inside another stage: not in shares and sums */
