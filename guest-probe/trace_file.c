@@ -899,8 +899,11 @@ static int refill(struct iogap_trace_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
-int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_record *rec,
-		char *err, size_t errlen)
+/* Everything but a valid record already in the buffer: refill, the end,
+ * errors and their messages. */
+static __attribute__((noinline)) int reader_next_slow(struct iogap_trace_reader *r,
+						       struct iogap_trace_record *rec,
+						       char *err, size_t errlen)
 {
 	char why[128];
 
@@ -926,6 +929,38 @@ fail:
 	r->failed = true;
 	iogap_seterr(err, errlen, "%s", r->lasterr);
 	return -1;
+}
+
+int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_record *rec,
+		char *err, size_t errlen)
+{
+	uint64_t i = r->seq - r->buf_seq;
+
+	if (__builtin_expect(!r->failed && r->seq < r->end && r->seq >= r->buf_seq &&
+			     i < r->buf_n && record_valid(&r->buf[i], NULL, 0), 1)) {
+		*rec = r->buf[i];
+		r->seq++;
+		return 1;
+	}
+	return reader_next_slow(r, rec, err, errlen);
+}
+
+ptrdiff_t iogap_trace_reader_batch(struct iogap_trace_reader *r,
+				   const struct iogap_trace_record **recs,
+				   char *err, size_t errlen)
+{
+	struct iogap_trace_record first;   /* the checks and messages of _next */
+	int rc = iogap_trace_reader_next(r, &first, err, errlen);
+	size_t from, to;
+
+	if (rc <= 0)
+		return rc;
+	from = (size_t)(r->seq - 1 - r->buf_seq);
+	for (to = from + 1; to < r->buf_n && r->seq < r->end &&
+	     record_valid(&r->buf[to], NULL, 0); to++)
+		r->seq++;
+	*recs = &r->buf[from];
+	return (ptrdiff_t)(to - from);
 }
 
 void iogap_trace_reader_close(struct iogap_trace_reader *r)

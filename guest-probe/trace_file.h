@@ -45,6 +45,12 @@ const char *iogap_trace_reader_info(const struct iogap_trace_reader *r);
 /* Next record: 1 = got one, 0 = end, -1 = error (in err). */
 int iogap_trace_reader_next(struct iogap_trace_reader *r, struct iogap_trace_record *rec,
 		char *err, size_t errlen);
+/* The next records at once, read in place: *recs points at n > 0 valid
+ * records, good until the next call; 0 = end, -1 = error (in err).  For
+ * passes over every record (a report reads each several times). */
+ptrdiff_t iogap_trace_reader_batch(struct iogap_trace_reader *r,
+				   const struct iogap_trace_record **recs,
+				   char *err, size_t errlen);
 void iogap_trace_reader_close(struct iogap_trace_reader *r);
 
 /* Print header, info and every record as text; 0 or -1 with err. */

@@ -159,7 +159,8 @@ enum src_filter { SRC_ALL, SRC_WRITES, SRC_TAGGED_WRITES, SRC_NONE };
 struct src {
 	const struct iogap_rec_src *in;
 	struct iogap_trace_reader *rd;
-	size_t pos;
+	const struct iogap_trace_record *batch;   /* of rd, read in place */
+	size_t pos, nbatch;
 	enum src_filter filter;
 };
 
@@ -192,16 +193,17 @@ static int src_next(struct src *s, struct iogap_trace_record *r, char *err, size
 	if (s->filter == SRC_NONE)
 		return 0;
 	for (;;) {
-		if (s->rd) {
-			int rc = iogap_trace_reader_next(s->rd, r, err, errlen);
+		if (s->rd && s->pos == s->nbatch) {
+			ptrdiff_t n = iogap_trace_reader_batch(s->rd, &s->batch, err, errlen);
 
-			if (rc <= 0)
-				return rc;
-		} else {
-			if (s->pos >= s->in->nr)
-				return 0;
-			*r = s->in->r[s->pos++];
+			if (n <= 0)
+				return (int)n;
+			s->nbatch = (size_t)n;
+			s->pos = 0;
+		} else if (!s->rd && s->pos >= s->in->nr) {
+			return 0;
 		}
+		*r = s->rd ? s->batch[s->pos++] : s->in->r[s->pos++];
 		if (s->in->seen)
 			s->in->seen(s->in->seen_ctx, r);
 		if (src_wants(s, r))

@@ -207,14 +207,15 @@ static int scan_trace(struct iogap_trace_file *tf, struct scan *sc, uint64_t lim
 		      size_t errlen)
 {
 	struct iogap_trace_reader *r = iogap_trace_reader_open(tf->path, err, errlen);
-	struct iogap_trace_record rec;
-	int got = 0;
+	const struct iogap_trace_record *recs;
+	ptrdiff_t got = 0;
 
 	if (!r)
 		return -1;
 	tf->header = *iogap_trace_reader_header(r);
-	while ((!limit || tf->nr < limit) && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
-		scan_record(tf, sc, &rec);
+	while ((!limit || tf->nr < limit) && (got = iogap_trace_reader_batch(r, &recs, err, errlen)) > 0)
+		for (ptrdiff_t i = 0; i < got && (!limit || tf->nr < limit); i++)
+			scan_record(tf, sc, &recs[i]);
 	iogap_trace_reader_close(r);
 	if (got < 0)
 		return -1;
@@ -494,8 +495,9 @@ int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side
 	const struct iogap_trace_file *tf = side == IOGAP_SIDE_BARE ? &rd->bare :
 					    side == IOGAP_SIDE_MATCHED ? &rd->matched : NULL;
 	struct iogap_trace_reader *r;
-	struct iogap_trace_record rec;
-	int rc = 0, got;
+	const struct iogap_trace_record *recs;
+	ptrdiff_t got;
+	int rc = 0;
 
 	if (!tf) {
 		snprintf(err, errlen, "not a bare-metal side: %d", (int)side);
@@ -505,8 +507,9 @@ int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side
 		return 0;
 	if (!(r = iogap_trace_reader_open(tf->path, err, errlen)))
 		return -1;
-	while (!rc && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
-		rc = fn(ctx, &rec);
+	while (!rc && (got = iogap_trace_reader_batch(r, &recs, err, errlen)) > 0)
+		for (ptrdiff_t i = 0; !rc && i < got; i++)
+			rc = fn(ctx, &recs[i]);
 	iogap_trace_reader_close(r);
 	return rc ? rc : got < 0 ? -1 : 0;
 }
