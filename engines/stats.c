@@ -9,32 +9,6 @@
 
 #include "stats.h"
 
-/*
- * Histogram layout (fio's plat_val_to_idx): values below 2^(PLAT_BITS+1)
- * get one bucket each; above, each power of two is split into PLAT_VAL
- * buckets, so the relative error stays below 1/PLAT_VAL.
- */
-unsigned iogap_plat_val_to_idx(uint64_t val)
-{
-	unsigned msb, error_bits, base, offset, idx;
-
-	msb = val ? 63u - (unsigned)__builtin_clzll(val) : 0;
-
-	/* Small values are exact: the value is the index. */
-	if (msb <= IOGAP_PLAT_BITS)
-		return (unsigned)val;
-
-	error_bits = msb - IOGAP_PLAT_BITS;
-	base = (error_bits + 1) << IOGAP_PLAT_BITS;
-	offset = (IOGAP_PLAT_VAL - 1) & (unsigned)(val >> error_bits);
-
-	/* Everything beyond the last group lands in the last bucket. */
-	idx = base + offset;
-	if (idx > IOGAP_PLAT_NR - 1)
-		idx = IOGAP_PLAT_NR - 1;
-	return idx;
-}
-
 /* The value a bucket stands for: the middle of its range (fio's
  * plat_idx_to_val, including its double arithmetic). */
 uint64_t iogap_plat_idx_to_val(unsigned idx)

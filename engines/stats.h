@@ -110,7 +110,32 @@ struct iogap_disk_util {
 };
 
 /* Hot-path helpers (inline: called per I/O). */
-unsigned iogap_plat_val_to_idx(uint64_t val);
+/*
+ * Histogram layout (fio's plat_val_to_idx): values below 2^(PLAT_BITS+1)
+ * get one bucket each; above, each power of two is split into PLAT_VAL
+ * buckets, so the relative error stays below 1/PLAT_VAL.
+ */
+static inline unsigned iogap_plat_val_to_idx(uint64_t val)
+{
+	unsigned msb, error_bits, base, offset, idx;
+
+	msb = val ? 63u - (unsigned)__builtin_clzll(val) : 0;
+
+	/* Small values are exact: the value is the index. */
+	if (msb <= IOGAP_PLAT_BITS)
+		return (unsigned)val;
+
+	error_bits = msb - IOGAP_PLAT_BITS;
+	base = (error_bits + 1) << IOGAP_PLAT_BITS;
+	offset = (IOGAP_PLAT_VAL - 1) & (unsigned)(val >> error_bits);
+
+	/* Everything beyond the last group lands in the last bucket. */
+	idx = base + offset;
+	if (idx > IOGAP_PLAT_NR - 1)
+		idx = IOGAP_PLAT_NR - 1;
+	return idx;
+}
+
 uint64_t iogap_plat_idx_to_val(unsigned idx);
 
 static inline void iogap_io_stat_add(struct iogap_io_stat *s, uint64_t val)
