@@ -346,10 +346,52 @@ static void ksort_group(struct kent *a, size_t n)
 	}
 }
 
+/* Elements out of order with their predecessor, counted up to limit + 1:
+ * few for tags, which completion order only shuffles within the queue
+ * depth; random keys pass the limit early. */
+static size_t kdescents(const struct kent *a, size_t n, size_t limit)
+{
+	size_t d = 0;
+
+	for (size_t i = 1; i < n && d <= limit; i++)
+		d += kless(&a[i], &a[i - 1]);
+	return d;
+}
+
+/* A stable insertion sort of a nearly sorted array, in a copy: 0 when done
+ * within a budget of moves (then copied back), 1 when it would cost more
+ * than a radix sort (a is untouched), -1 out of memory.  Stable by (key, t)
+ * gives the radix path's order: callers build arrays in index order. */
+static int ksort_nearly(struct kent *a, size_t n)
+{
+	struct kent *b = malloc(n * sizeof(*b));
+	size_t budget = 8 * n, i, j;
+
+	if (!b)
+		return -1;
+	memcpy(b, a, n * sizeof(*b));
+	for (i = 1; i < n; i++) {
+		struct kent x = b[i];
+
+		for (j = i; j > 0 && kless(&x, &b[j - 1]); j--)
+			b[j] = b[j - 1];
+		b[j] = x;
+		if (i - j > budget) {
+			free(b);
+			return 1;
+		}
+		budget -= i - j;
+	}
+	memcpy(a, b, n * sizeof(*a));
+	free(b);
+	return 0;
+}
+
 /*
  * By (key, t): a stable LSD radix sort on the key only (time digits would
  * double the passes), then each key's group by time.  Keys are nearly
- * unique (random offsets), so the groups cost nothing.
+ * unique (random offsets), so the groups cost nothing.  Nearly sorted
+ * arrays (tags) take an insertion sort instead.
  */
 static int ksort(struct kent *a, size_t n)
 {
@@ -357,11 +399,13 @@ static int ksort(struct kent *a, size_t n)
 	struct kent *tmp, *src = a, *dst;
 	size_t i, e;
 	unsigned d;
+	int rc;
 
-	for (i = 1; i < n && !kless(&a[i], &a[i - 1]); i++)
-		;
-	if (i >= n)
+	i = kdescents(a, n, n / 8);
+	if (!i)
 		return 0;    /* already sorted */
+	if (i <= n / 8 && (rc = ksort_nearly(a, n)) <= 0)
+		return rc;
 	h = calloc(KDIGITS, sizeof(*h));
 	tmp = malloc(n * sizeof(*tmp));
 	if (!h || !tmp) {
