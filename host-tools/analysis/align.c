@@ -101,9 +101,18 @@ uint64_t iogap_guest_to_host(const struct iogap_clock_map *map, uint64_t guest_n
 {
 	/* guest = ref + d + offset + k d  =>  d = x / (1 + k) = x - x k/(1 + k),
 	 * x = guest - ref - offset; only the small correction is in double. */
-	double k = map->drift_ppb * 1e-9;
+	static __thread double memo_ppb, memo_corr;   /* k / (1 + k): a division per
+						       * call cost more than the rest */
 	int64_t x = sadd(sdiff(guest_ns, map->ref_host_ns), -map->offset_ns);
-	int64_t d = sadd(x, -dround((double)x * (k / (1.0 + k))));
+	int64_t d;
+
+	if (map->drift_ppb != memo_ppb) {
+		double k = map->drift_ppb * 1e-9;
+
+		memo_corr = k / (1.0 + k);
+		memo_ppb = map->drift_ppb;
+	}
+	d = sadd(x, -dround((double)x * memo_corr));
 
 	return add_clamp(map->ref_host_ns, d);
 }
