@@ -7,12 +7,13 @@
  * so nothing else fills its buffers.  A thread wakes every KP_PERIOD_MS,
  * reads the per-CPU binary buffers (trace_pipe_raw: nanosecond stamps, no
  * text formatting) and decodes them with libtraceevent, reading the fields
- * by name from the kernel's own event formats.  Events of all CPUs are
- * merged in stamp order, and each completion is paired with the oldest
+ * by name from the kernel's own event formats (kernel_raw.c).  Events of
+ * all CPUs are merged in stamp order, and each completion is paired with the oldest
  * outstanding issue of the same sector and size, as btt does; a pair is
  * one record of the kernel trace.
  */
 #include "kernel_points.h"
+#include "kernel_raw.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,8 +30,6 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 #include <unistd.h>
 
 #include "trace_file.h"
@@ -44,31 +43,21 @@
  * second, while a CPU would need ~1 s at 100k requests/s to fill its 8 MiB. */
 #define KP_PERIOD_MS 50
 
-/* The fields read of one event, found by name in its format. */
-struct block_event {
-	int id;
-	struct tep_format_field *dev, *sector, *nr_sector, *rwbs, *error;
-	int need;                       /* bytes of the event the fields span */
-};
-
-struct iogap_kdecoder {
-	struct tep_handle *tep;
-	struct kbuffer *kbuf;
-	struct tep_format_field *type;  /* common_type: which event */
-	struct block_event issue, complete;
-	size_t page_size, header_size;
-	unsigned char *page;            /* the page decoded, with a zeroed tail */
-};
-
 struct outstanding {
 	uint64_t sector, ns;
 	uint32_t nr_sector;
 	uint8_t op, fua;
 };
 
+/* One CPU's buffer and its events read, not yet paired: in stamp order
+ * (the ring buffer stamps by deltas from the page's stamp: never backwards
+ * within a CPU). */
 struct cpu_pipe {
 	char name[16];                  /* cpuN */
 	int fd;                         /* its trace_pipe_raw */
+	struct iogap_kevent *q;
+	size_t head, n, cap;
+	int oom;
 };
 
 struct iogap_kpoints {
@@ -81,8 +70,6 @@ struct iogap_kpoints {
 	struct cpu_pipe *cpu;
 	size_t ncpu, capcpu;
 	void *page;
-	struct iogap_kevent *pending;   /* read, not yet paired: stamp order unsure */
-	size_t npending, cappending;
 	struct outstanding *out;        /* issued, not completed: oldest first */
 	size_t nout, capout;
 	uint64_t requests, lost, orphan_completes, late, last_ns, bad_pages;
@@ -200,225 +187,17 @@ static void clean_stale(const char *root)
 		closedir(d);
 }
 
-static int find_field(struct tep_event *ev, const char *name,
-		      struct tep_format_field **f, int *need, char *err, size_t errlen)
-{
-	*f = tep_find_field(ev, name);
-	if (!*f)
-		return iogap_seterr(err, errlen, "kernel points: block/%s has no field '%s'",
-				    ev->name, name);
-	if ((*f)->offset + (*f)->size > *need)
-		*need = (*f)->offset + (*f)->size;
-	return 0;
-}
-
-static int load_event(struct iogap_kdecoder *d, const char *dir, const char *name,
-		      struct block_event *be, char *err, size_t errlen)
-{
-	char p[768], *fmt;
-	struct tep_event *ev;
-	size_t len;
-
-	snprintf(p, sizeof(p), "%s/events/block/%s/format", dir, name);
-	fmt = iogap_read_file(p, 1 << 20, &len);
-	if (!fmt)
-		return iogap_seterr(err, errlen, "kernel points: %s: %s", p, strerror(errno));
-	/* the result is not checked: a print format libtraceevent cannot parse
-	 * still leaves the event's fields, all that is read here */
-	tep_parse_event(d->tep, fmt, len, "block");
-	free(fmt);
-	ev = tep_find_event_by_name(d->tep, "block", name);
-	if (!ev)
-		return iogap_seterr(err, errlen, "kernel points: %s: not an event format", p);
-	be->id = ev->id;
-	be->need = 0;
-	d->type = tep_find_common_field(ev, "common_type");
-	if (!d->type)
-		return iogap_seterr(err, errlen, "kernel points: %s: no common_type", p);
-	if (find_field(ev, "dev", &be->dev, &be->need, err, errlen) ||
-	    find_field(ev, "sector", &be->sector, &be->need, err, errlen) ||
-	    find_field(ev, "nr_sector", &be->nr_sector, &be->need, err, errlen) ||
-	    find_field(ev, "rwbs", &be->rwbs, &be->need, err, errlen))
-		return -1;
-	be->error = NULL;
-	return strcmp(name, "block_rq_complete") ? 0 :
-	       find_field(ev, "error", &be->error, &be->need, err, errlen);
-}
-
-struct iogap_kdecoder *iogap_kdecoder_open(const char *dir, char *err, size_t errlen)
-{
-	struct iogap_kdecoder *d = calloc(1, sizeof(*d));
-	char p[768], *hp = NULL;
-	size_t len;
-
-	if (!d || !(d->tep = tep_alloc())) {
-		iogap_seterr(err, errlen, "out of memory");
-		goto fail;
-	}
-	tep_set_loglevel(TEP_LOG_NONE);   /* its complaints are said here, once */
-	snprintf(p, sizeof(p), "%s/events/header_page", dir);
-	hp = iogap_read_file(p, 1 << 16, &len);
-	if (!hp) {
-		iogap_seterr(err, errlen, "kernel points: %s: %s", p, strerror(errno));
-		goto fail;
-	}
-	if (tep_parse_header_page(d->tep, hp, len, sizeof(long)) ||
-	    tep_get_header_page_size(d->tep) <= 0 || tep_get_header_page_size(d->tep) > 8 ||
-	    tep_get_sub_buffer_size(d->tep) <= 2 * tep_get_header_page_size(d->tep)) {
-		iogap_seterr(err, errlen, "kernel points: %s: not a ring buffer page header", p);
-		goto fail;
-	}
-	/* the page header's commit is a kernel long: kbuffer takes its size */
-	tep_set_long_size(d->tep, tep_get_header_page_size(d->tep));
-	d->header_size = (size_t)tep_get_header_timestamp_size(d->tep) +
-			 (size_t)tep_get_header_page_size(d->tep);
-	d->page_size = (size_t)tep_get_sub_buffer_size(d->tep);
-	if (load_event(d, dir, "block_rq_issue", &d->issue, err, errlen) ||
-	    load_event(d, dir, "block_rq_complete", &d->complete, err, errlen))
-		goto fail;
-	d->kbuf = tep_kbuffer(d->tep);
-	d->page = calloc(1, d->page_size + 64);
-	if (!d->kbuf || !d->page) {
-		iogap_seterr(err, errlen, "out of memory");
-		goto fail;
-	}
-	free(hp);
-	return d;
-fail:
-	free(hp);
-	iogap_kdecoder_free(d);
-	return NULL;
-}
-
-void iogap_kdecoder_free(struct iogap_kdecoder *d)
-{
-	if (!d)
-		return;
-	if (d->kbuf)
-		kbuffer_free(d->kbuf);
-	if (d->tep)
-		tep_free(d->tep);
-	free(d->page);
-	free(d);
-}
-
-size_t iogap_kdecoder_page_size(const struct iogap_kdecoder *d)
-{
-	return d->page_size;
-}
-
-static uint8_t rwbs_op(const char *rwbs, uint32_t nr_sector, uint8_t *fua)
-{
-	const char *rw = strpbrk(rwbs, "RWDEN");
-
-	*fua = rw && strchr(rw + 1, 'F');
-	if (!rw)
-		return rwbs[0] == 'F' && nr_sector == 0 ? IOGAP_OP_FLUSH : IOGAP_OP_OTHER;
-	switch (*rw) {
-	case 'R': return IOGAP_OP_READ;
-	case 'W': return IOGAP_OP_WRITE;
-	case 'D': return IOGAP_OP_TRIM;
-	default: return IOGAP_OP_OTHER;
-	}
-}
-
-static uint64_t number(struct tep_format_field *f, const void *data)
-{
-	unsigned long long v = 0;
-
-	tep_read_number_field(f, data, &v);
-	return v;
-}
-
-/* One event's fields; -1 when it is not one of the two or is too short. */
-static int decode_event(const struct iogap_kdecoder *d, const void *data, int size,
-			struct iogap_kevent *ev)
-{
-	int id = (int)number(d->type, data);
-	const struct block_event *be = id == d->issue.id ? &d->issue :
-				       id == d->complete.id ? &d->complete : NULL;
-	char rwbs[32];
-	uint64_t dev;
-
-	if (!be || size < be->need)
-		return -1;
-	memset(ev, 0, sizeof(*ev));
-	ev->complete = be == &d->complete;
-	dev = number(be->dev, data);
-	ev->dev_major = (uint32_t)(dev >> 20);
-	ev->dev_minor = (uint32_t)(dev & ((1u << 20) - 1));
-	ev->sector = number(be->sector, data);
-	ev->nr_sector = (uint32_t)number(be->nr_sector, data);
-	if (be->error)
-		ev->error = (int32_t)number(be->error, data);
-	snprintf(rwbs, sizeof(rwbs), "%.*s", be->rwbs->size, (const char *)data + be->rwbs->offset);
-	ev->op = rwbs_op(rwbs, ev->nr_sector, &ev->fua);
-	return 0;
-}
-
-int iogap_kdecoder_page(struct iogap_kdecoder *d, const void *page, size_t len,
-			void (*take)(void *arg, const struct iogap_kevent *ev), void *arg,
-			char *err, size_t errlen)
-{
-	unsigned long long ts;
-	uint64_t commit = 0;
-	int n = 0;
-
-	if (len < d->header_size || len > d->page_size)
-		return iogap_seterr(err, errlen, "a page of %zu bytes (pages are %zu)", len,
-				    d->page_size);
-	/* the copy's zeroed tail: a bad length in the page cannot lead
-	 * libtraceevent past the buffer */
-	memcpy(d->page, page, len);
-	memset(d->page + len, 0, d->page_size + 64 - len);
-	memcpy(&commit, d->page + tep_get_header_timestamp_size(d->tep),
-	       (size_t)tep_get_header_page_size(d->tep));
-	if ((commit & ((1u << 27) - 1)) > len - d->header_size)   /* kbuffer's commit mask */
-		return iogap_seterr(err, errlen, "a page claims %" PRIu64 " bytes of events in %zu",
-				    commit & ((1u << 27) - 1), len - d->header_size);
-	kbuffer_load_subbuffer(d->kbuf, d->page);
-	for (void *data = kbuffer_read_event(d->kbuf, &ts); data;
-	     data = kbuffer_next_event(d->kbuf, &ts)) {
-		struct iogap_kevent ev;
-		int size = kbuffer_event_size(d->kbuf);
-
-		if ((unsigned char *)data + size > d->page + len || decode_event(d, data, size, &ev))
-			return iogap_seterr(err, errlen, "an event of type %d, %d bytes, at offset "
-					    "%d is not a block request event",
-					    (int)number(d->type, data), size,
-					    kbuffer_curr_offset(d->kbuf));
-		ev.ns = ts;
-		take(arg, &ev);
-		n++;
-	}
-	return n;
-}
-
-uint64_t iogap_kstats_lost(const char *stats)
-{
-	static const char *const counted[] = { "overrun: ", "commit overrun: ",
-					       "dropped events: " };
-	uint64_t lost = 0;
-
-	for (const char *line = stats; line && *line; line = strchr(line, '\n'), line += !!line)
-		for (size_t i = 0; i < sizeof(counted) / sizeof(*counted); i++)
-			if (!strncmp(line, counted[i], strlen(counted[i])))
-				lost += strtoull(line + strlen(counted[i]), NULL, 10);
-	return lost;
-}
-
 static void hold(void *arg, const struct iogap_kevent *ev)
 {
-	struct iogap_kpoints *k = arg;
-	struct iogap_kevent *p = iogap_grow_zeroed(k->pending, &k->cappending, sizeof(*p),
-						   k->npending);
+	struct cpu_pipe *c = arg;
+	struct iogap_kevent *q = iogap_grow_zeroed(c->q, &c->cap, sizeof(*q), c->n);
 
-	if (!p) {
-		k->write_error = 1;
+	if (!q) {
+		c->oom = 1;
 		return;
 	}
-	k->pending = p;
-	p[k->npending++] = *ev;
+	c->q = q;
+	q[c->n++] = *ev;
 }
 
 static int remember_issue(struct iogap_kpoints *k, const struct iogap_kevent *ev)
@@ -460,32 +239,46 @@ static void complete(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 		k->write_error = 1;
 }
 
-static int by_stamp(const void *a, const void *b)
+static void take_event(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 {
-	uint64_t x = ((const struct iogap_kevent *)a)->ns, y = ((const struct iogap_kevent *)b)->ns;
-
-	return (x > y) - (x < y);
+	k->late += ev->ns < k->last_ns;   /* after a later one was paired */
+	k->last_ns = ev->ns > k->last_ns ? ev->ns : k->last_ns;
+	if (ev->complete)
+		complete(k, ev);
+	else if (remember_issue(k, ev))
+		k->write_error = 1;
 }
 
-/* Pair the held events stamped before horizon, in stamp order; the later
+/* The CPU whose next event is the oldest, NULL when all are taken: a scan,
+ * the CPUs are few. */
+static struct cpu_pipe *oldest(struct iogap_kpoints *k)
+{
+	struct cpu_pipe *first = NULL;
+
+	for (size_t i = 0; i < k->ncpu; i++) {
+		struct cpu_pipe *c = &k->cpu[i];
+
+		if (c->head < c->n && (!first || c->q[c->head].ns < first->q[first->head].ns))
+			first = c;
+	}
+	return first;
+}
+
+/* Pair the events stamped before horizon, merged in stamp order; the later
  * ones wait: another CPU's events before them may not be read yet. */
 static void pair_before(struct iogap_kpoints *k, uint64_t horizon)
 {
-	size_t n = 0;
+	struct cpu_pipe *c;
 
-	qsort(k->pending, k->npending, sizeof(*k->pending), by_stamp);
-	for (; n < k->npending && k->pending[n].ns < horizon; n++) {
-		const struct iogap_kevent *ev = &k->pending[n];
-
-		k->late += ev->ns < k->last_ns;   /* after a later one was paired */
-		k->last_ns = ev->ns > k->last_ns ? ev->ns : k->last_ns;
-		if (ev->complete)
-			complete(k, ev);
-		else if (remember_issue(k, ev))
-			k->write_error = 1;
+	while ((c = oldest(k)) && c->q[c->head].ns < horizon)
+		take_event(k, &c->q[c->head++]);
+	for (size_t i = 0; i < k->ncpu; i++) {
+		c = &k->cpu[i];
+		memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof(*c->q));
+		c->n -= c->head;
+		c->head = 0;
+		k->write_error |= c->oom;
 	}
-	memmove(k->pending, k->pending + n, (k->npending - n) * sizeof(*k->pending));
-	k->npending -= n;
 }
 
 static void bad_page(struct iogap_kpoints *k, const char *cpu, const char *why)
@@ -505,7 +298,7 @@ static void drain(struct iogap_kpoints *k, uint64_t horizon)
 		ssize_t n;
 
 		while ((n = read(k->cpu[c].fd, k->page, psize)) > 0)
-			if (iogap_kdecoder_page(k->dec, k->page, (size_t)n, hold, k, why,
+			if (iogap_kdecoder_page(k->dec, k->page, (size_t)n, hold, &k->cpu[c], why,
 						sizeof(why)) < 0)
 				bad_page(k, k->cpu[c].name, why);
 		/* empty: EAGAIN; ENODEV: an offline CPU, no buffer */
@@ -620,8 +413,10 @@ static int setup_instance(struct iogap_kpoints *k, const char *root, unsigned ma
 
 static void teardown(struct iogap_kpoints *k)
 {
-	for (size_t c = 0; c < k->ncpu; c++)
+	for (size_t c = 0; c < k->ncpu; c++) {
 		close(k->cpu[c].fd);
+		free(k->cpu[c].q);
+	}
 	if (k->wake_fd >= 0)
 		close(k->wake_fd);
 	if (k->dir[0]) {
@@ -634,7 +429,6 @@ static void teardown(struct iogap_kpoints *k)
 	iogap_kdecoder_free(k->dec);
 	free(k->cpu);
 	free(k->page);
-	free(k->pending);
 	free(k->out);
 	free(k);
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_points.h"
+#include "kernel_raw.h"
 #include "kmatch.h"
 #include "util.h"
 #include "../tap.h"
