@@ -21,6 +21,8 @@
 
 /* kbuffer's: the low bits of a page's commit word are its bytes of events */
 #define COMMIT_MASK ((1u << 27) - 1)
+/* the largest sub-buffer tracefs allows (buffer_subbuf_size_kb) */
+#define MAX_PAGE (1 << 20)
 
 /* The fields read of one event, found by name in its format. */
 struct block_event {
@@ -46,8 +48,9 @@ static int find_field(struct tep_event *ev, const char *name,
 	if (!*f)
 		return iogap_seterr(err, errlen, "kernel points: block/%s has no field '%s'",
 				    ev->name, name);
-	if (strcmp(name, "rwbs") && (*f)->size != 1 && (*f)->size != 2 && (*f)->size != 4 &&
-	    (*f)->size != 8)
+	if ((*f)->offset < 0 || (*f)->size <= 0 ||
+	    (strcmp(name, "rwbs") && (*f)->size != 1 && (*f)->size != 2 && (*f)->size != 4 &&
+	     (*f)->size != 8))
 		return iogap_seterr(err, errlen, "kernel points: block/%s: field '%s' of %d bytes",
 				    ev->name, name, (*f)->size);
 	if ((*f)->offset + (*f)->size > *need)
@@ -107,14 +110,15 @@ struct iogap_kdecoder *iogap_kdecoder_open(const char *dir, char *err, size_t er
 	}
 	if (tep_parse_header_page(d->tep, hp, len, sizeof(long)) ||
 	    tep_get_header_page_size(d->tep) <= 0 || tep_get_header_page_size(d->tep) > 8 ||
-	    tep_get_sub_buffer_size(d->tep) <= 2 * tep_get_header_page_size(d->tep)) {
+	    tep_get_header_timestamp_size(d->tep) != 8 ||
+	    tep_get_sub_buffer_size(d->tep) <= 8 + tep_get_header_page_size(d->tep) ||
+	    tep_get_sub_buffer_size(d->tep) > MAX_PAGE) {
 		iogap_seterr(err, errlen, "kernel points: %s: not a ring buffer page header", p);
 		goto fail;
 	}
 	/* the page header's commit is a kernel long: kbuffer takes its size */
 	tep_set_long_size(d->tep, tep_get_header_page_size(d->tep));
-	d->header_size = (size_t)tep_get_header_timestamp_size(d->tep) +
-			 (size_t)tep_get_header_page_size(d->tep);
+	d->header_size = 8 + (size_t)tep_get_header_page_size(d->tep);
 	d->page_size = (size_t)tep_get_sub_buffer_size(d->tep);
 	if (load_event(d, dir, "block_rq_issue", &d->issue, err, errlen) ||
 	    load_event(d, dir, "block_rq_complete", &d->complete, err, errlen))
@@ -226,8 +230,7 @@ int iogap_kdecoder_page(struct iogap_kdecoder *d, const void *page, size_t len,
 	 * libtraceevent past the buffer */
 	memcpy(d->page, page, len);
 	memset(d->page + len, 0, d->page_size + 64 - len);
-	memcpy(&commit, d->page + tep_get_header_timestamp_size(d->tep),
-	       (size_t)tep_get_header_page_size(d->tep));
+	memcpy(&commit, d->page + 8, d->header_size - 8);   /* after the u64 stamp */
 	if ((commit & COMMIT_MASK) > len - d->header_size)
 		return iogap_seterr(err, errlen, "a page claims %" PRIu64 " bytes of events in %zu",
 				    commit & COMMIT_MASK, len - d->header_size);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kernel_raw.h"
 #include "kmatch.h"
@@ -150,13 +151,57 @@ out:
 	free(stats);
 }
 
-static void test_decoder_errors(void)
+/* A copy of the 6.18 formats under a temporary dir, the complete event's
+ * error field removed: the decoder refuses it. */
+static int missing_field_refused(const char *from, char *err, size_t errlen)
+{
+	char tmp[] = "/tmp/kmatch-XXXXXX", src[1024], dst[1024], *fmt, *line;
+	const char *ev[] = { "block_rq_issue", "block_rq_complete" };
+	struct iogap_kdecoder *d = NULL;
+	int refused = 0;
+	FILE *f;
+
+	if (!mkdtemp(tmp))
+		return 0;
+	snprintf(dst, sizeof(dst), "%s/events", tmp);
+	mkdir(dst, 0700);
+	snprintf(dst, sizeof(dst), "%s/events/block", tmp);
+	mkdir(dst, 0700);
+	snprintf(src, sizeof(src), "%s/events/header_page", from);
+	snprintf(dst, sizeof(dst), "%s/events/header_page", tmp);
+	refused = !iogap_copy_file(src, dst, err, errlen);
+	for (int i = 0; i < 2 && refused; i++) {
+		snprintf(src, sizeof(src), "%s/events/block/%s/format", from, ev[i]);
+		snprintf(dst, sizeof(dst), "%s/events/block/%s", tmp, ev[i]);
+		mkdir(dst, 0700);
+		strcat(dst, "/format");
+		fmt = iogap_read_file(src, 0, NULL);
+		line = fmt && i == 1 ? strstr(fmt, "\tfield:int error;") : NULL;
+		if (line)
+			memmove(line, strchr(line, '\n') + 1, strlen(strchr(line, '\n') + 1) + 1);
+		f = fopen(dst, "w");
+		refused = fmt && f && fputs(fmt, f) >= 0 && (i == 0 || line);
+		if (f)
+			fclose(f);
+		free(fmt);
+	}
+	if (refused)
+		d = iogap_kdecoder_open(tmp, err, errlen);
+	iogap_kdecoder_free(d);
+	snprintf(dst, sizeof(dst), "rm -rf %s", tmp);
+	return refused && !d && system(dst) == 0;
+}
+
+static void test_decoder_errors(const char *raw618)
 {
 	char err[256];
 
 	ok(!iogap_kdecoder_open("/nonexistent", err, sizeof(err)) &&
 	   strstr(err, "/nonexistent/events/header_page: No such file"),
 	   "no formats: %s", err);
+	ok(missing_field_refused(raw618, err, sizeof(err)) &&
+	   strstr(err, "block/block_rq_complete has no field 'error'"),
+	   "a format without a field read: %s", err);
 	ok(iogap_kstats_lost("entries: 3\noverrun: 5\ncommit overrun: 2\nbytes: 9\n"
 			     "dropped events: 7\nread events: 11\n") == 14,
 	   "lost: overrun + commit overrun + dropped events");
@@ -260,10 +305,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_kmatch RAW-6.1 OVERRUN RAW-6.18 OVERRUN\n");
 		return 2;
 	}
-	tap_plan(35);
+	tap_plan(36);
 	test_decode(argv[1], "6.1", strtoull(argv[2], NULL, 10));
 	test_decode(argv[3], "6.18", strtoull(argv[4], NULL, 10));
-	test_decoder_errors();
+	test_decoder_errors(argv[3]);
 	test_rule();
 	test_stream();
 	return tap_done();
