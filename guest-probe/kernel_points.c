@@ -72,6 +72,8 @@ struct iogap_kpoints {
 	void *page;
 	struct outstanding *out;        /* issued, not completed: oldest first */
 	size_t nout, capout;
+	struct iogap_trace_record *done;   /* paired, appended at the end of a read */
+	size_t ndone, capdone;
 	uint64_t requests, lost, orphan_completes, late, last_ns, bad_pages;
 	char bad[256];                  /* the first bad page's reason */
 	int write_error;
@@ -215,7 +217,7 @@ static int remember_issue(struct iogap_kpoints *k, const struct iogap_kevent *ev
 /* Outstanding requests are few (the device's queue depth): a scan is cheap. */
 static void complete(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 {
-	struct iogap_trace_record r = { 0 };
+	struct iogap_trace_record r = { 0 }, *done;
 	size_t i = 0;
 
 	while (i < k->nout && (k->out[i].sector != ev->sector ||
@@ -235,8 +237,13 @@ static void complete(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 	memmove(&k->out[i], &k->out[i + 1], (k->nout - i - 1) * sizeof(*k->out));
 	k->nout--;
 	k->requests++;
-	if (iogap_trace_writer_append(k->w, &r, 1))
+	done = iogap_grow_zeroed(k->done, &k->capdone, sizeof(*done), k->ndone);
+	if (!done) {
 		k->write_error = 1;
+		return;
+	}
+	k->done = done;
+	done[k->ndone++] = r;
 }
 
 static void take_event(struct iogap_kpoints *k, const struct iogap_kevent *ev)
@@ -272,6 +279,9 @@ static void pair_before(struct iogap_kpoints *k, uint64_t horizon)
 
 	while ((c = oldest(k)) && c->q[c->head].ns < horizon)
 		take_event(k, &c->q[c->head++]);
+	if (k->ndone && iogap_trace_writer_append(k->w, k->done, k->ndone))
+		k->write_error = 1;
+	k->ndone = 0;
 	for (size_t i = 0; i < k->ncpu; i++) {
 		c = &k->cpu[i];
 		memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof(*c->q));
@@ -430,6 +440,7 @@ static void teardown(struct iogap_kpoints *k)
 	free(k->cpu);
 	free(k->page);
 	free(k->out);
+	free(k->done);
 	free(k);
 }
 
