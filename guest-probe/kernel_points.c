@@ -8,9 +8,9 @@
  * reads the per-CPU binary buffers (trace_pipe_raw: nanosecond stamps, no
  * text formatting) and decodes them with libtraceevent, reading the fields
  * by name from the kernel's own event formats (kernel_raw.c).  Events of
- * all CPUs are merged in stamp order, and each completion is paired with the oldest
- * outstanding issue of the same sector and size, as btt does; a pair is
- * one record of the kernel trace.
+ * all CPUs are merged in stamp order, and each completion is paired with
+ * the oldest outstanding issue of the same sector and size, as btt does; a
+ * pair is one record of the kernel trace.
  */
 #include "kernel_points.h"
 #include "kernel_raw.h"
