@@ -4,12 +4,16 @@
  *
  * The instance is instances/iogap-<pid>: trace_clock mono (the probe's
  * CLOCK_MONOTONIC), block_rq_issue/complete filtered by the disk's dev_t,
- * so nothing else fills its buffers.  A thread reads the text trace_pipe
- * (microsecond stamps: the kernel prints no finer in text) and pairs each
- * completion with the oldest outstanding issue of the same sector and
- * size, as btt does; a pair is one record of the kernel trace.
+ * so nothing else fills its buffers.  A thread wakes every KP_PERIOD_MS,
+ * reads the per-CPU binary buffers (trace_pipe_raw: nanosecond stamps, no
+ * text formatting) and decodes them with libtraceevent, reading the fields
+ * by name from the kernel's own event formats (kernel_raw.c).  Events of
+ * all CPUs are merged in stamp order, and each completion is paired with
+ * the oldest outstanding issue of the same sector and size, as btt does; a
+ * pair is one record of the kernel trace.
  */
 #include "kernel_points.h"
+#include "kernel_raw.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -30,9 +35,13 @@
 #include "trace_file.h"
 #include "util.h"
 
-/* per CPU: an event takes ~60 bytes in the ring, so ~140k events of slack
- * between two reads of the pipe; overflow is counted (LOST), never silent */
+/* per CPU: an event takes ~50-70 bytes in the ring, so ~140k events of
+ * slack between two reads; overflow is counted (the stats' overrun), never
+ * silent */
 #define KP_BUFFER_KB "8192"
+/* The reader's sleep between two reads of the buffers: ~20 wakeups a
+ * second, while a CPU would need ~1 s at 100k requests/s to fill its 8 MiB. */
+#define KP_PERIOD_MS 50
 
 struct outstanding {
 	uint64_t sector, ns;
@@ -40,17 +49,33 @@ struct outstanding {
 	uint8_t op, fua;
 };
 
+/* One CPU's buffer and its events read, not yet paired: in stamp order
+ * (the ring buffer stamps by deltas from the page's stamp: never backwards
+ * within a CPU). */
+struct cpu_pipe {
+	char name[16];                  /* cpuN */
+	int fd;                         /* its trace_pipe_raw */
+	struct iogap_kevent *q;
+	size_t head, n, cap;
+	int oom;
+};
+
 struct iogap_kpoints {
 	char dir[512];                  /* the instance's directory */
 	struct iogap_trace_writer *w;
+	struct iogap_kdecoder *dec;
 	pthread_t reader;
 	atomic_bool stop;
-	int pipe_fd;
-	char line[4096];
-	size_t line_len;
+	int wake_fd;                    /* eventfd: the stop wakes the reader */
+	struct cpu_pipe *cpu;
+	size_t ncpu, capcpu;
+	void *page;
 	struct outstanding *out;        /* issued, not completed: oldest first */
 	size_t nout, capout;
-	uint64_t requests, lost, orphan_completes, unparsed;
+	struct iogap_trace_record *done;   /* paired, appended at the end of a read */
+	size_t ndone, capdone;
+	uint64_t requests, lost, orphan_completes, late, last_ns, bad_pages;
+	char bad[256];                  /* the first bad page's reason */
 	int write_error;
 };
 
@@ -164,95 +189,27 @@ static void clean_stale(const char *root)
 		closedir(d);
 }
 
-static uint8_t rwbs_op(const char *rwbs, uint32_t nr_sector, uint8_t *fua)
+static void hold(void *arg, const struct iogap_kevent *ev)
 {
-	const char *rw = strpbrk(rwbs, "RWDEN");
+	struct cpu_pipe *c = arg;
+	struct iogap_kevent *q = iogap_grow_zeroed(c->q, &c->cap, sizeof(*q), c->n);
 
-	*fua = rw && strchr(rw + 1, 'F');
-	if (!rw)
-		return rwbs[0] == 'F' && nr_sector == 0 ? IOGAP_OP_FLUSH : IOGAP_OP_OTHER;
-	switch (*rw) {
-	case 'R': return IOGAP_OP_READ;
-	case 'W': return IOGAP_OP_WRITE;
-	case 'D': return IOGAP_OP_TRIM;
-	default: return IOGAP_OP_OTHER;
+	if (!q) {
+		c->oom = 1;
+		return;
 	}
-}
-
-/* "<seconds>.<fraction>" right before ": block_rq_" */
-static int parse_stamp(const char *line, const char *colon, uint64_t *ns)
-{
-	const char *q = colon, *dot;
-	uint64_t frac = 0, scale = 1000000000ull;
-
-	while (q > line && q[-1] != ' ')
-		q--;
-	dot = memchr(q, '.', (size_t)(colon - q));
-	if (!dot || dot == q)
-		return -1;
-	*ns = strtoull(q, NULL, 10) * 1000000000ull;
-	for (const char *c = dot + 1; c < colon; c++) {
-		if (*c < '0' || *c > '9' || scale == 1)
-			return -1;
-		scale /= 10;
-		frac += (uint64_t)(*c - '0') * scale;
-	}
-	*ns += frac;
-	return 0;
-}
-
-int iogap_kevent_parse(const char *line, struct iogap_kevent *ev, uint64_t *lost)
-{
-	const char *p = strstr(line, ": block_rq_"), *lost_at = strstr(line, "[LOST ");
-	char rwbs[16];
-	unsigned long long sector;
-	int n = 0;
-
-	if (!p) {
-		unsigned long nlost;
-
-		if (lost_at && sscanf(lost_at, "[LOST %lu EVENTS]", &nlost) == 1)
-			*lost += nlost;
-		return 0;
-	}
-	memset(ev, 0, sizeof(*ev));
-	if (parse_stamp(line, p, &ev->ns))
-		return -1;
-	p += 2;
-	if (!strncmp(p, "block_rq_issue: ", 16))
-		p += 16;
-	else if (!strncmp(p, "block_rq_complete: ", 19))
-		p += 19, ev->complete = 1;
-	else
-		return 0;   /* another block_rq_ event (insert, requeue): not enabled */
-	if (sscanf(p, "%u,%u %15s %n", &ev->dev_major, &ev->dev_minor, rwbs, &n) != 3 || !n)
-		return -1;
-	p = strstr(p + n, ") ");   /* after the bytes (issue) and the (cmd) */
-	if (!p || sscanf(p + 2, "%llu + %u", &sector, &ev->nr_sector) != 2)
-		return -1;
-	ev->sector = sector;
-	ev->op = rwbs_op(rwbs, ev->nr_sector, &ev->fua);
-	if (ev->complete) {
-		const char *e = strrchr(p, '[');
-
-		if (!e || sscanf(e, "[%d]", &ev->error) != 1)
-			return -1;
-	}
-	return 1;
+	c->q = q;
+	q[c->n++] = *ev;
 }
 
 static int remember_issue(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 {
-	if (k->nout == k->capout) {
-		size_t cap = k->capout ? 2 * k->capout : 64;
-		struct outstanding *o = realloc(k->out, cap * sizeof(*o));
+	struct outstanding *o = iogap_grow_zeroed(k->out, &k->capout, sizeof(*o), k->nout);
 
-		if (!o)
-			return -1;
-		k->out = o;
-		k->capout = cap;
-	}
-	k->out[k->nout++] = (struct outstanding){ .sector = ev->sector, .ns = ev->ns,
+	if (!o)
+		return -1;
+	k->out = o;
+	o[k->nout++] = (struct outstanding){ .sector = ev->sector, .ns = ev->ns,
 		.nr_sector = ev->nr_sector, .op = ev->op, .fua = ev->fua };
 	return 0;
 }
@@ -260,7 +217,7 @@ static int remember_issue(struct iogap_kpoints *k, const struct iogap_kevent *ev
 /* Outstanding requests are few (the device's queue depth): a scan is cheap. */
 static void complete(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 {
-	struct iogap_trace_record r = { 0 };
+	struct iogap_trace_record r = { 0 }, *done;
 	size_t i = 0;
 
 	while (i < k->nout && (k->out[i].sector != ev->sector ||
@@ -280,58 +237,165 @@ static void complete(struct iogap_kpoints *k, const struct iogap_kevent *ev)
 	memmove(&k->out[i], &k->out[i + 1], (k->nout - i - 1) * sizeof(*k->out));
 	k->nout--;
 	k->requests++;
-	if (iogap_trace_writer_append(k->w, &r, 1))
+	done = iogap_grow_zeroed(k->done, &k->capdone, sizeof(*done), k->ndone);
+	if (!done) {
 		k->write_error = 1;
-}
-
-static void take_line(struct iogap_kpoints *k, const char *line)
-{
-	struct iogap_kevent ev;
-	int got = iogap_kevent_parse(line, &ev, &k->lost);
-
-	if (got < 0)
-		k->unparsed++;
-	else if (got > 0 && !ev.complete && remember_issue(k, &ev))
-		k->write_error = 1;
-	else if (got > 0 && ev.complete)
-		complete(k, &ev);
-}
-
-/* Read what the pipe holds now; 0 when it is empty (EAGAIN). */
-static ssize_t drain_once(struct iogap_kpoints *k)
-{
-	char buf[65536];
-	ssize_t n = read(k->pipe_fd, buf, sizeof(buf));
-
-	for (ssize_t i = 0; i < n; i++) {
-		if (buf[i] != '\n') {
-			if (k->line_len < sizeof(k->line) - 1)
-				k->line[k->line_len++] = buf[i];
-			continue;
-		}
-		k->line[k->line_len] = '\0';
-		take_line(k, k->line);
-		k->line_len = 0;
+		return;
 	}
-	return n < 0 && errno == EAGAIN ? 0 : n;
+	k->done = done;
+	done[k->ndone++] = r;
 }
 
+static void take_event(struct iogap_kpoints *k, const struct iogap_kevent *ev)
+{
+	k->late += ev->ns < k->last_ns;   /* after a later one was paired */
+	k->last_ns = ev->ns > k->last_ns ? ev->ns : k->last_ns;
+	if (ev->complete)
+		complete(k, ev);
+	else if (remember_issue(k, ev))
+		k->write_error = 1;
+}
+
+/* The CPU whose next event is the oldest, NULL when all are taken: a scan,
+ * the CPUs are few. */
+static struct cpu_pipe *oldest(struct iogap_kpoints *k)
+{
+	struct cpu_pipe *first = NULL;
+
+	for (size_t i = 0; i < k->ncpu; i++) {
+		struct cpu_pipe *c = &k->cpu[i];
+
+		if (c->head < c->n && (!first || c->q[c->head].ns < first->q[first->head].ns))
+			first = c;
+	}
+	return first;
+}
+
+/* Pair the events stamped before horizon, merged in stamp order; the later
+ * ones wait: another CPU's events before them may not be read yet. */
+static void pair_before(struct iogap_kpoints *k, uint64_t horizon)
+{
+	struct cpu_pipe *c;
+
+	while ((c = oldest(k)) && c->q[c->head].ns < horizon)
+		take_event(k, &c->q[c->head++]);
+	if (k->ndone && iogap_trace_writer_append(k->w, k->done, k->ndone))
+		k->write_error = 1;
+	k->ndone = 0;
+	for (size_t i = 0; i < k->ncpu; i++) {
+		c = &k->cpu[i];
+		memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof(*c->q));
+		c->n -= c->head;
+		c->head = 0;
+		k->write_error |= c->oom;
+	}
+}
+
+static void bad_page(struct iogap_kpoints *k, const char *cpu, const char *why)
+{
+	if (!k->bad_pages++)
+		snprintf(k->bad, sizeof(k->bad), "%s: %s", cpu, why);
+}
+
+/* Read every page the CPUs' buffers hold now (the writer's page partly
+ * filled included), then pair what is before horizon. */
+static void drain(struct iogap_kpoints *k, uint64_t horizon)
+{
+	size_t psize = iogap_kdecoder_page_size(k->dec);
+	char why[200];
+
+	for (size_t c = 0; c < k->ncpu; c++) {
+		ssize_t n;
+
+		while ((n = read(k->cpu[c].fd, k->page, psize)) > 0)
+			if (iogap_kdecoder_page(k->dec, k->page, (size_t)n, hold, &k->cpu[c], why,
+						sizeof(why)) < 0)
+				bad_page(k, k->cpu[c].name, why);
+		/* empty: EAGAIN; ENODEV: an offline CPU, no buffer */
+		if (n < 0 && errno != EAGAIN && errno != ENODEV && errno != EINTR)
+			bad_page(k, k->cpu[c].name, strerror(errno));
+	}
+	pair_before(k, horizon);
+}
+
+/* Wakes every KP_PERIOD_MS (or at the stop); an event stamped before the
+ * previous wakeup was committed before this read began, unless its CPU
+ * stalled a whole period between stamping and committing it. */
 static void *reader(void *arg)
 {
 	struct iogap_kpoints *k = arg;
-	struct pollfd pfd = { .fd = k->pipe_fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = k->wake_fd, .events = POLLIN };
+	uint64_t horizon = 0;
 
 	while (!atomic_load(&k->stop)) {
-		if (poll(&pfd, 1, 100) > 0)
-			drain_once(k);
+		uint64_t now = iogap_now_ns();
+
+		drain(k, horizon);
+		horizon = now;
+		poll(&pfd, 1, KP_PERIOD_MS);
 	}
 	return NULL;
+}
+
+/* The instance's per_cpu/cpuN/trace_pipe_raw, opened non-blocking. */
+static int open_cpu_pipes(struct iogap_kpoints *k, char *err, size_t errlen)
+{
+	char p[768];
+	DIR *d;
+	struct dirent *e;
+	int ret = 0;
+
+	snprintf(p, sizeof(p), "%s/per_cpu", k->dir);
+	d = opendir(p);
+	if (!d)
+		return iogap_seterr(err, errlen, "kernel points: %s: %s", p, strerror(errno));
+	while (!ret && (e = readdir(d))) {
+		struct cpu_pipe *c;
+
+		if (strncmp(e->d_name, "cpu", 3))
+			continue;
+		c = iogap_grow_zeroed(k->cpu, &k->capcpu, sizeof(*c), k->ncpu);
+		if (!c) {
+			ret = iogap_seterr(err, errlen, "out of memory");
+			break;
+		}
+		k->cpu = c;
+		c = &k->cpu[k->ncpu];
+		snprintf(c->name, sizeof(c->name), "%.15s", e->d_name);
+		snprintf(p, sizeof(p), "%s/per_cpu/%s/trace_pipe_raw", k->dir, c->name);
+		c->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->fd < 0)
+			ret = iogap_seterr(err, errlen, "kernel points: %s: %s", p, strerror(errno));
+		else
+			k->ncpu++;
+	}
+	closedir(d);
+	if (!ret && !k->ncpu)
+		ret = iogap_seterr(err, errlen, "kernel points: no CPU under %s/per_cpu", k->dir);
+	return ret;
+}
+
+/* The events the CPUs' buffers lost, from their stats. */
+static int count_lost(struct iogap_kpoints *k, char *err, size_t errlen)
+{
+	for (size_t c = 0; c < k->ncpu; c++) {
+		char p[768], *stats;
+
+		snprintf(p, sizeof(p), "%s/per_cpu/%s/stats", k->dir, k->cpu[c].name);
+		stats = iogap_read_file(p, 1 << 16, NULL);
+		if (!stats)
+			return iogap_seterr(err, errlen, "kernel points: %s: %s", p,
+					    strerror(errno));
+		k->lost += iogap_kstats_lost(stats);
+		free(stats);
+	}
+	return 0;
 }
 
 static int setup_instance(struct iogap_kpoints *k, const char *root, unsigned maj,
 			  unsigned min, char *err, size_t errlen)
 {
-	char filter[64], pipe[600];
+	char filter[64];
 
 	snprintf(k->dir, sizeof(k->dir), "%s/instances/iogap-%d", root, (int)getpid());
 	rmdir(k->dir);   /* our own pid's, left by an exec'd predecessor */
@@ -346,20 +410,25 @@ static int setup_instance(struct iogap_kpoints *k, const char *root, unsigned ma
 	    write_file(k->dir, "events/block/block_rq_issue/filter", filter, err, errlen) ||
 	    write_file(k->dir, "events/block/block_rq_complete/filter", filter, err, errlen))
 		return -1;
-	snprintf(pipe, sizeof(pipe), "%s/trace_pipe", k->dir);
-	k->pipe_fd = open(pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (k->pipe_fd < 0) {
-		snprintf(err, errlen, "kernel points: %s: %s", pipe, strerror(errno));
+	k->dec = iogap_kdecoder_open(k->dir, err, errlen);
+	if (!k->dec || open_cpu_pipes(k, err, errlen))
 		return -1;
-	}
+	k->page = malloc(iogap_kdecoder_page_size(k->dec));
+	k->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (!k->page || k->wake_fd < 0)
+		return iogap_seterr(err, errlen, "kernel points: %s", strerror(errno));
 	return write_file(k->dir, "events/block/block_rq_issue/enable", "1", err, errlen) ||
 	       write_file(k->dir, "events/block/block_rq_complete/enable", "1", err, errlen);
 }
 
 static void teardown(struct iogap_kpoints *k)
 {
-	if (k->pipe_fd >= 0)
-		close(k->pipe_fd);
+	for (size_t c = 0; c < k->ncpu; c++) {
+		close(k->cpu[c].fd);
+		free(k->cpu[c].q);
+	}
+	if (k->wake_fd >= 0)
+		close(k->wake_fd);
 	if (k->dir[0]) {
 		char e[64];
 
@@ -367,7 +436,11 @@ static void teardown(struct iogap_kpoints *k)
 		write_file(k->dir, "events/block/enable", "0", e, sizeof(e));
 		rmdir(k->dir);
 	}
+	iogap_kdecoder_free(k->dec);
+	free(k->cpu);
+	free(k->page);
 	free(k->out);
+	free(k->done);
 	free(k);
 }
 
@@ -387,9 +460,9 @@ static int open_kernel_trace(struct iogap_kpoints *k, const char *target, const 
 	snprintf(h.layer, sizeof(h.layer), "%s",
 		 producer == IOGAP_PRODUCER_PROBE_GUEST ? "guest-kernel" : "bare-kernel");
 	snprintf(info, sizeof(info),
-		 "tool=iogap-probe kernel points\nrun_id=%016" PRIx64 "\nsource=tracefs text "
-		 "trace_pipe (microsecond stamps)\ntarget=%s\ntarget_kind=%s\ndevice=%u:%u\n"
-		 "sector_base=%" PRIu64 "\n", run_id, target, kind, maj, min, base);
+		 "tool=iogap-probe kernel points\nrun_id=%016" PRIx64 "\nsource=tracefs per-CPU "
+		 "trace_pipe_raw\nstamp_resolution_ns=1\ntarget=%s\ntarget_kind=%s\n"
+		 "device=%u:%u\nsector_base=%" PRIu64 "\n", run_id, target, kind, maj, min, base);
 	k->w = iogap_trace_writer_open(path, &h, info, err, errlen);
 	return k->w ? 0 : -1;
 }
@@ -415,7 +488,7 @@ struct iogap_kpoints *iogap_kpoints_start(const char *target, const char *path,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	k->pipe_fd = -1;
+	k->wake_fd = -1;
 	clean_stale(root);
 	if (setup_instance(k, root, maj, min, err, errlen) ||
 	    open_kernel_trace(k, target, path, producer, run_id, maj, min, base, kind, err,
@@ -438,25 +511,28 @@ int iogap_kpoints_stop(struct iogap_kpoints *k, char *err, size_t errlen)
 	int ret = 0;
 
 	atomic_store(&k->stop, true);
+	eventfd_write(k->wake_fd, 1);
 	pthread_join(k->reader, NULL);
 	write_file(k->dir, "tracing_on", "0", e, sizeof(e));
-	while (drain_once(k) > 0)
-		;
-	if (k->unparsed || k->write_error) {
-		snprintf(err, errlen, "kernel points: %" PRIu64 " lines in an unknown format%s",
-			 k->unparsed, k->write_error ? ", and a write error" : "");
-		ret = -1;
-	}
+	drain(k, UINT64_MAX);
+	if (k->write_error)
+		ret = iogap_seterr(err, errlen, "kernel points: a write error (disk or memory)");
+	else if (k->bad_pages)
+		ret = iogap_seterr(err, errlen, "kernel points: %" PRIu64 " pages of the kernel's "
+				   "buffers not understood (the first: %s)", k->bad_pages, k->bad);
+	else
+		ret = count_lost(k, err, errlen);
 	/* lost events are the trace's dropped; the rest is said, not hidden */
 	if (iogap_trace_writer_close(k->w, iogap_now_ns(), k->lost, e, sizeof(e)) && !ret) {
 		snprintf(err, errlen, "kernel points: %s", e);
 		ret = -1;
 	}
-	if (!ret && (k->lost || k->nout || k->orphan_completes))
+	if (!ret && (k->lost || k->nout || k->orphan_completes || k->late))
 		fprintf(stderr, "iogap-probe: kernel points: %" PRIu64 " requests, %" PRIu64
 			" events lost, %zu issued but not completed, %" PRIu64
-			" completed but issued before recording\n", k->requests, k->lost, k->nout,
-			k->orphan_completes);
+			" completed but issued before recording, %" PRIu64 " events read after "
+			"later ones were paired\n", k->requests, k->lost, k->nout,
+			k->orphan_completes, k->late);
 	teardown(k);
 	return ret;
 }

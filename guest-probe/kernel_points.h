@@ -35,20 +35,4 @@ struct iogap_kpoints *iogap_kpoints_start(const char *target, const char *path,
  * then). */
 int iogap_kpoints_stop(struct iogap_kpoints *k, char *err, size_t errlen);
 
-/* One event of the instance's text trace_pipe (exposed for the tests). */
-struct iogap_kevent {
-	uint64_t ns;              /* trace_clock mono: the probe's CLOCK_MONOTONIC */
-	uint64_t sector;
-	uint32_t nr_sector;
-	uint32_t dev_major, dev_minor;
-	int32_t error;            /* complete only */
-	uint8_t op;               /* enum iogap_op */
-	uint8_t fua;
-	uint8_t complete;         /* 0: block_rq_issue, 1: block_rq_complete */
-};
-
-/* Parse one line: 1 = an event, 0 = not a block event line, -1 = a block
- * event line in a format not understood.  *lost += N for "[LOST N EVENTS]". */
-int iogap_kevent_parse(const char *line, struct iogap_kevent *ev, uint64_t *lost);
-
 #endif

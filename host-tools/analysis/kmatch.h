@@ -36,8 +36,9 @@ struct iogap_kmatch_counts {
 struct iogap_kmatch;
 
 /* base: the disk byte offset of the probe's offset 0 (a partition's start);
- * resolution_ns: how coarse the kernel stamps are (truncated to it: 1000
- * for the text trace_pipe), the slack allowed at the window's start. */
+ * resolution_ns: how coarse the kernel stamps are (the kernel trace's
+ * info stamp_resolution_ns: 1 for the probe's binary reader), the slack
+ * allowed at the window's start. */
 struct iogap_kmatch *iogap_kmatch_new(uint64_t base, uint64_t resolution_ns);
 void iogap_kmatch_free(struct iogap_kmatch *m);
 

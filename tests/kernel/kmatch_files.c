@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 	uint64_t unmapped = 0, requests = 0, kernel = 0;
 	struct values st[STAGES] = { 0 };
 	char err[512];
+	const char *res;
 	int got;
 
 	if (argc != 4) {
@@ -117,9 +118,19 @@ int main(int argc, char **argv)
 	pr = iogap_trace_reader_open(argv[1], err, sizeof(err));
 	kr = pr ? iogap_trace_reader_open(argv[2], err, sizeof(err)) : NULL;
 	fm = kr && strcmp(argv[3], "-") ? file_extents(argv[3]) : NULL;
-	m = iogap_kmatch_new(0, 1000);   /* text trace_pipe: microsecond stamps */
-	if (!pr || !kr || (!fm && strcmp(argv[3], "-")) || !m) {
+	if (!pr || !kr || (!fm && strcmp(argv[3], "-"))) {
 		fprintf(stderr, "kmatch_files: %s\n", err);
+		return 1;
+	}
+	/* the kernel stamps' resolution, as the probe wrote it */
+	res = strstr(iogap_trace_reader_info(kr), "\nstamp_resolution_ns=");
+	if (!res) {
+		fprintf(stderr, "kmatch_files: %s: no stamp_resolution_ns in its info\n", argv[2]);
+		return 1;
+	}
+	m = iogap_kmatch_new(0, strtoull(res + 21, NULL, 10));
+	if (!m) {
+		fprintf(stderr, "kmatch_files: out of memory\n");
 		return 1;
 	}
 	while ((got = iogap_trace_reader_next(kr, &k, err, sizeof(err))) == 1) {
@@ -138,7 +149,6 @@ int main(int argc, char **argv)
 		if (fm && to_disk(fm, r.offset, r.length, &mapped.offset)) {
 			unmapped++;
 		} else if (iogap_kmatch_request(m, &mapped, &k) == IOGAP_KMATCH_MATCHED) {
-			/* submit may read 1 us short: kernel stamps truncate */
 			if (push(&st[SUBMIT], (int64_t)(k.issue_ns - r.start_ns)) ||
 			    push(&st[DEVICE], (int64_t)(k.complete_ns - k.issue_ns)) ||
 			    push(&st[RETURN], (int64_t)(r.complete_ns - k.complete_ns))) {

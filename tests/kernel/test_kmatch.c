@@ -1,41 +1,210 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kernel points: the trace_pipe line parser on lines of the two kernels
- * iogap meets (6.1 in the guest, 6.18 on this host), and the matching rule
+ * Kernel points: the decoder of the kernel's binary trace pages on pages
+ * recorded on the two kernels iogap meets (6.1 in the guest, 6.18 on this
+ * host: tests/kernel/raw-*, made by capture-raw.sh), checked against the
+ * same events as the kernel printed them in text; and the matching rule
  * (docs/kernel-points.md) on synthetic requests with a known truth.
  */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "kernel_points.h"
+#include "kernel_raw.h"
 #include "kmatch.h"
+#include "util.h"
 #include "../tap.h"
 
-static void test_parse(void)
-{
-	struct iogap_kevent ev;
-	uint64_t lost = 0;
+#define MAX_EVENTS 512
 
-	ok(iogap_kevent_parse("  clang-13897   [001] ..... 24964.642302: block_rq_issue: 254,0 W "
-			      "204800 () 352064000 + 400 be,0,4 [clang]", &ev, &lost) == 1 &&
-	   !ev.complete && ev.ns == 24964642302000ull && ev.sector == 352064000 &&
-	   ev.nr_sector == 400 && ev.op == IOGAP_OP_WRITE && ev.dev_major == 254,
-	   "6.18 issue line: stamp, sector, size, op, device");
-	ok(iogap_kevent_parse("  <idle>-0 [001] ..s1. 24964.650388: block_rq_complete: 254,0 RS () "
-			      "352064000 + 8 be,0,4 [-5]", &ev, &lost) == 1 && ev.complete &&
-	   ev.error == -5 && ev.op == IOGAP_OP_READ && ev.nr_sector == 8,
-	   "6.18 complete line: error and op");
-	ok(iogap_kevent_parse(" iogap-probe-231 [000] d..2.   88.000001: block_rq_issue: 254,0 WFS "
-			      "4096 () 2048 + 8 [iogap-probe]", &ev, &lost) == 1 &&
-	   ev.fua && ev.op == IOGAP_OP_WRITE && ev.ns == 88000001000ull,
-	   "6.1 issue line (no ioprio), FUA write");
-	ok(iogap_kevent_parse("  <idle>-0 [000] ..s.   88.000101: block_rq_complete: 254,0 FF () "
-			      "0 + 0 [0]", &ev, &lost) == 1 && ev.op == IOGAP_OP_FLUSH,
-	   "6.1 complete line of a flush");
-	ok(iogap_kevent_parse("CPU:1 [LOST 42 EVENTS]", &ev, &lost) == 0 && lost == 42,
-	   "lost events are counted");
-	ok(iogap_kevent_parse("  x-1 [000] ..... 1.5: block_rq_issue: garbage", &ev, &lost) == -1,
-	   "a block line in an unknown format is an error, not a silent skip");
+struct events {
+	struct iogap_kevent ev[MAX_EVENTS];
+	size_t n;
+};
+
+static void collect(void *arg, const struct iogap_kevent *ev)
+{
+	struct events *e = arg;
+
+	if (e->n < MAX_EVENTS)
+		e->ev[e->n++] = *ev;
+}
+
+static char *fixture(const char *dir, const char *name, size_t *len)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return iogap_read_file(p, 0, len);
+}
+
+/* Mismatches between the decoded events and the first lines of the text
+ * the kernel printed for the same buffer (its stamps: rounded to the
+ * microsecond). */
+static size_t compare_with_text(const struct events *e, const char *expect, size_t *lines)
+{
+	size_t bad = 0;
+
+	*lines = 0;
+	for (const char *l = expect; l && *l && *lines < e->n; l = strchr(l, '\n'), l += !!l) {
+		const struct iogap_kevent *ev = &e->ev[(*lines)++];
+		char kind[16], rwbs[16];
+		unsigned long long sec, usec, sector;
+		unsigned maj, min, nr;
+		int error;
+
+		if (sscanf(l, "%15s %llu.%llu %u,%u %15s %llu %u %d", kind, &sec, &usec, &maj, &min,
+			   rwbs, &sector, &nr, &error) != 9 ||
+		    ev->complete != !strcmp(kind, "complete") ||
+		    (ev->ns + 500) / 1000 != sec * 1000000 + usec || ev->dev_major != maj ||
+		    ev->dev_minor != min || ev->sector != sector || ev->nr_sector != nr ||
+		    ev->error != error || (ev->op == IOGAP_OP_READ) != (rwbs[0] == 'R'))
+			bad++;
+	}
+	return bad;
+}
+
+/* The page with bytes at off replaced: decoded, or -1. */
+static int patched(struct iogap_kdecoder *d, const char *page, size_t len, size_t off,
+		   const void *bytes, size_t n, struct events *e, char *err, size_t errlen)
+{
+	char copy[65536];
+
+	memcpy(copy, page, len);
+	memcpy(copy + off, bytes, n);
+	e->n = 0;
+	return iogap_kdecoder_page(d, copy, len, collect, e, err, errlen);
+}
+
+/* Random bytes at random places, many times: an error or events, never a
+ * crash (the sanitized build checks the reads). */
+static int survives_noise(struct iogap_kdecoder *d, const char *page, size_t len)
+{
+	struct events *e = malloc(sizeof(*e));
+	char err[256];
+	int fine = 1;
+
+	srand(13);
+	for (int i = 0; e && i < 2000; i++) {
+		unsigned char noise[8];
+		int n;
+
+		for (size_t b = 0; b < sizeof(noise); b++)
+			noise[b] = (unsigned char)rand();
+		n = patched(d, page, len, (size_t)rand() % (len - sizeof(noise)), noise,
+			    sizeof(noise), e, err, sizeof(err));
+		fine &= n >= -1 && (n < 0 || (size_t)n == e->n);
+	}
+	free(e);
+	return e && fine;
+}
+
+static void test_decode(const char *dir, const char *kernel, uint64_t overrun)
+{
+	char err[256], *page, *expect, *stats;
+	struct iogap_kdecoder *d = iogap_kdecoder_open(dir, err, sizeof(err));
+	struct events *e = calloc(1, sizeof(*e));
+	size_t len = 0, lines = 0, at;
+	int n;
+
+	page = fixture(dir, "cpu.raw", &len);
+	expect = fixture(dir, "cpu.expect", NULL);
+	stats = fixture(dir, "cpu.stats", NULL);
+	if (!ok(d && e && page && expect && stats && len == iogap_kdecoder_page_size(d),
+		"%s: decoder from the kernel's formats, a recorded page of its size (%s)",
+		kernel, d ? "" : err)) {
+		tap_skip("the decoder's checks", "no decoder or fixture");
+		goto out;
+	}
+	n = iogap_kdecoder_page(d, page, len, collect, e, err, sizeof(err));
+	ok(n > 40 && (size_t)n == e->n, "%s: the page decodes to %d events (%s)", kernel, n,
+	   n < 0 ? err : "");
+	ok(compare_with_text(e, expect, &lines) == 0 && lines == e->n,
+	   "%s: each event's kind, stamp, device, sector, size, error and op are the text's",
+	   kernel);
+	ok(e->ev[0].ns % 1000 || e->ev[1].ns % 1000 || e->ev[2].ns % 1000,
+	   "%s: stamps have nanoseconds (%" PRIu64 ")", kernel, e->ev[0].ns);
+	ok(iogap_kstats_lost(stats) == overrun, "%s: the lost events of its stats: %" PRIu64,
+	   kernel, iogap_kstats_lost(stats));
+
+	/* the first event's rwbs, found in the page, made a FUA write */
+	at = (size_t)((const char *)memmem(page + 16, len - 16, "RS", 3) - page);
+	n = patched(d, page, len, at, "WFS", 4, e, err, sizeof(err));
+	ok(n > 0 && e->ev[0].op == IOGAP_OP_WRITE && e->ev[0].fua && e->ev[1].op == IOGAP_OP_READ,
+	   "%s: rwbs WFS: a FUA write", kernel);
+	n = patched(d, page, len, 8, "\xff\xff\x00\x00", 4, e, err, sizeof(err));
+	ok(n == -1 && strstr(err, "claims 65535 bytes"), "%s: a page claiming more than it "
+	   "holds: %s", kernel, err);
+	n = patched(d, page, len, 16, "\xab\xab\xab\xab\xab\xab\xab\xab", 8, e, err, sizeof(err));
+	ok(n == -1 && strstr(err, "not a block request event"), "%s: another event: %s",
+	   kernel, err);
+	ok(iogap_kdecoder_page(d, page, 8, collect, e, err, sizeof(err)) == -1,
+	   "%s: a page shorter than its header: %s", kernel, err);
+	ok(survives_noise(d, page, len), "%s: 2000 pages with noise: errors, no crash", kernel);
+out:
+	iogap_kdecoder_free(d);
+	free(e);
+	free(page);
+	free(expect);
+	free(stats);
+}
+
+/* A copy of the 6.18 formats under a temporary dir, the complete event's
+ * error field removed: the decoder refuses it. */
+static int missing_field_refused(const char *from, char *err, size_t errlen)
+{
+	char tmp[] = "/tmp/kmatch-XXXXXX", src[1024], dst[1024], *fmt, *line;
+	const char *ev[] = { "block_rq_issue", "block_rq_complete" };
+	struct iogap_kdecoder *d = NULL;
+	int refused = 0;
+	FILE *f;
+
+	if (!mkdtemp(tmp))
+		return 0;
+	snprintf(dst, sizeof(dst), "%s/events", tmp);
+	mkdir(dst, 0700);
+	snprintf(dst, sizeof(dst), "%s/events/block", tmp);
+	mkdir(dst, 0700);
+	snprintf(src, sizeof(src), "%s/events/header_page", from);
+	snprintf(dst, sizeof(dst), "%s/events/header_page", tmp);
+	refused = !iogap_copy_file(src, dst, err, errlen);
+	for (int i = 0; i < 2 && refused; i++) {
+		snprintf(src, sizeof(src), "%s/events/block/%s/format", from, ev[i]);
+		snprintf(dst, sizeof(dst), "%s/events/block/%s", tmp, ev[i]);
+		mkdir(dst, 0700);
+		strcat(dst, "/format");
+		fmt = iogap_read_file(src, 0, NULL);
+		line = fmt && i == 1 ? strstr(fmt, "\tfield:int error;") : NULL;
+		if (line)
+			memmove(line, strchr(line, '\n') + 1, strlen(strchr(line, '\n') + 1) + 1);
+		f = fopen(dst, "w");
+		refused = fmt && f && fputs(fmt, f) >= 0 && (i == 0 || line);
+		if (f)
+			fclose(f);
+		free(fmt);
+	}
+	if (refused)
+		d = iogap_kdecoder_open(tmp, err, errlen);
+	iogap_kdecoder_free(d);
+	snprintf(dst, sizeof(dst), "rm -rf %s", tmp);
+	return refused && !d && system(dst) == 0;
+}
+
+static void test_decoder_errors(const char *raw618)
+{
+	char err[256];
+
+	ok(!iogap_kdecoder_open("/nonexistent", err, sizeof(err)) &&
+	   strstr(err, "/nonexistent/events/header_page: No such file"),
+	   "no formats: %s", err);
+	ok(missing_field_refused(raw618, err, sizeof(err)) &&
+	   strstr(err, "block/block_rq_complete has no field 'error'"),
+	   "a format without a field read: %s", err);
+	ok(iogap_kstats_lost("entries: 3\noverrun: 5\ncommit overrun: 2\nbytes: 9\n"
+			     "dropped events: 7\nread events: 11\n") == 14,
+	   "lost: overrun + commit overrun + dropped events");
 }
 
 static struct iogap_trace_record rec(uint8_t op, uint64_t off, uint32_t len, uint64_t s,
@@ -129,10 +298,17 @@ static void test_stream(void)
 	iogap_kmatch_free(m);
 }
 
-int main(void)
+/* argv: the fixtures of 6.1 and 6.18, and their overrun */
+int main(int argc, char **argv)
 {
-	tap_plan(19);
-	test_parse();
+	if (argc != 5) {
+		fprintf(stderr, "usage: test_kmatch RAW-6.1 OVERRUN RAW-6.18 OVERRUN\n");
+		return 2;
+	}
+	tap_plan(36);
+	test_decode(argv[1], "6.1", strtoull(argv[2], NULL, 10));
+	test_decode(argv[3], "6.18", strtoull(argv[4], NULL, 10));
+	test_decoder_errors(argv[3]);
 	test_rule();
 	test_stream();
 	return tap_done();
