@@ -36,6 +36,15 @@ enum iogap_exit_what {            /* fio's exit_what for exitall */
 	IOGAP_EXIT_ALL,               /* every job, none starts after */
 };
 
+enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
+	IOGAP_VERIFY_NONE = 0,
+	IOGAP_VERIFY_MD5 = 2,
+	IOGAP_VERIFY_CRC32C = 5,
+	IOGAP_VERIFY_CRC32C_INTEL = 6,
+	IOGAP_VERIFY_XXHASH = 15,
+};
+#define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
+
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
@@ -169,6 +178,13 @@ struct iogap_job {
 	bool hipri;               /* RWF_HIPRI: polled completion */
 	unsigned hipri_percentage; /* of the requests hipri applies to; 100 */
 	bool nowait;              /* RWF_NOWAIT */
+
+	/* verify (guest-probe/verify.c), fio's names and defaults */
+	unsigned verify;          /* enum iogap_verify_type */
+	bool do_verify;           /* read back what a pass wrote; fio default 1 */
+	bool verify_fatal;        /* stop at the first failure even when
+				   * continue_on_error covers verify */
+	uint32_t verify_interval; /* bytes per header; finalize: fio's default */
 
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long

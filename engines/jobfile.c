@@ -738,6 +738,39 @@ BOOL_OPT(opt_slat_percentiles, slat_percentiles)
 BOOL_OPT(opt_bs_unaligned, bs_unaligned)
 BOOL_OPT(opt_unlink, unlink)
 BOOL_OPT(opt_exitall, exitall)
+BOOL_OPT(opt_do_verify, do_verify)
+BOOL_OPT(opt_verify_fatal, verify_fatal)
+
+/* verify=: fio's checksum names; the others of fio's are refused by name */
+static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	static const struct { const char *name; unsigned type; } types[] = {
+		{ "0", IOGAP_VERIFY_NONE }, { "none", IOGAP_VERIFY_NONE },
+		{ "md5", IOGAP_VERIFY_MD5 }, { "crc32c", IOGAP_VERIFY_CRC32C },
+		{ "crc32c-intel", IOGAP_VERIFY_CRC32C_INTEL }, { "xxhash", IOGAP_VERIFY_XXHASH },
+	};
+
+	NEED_VALUE(c, key, val);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(val, types[i].name)) {
+			j->verify = types[i].type;
+			return 0;
+		}
+	return bad_value(c, key, val, "iogap-probe verifies with md5, crc32c, crc32c-intel "
+			 "or xxhash (or none)");
+}
+
+static int opt_verify_interval(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	uint64_t v;
+
+	NEED_VALUE(c, key, val);
+	if (iogap_parse_size(val, &v) || !v || v > UINT32_MAX)
+		return bad_value(c, key, val, "expected a size in bytes");
+	j->verify_interval = (uint32_t)v;
+	return 0;
+}
 
 static int opt_exit_what(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -1324,6 +1357,10 @@ static const struct opt_def options[] = {
 	{ "hipri_percentage", opt_hipri_percentage },
 	{ "nowait", opt_nowait },
 	{ "buffer_pattern", opt_buffer_pattern },
+	{ "verify", opt_verify },
+	{ "do_verify", opt_do_verify },
+	{ "verify_fatal", opt_verify_fatal },
+	{ "verify_interval", opt_verify_interval },
 };
 
 /* ---- job list building ------------------------------------------------ */
@@ -1347,6 +1384,7 @@ static void job_defaults(struct iogap_job *j)
 	j->clat_percentiles = true;
 	j->hipri_percentage = 100;
 	j->thinktime_blocks = 1;
+	j->do_verify = true;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1907,6 +1945,48 @@ static char *default_filename(const struct iogap_job *j)
 	return out;
 }
 
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* fio's fixup_options for verify=: its warnings and verify_interval's
+ * default (a divisor of every write size, at most the smallest). */
+static int finalize_verify(struct parse_ctx *c, struct iogap_job *j)
+{
+	const unsigned W = 1;   /* fio's DDIR_WRITE */
+	uint32_t *iv = &j->verify_interval;
+
+	if (!j->verify)
+		return 0;
+	if (j->rw & IOGAP_RW_WRITE && j->do_verify && j->numjobs > 1)
+		fprintf(stderr, "fio: multiple writers may overwrite blocks that belong to other "
+			"jobs. This can cause verification failures.\n");
+	if (j->rw & IOGAP_RW_WRITE && j->do_verify && j->runtime_ns && j->time_based &&
+	    !(j->rw & IOGAP_RW_READ))
+		fprintf(stderr, "fio: verification read phase will never start because write "
+			"phase uses all of runtime\n");
+	if (j->bs_min[W] != j->bs_max[W] && !*iv)
+		*iv = j->bs_min[W];
+	if (*iv > j->bs_min[W])
+		*iv = j->bs_min[W];
+	else if (j->rw & IOGAP_RW_READ && *iv > j->bs_min[0])
+		*iv = j->bs_min[0];
+	if (!*iv || j->bs_min[W] % *iv || j->bs_max[W] % *iv)
+		*iv = gcd32(j->bs_min[W], j->bs_max[W]);
+	/* fio's header with md5 (56 bytes) after a write tag (32) */
+	if (*iv < IOGAP_VERIFY_MIN_INTERVAL)
+		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
+			    "a write tag (%u bytes)", j->name, *iv, IOGAP_VERIFY_MIN_INTERVAL);
+	return 0;
+}
+
 /* fio's fixup_options: derived defaults and cross-option checks. */
 int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 {
@@ -1980,6 +2060,8 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
+	if (finalize_verify(&c, j))
+		return -1;
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
 	if (j->time_based && !j->runtime_ns) {

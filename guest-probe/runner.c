@@ -35,6 +35,7 @@
 #include "trace_file.h"
 #include "kernel_points.h"
 #include "trace_info.h"
+#include "verify.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -94,6 +95,13 @@ struct worker {
 	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
 	uint64_t writes_since_sync;
 	uint64_t written_lo, written_hi;  /* span written since the last sync_file_range */
+
+	/* verify (verify.c): what this pass wrote, read back after it */
+	struct iogap_verify_log vlog;
+	bool verify_pass;
+	uint16_t numberio;          /* writes issued: fio's numberio */
+	uint16_t *slot_numberio;    /* the verify pass: expected per slot */
+	uint64_t verify_ns;         /* time spent in verify passes */
 
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
@@ -423,11 +431,83 @@ static void stamp_tags(struct worker *w, struct iogap_io *io)
 
 /* fio's continue_on_error: EIO and EILSEQ of the named directions are
  * counted (total_err, first_error) and the job goes on. */
-static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io)
+static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io,
+			     bool verify_failed)
 {
-	unsigned cls = io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
+	unsigned cls = verify_failed ? IOGAP_COE_VERIFY :
+		       io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
 
 	return j->continue_on_error & cls && (io->result == -EIO || io->result == -EILSEQ);
+}
+
+/* fio verifies the reads of a job that only reads, and the verify pass */
+static bool verify_this_read(const struct worker *w, const struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+
+	return io->ddir == IOGAP_OP_READ && io->result == io->len && j->verify &&
+	       (w->verify_pass || !(j->rw & IOGAP_RW_WRITE));
+}
+
+/* A completed read that fails verification becomes -EILSEQ, with fio's
+ * message on stderr; verify_fatal ends the job even when it goes on. */
+static bool verify_read(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+	struct iogap_verify_read r = {
+		.file = j->filename,
+		.type = j->verify,
+		.interval = j->verify_interval,
+		.offset = io->offset,
+		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
+		.check_numberio = w->verify_pass && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
+				  !j->time_based && !j->norandommap,
+	};
+	char msg[512];
+
+	if (w->verify_pass)
+		r.numberio = w->slot_numberio[io->slot];
+	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
+		return false;
+	fprintf(stderr, "%s\n", msg);
+	io->result = -EILSEQ;
+	if (j->verify_fatal)
+		atomic_store_explicit(&w->terminate, 1, memory_order_relaxed);
+	return true;
+}
+
+/* Write side: headers and checksums into the buffer, and the block in the
+ * log the verify pass reads back (not when time_based: no pass follows). */
+static int verify_stamp(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+	struct iogap_verify_write vw = {
+		.type = j->verify,
+		.interval = j->verify_interval,
+		.offset = io->offset,
+		.seed = io->request_id,
+		.time_ns = iogap_now_ns(),
+		.thread = (uint16_t)w->thread_number,
+		.numberio = w->numberio,
+		.tagged = w->opts->tag_writes,
+	};
+
+	iogap_verify_fill(&vw, io->buf, io->len);
+	if (!j->do_verify || j->time_based)
+		return 0;
+	return iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++);
+}
+
+/* The verify pass's next read: a block the pass wrote, in the order written. */
+static uint64_t verify_next(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_verify_piece *p = iogap_verify_log_next(&w->vlog);
+
+	if (!p)
+		return NO_MORE_IO;
+	io->len = p->len;
+	w->slot_numberio[io->slot] = p->numberio;
+	return p->offset;
 }
 
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
@@ -436,10 +516,12 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	struct iogap_ddir_stat *ds = &st->dir[io->ddir];
 	const struct iogap_job *j = w->job;
 	uint64_t clat = now - io->issue_ns, lat = now - io->start_ns;
+	bool verify_failed;
 
 	if (w->zbd)   /* zbd.c: write pointers advance on success, re-synced on failure */
 		iogap_zbd_complete(w->zbd, io);
 	record_io(w, io, now, io->ddir, 0);
+	verify_failed = verify_this_read(w, io) && verify_read(w, io);
 	/* only this thread writes them: plain adds, published for the
 	 * progress line without a locked instruction */
 	atomic_store_explicit(&w->prog_ios[io->ddir], ++w->done_ios[io->ddir], memory_order_relaxed);
@@ -452,7 +534,7 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		st->total_err_count++;
 		if (!st->first_error)
 			st->first_error = (int)-io->result;
-		if (!st->error && !error_survivable(j, io)) {
+		if (!st->error && !error_survivable(j, io, verify_failed)) {
 			st->error = (int)-io->result;
 			snprintf(st->verror, sizeof(st->verror), "%s", strerror((int)-io->result));
 		}
@@ -491,7 +573,8 @@ static void add_samples(struct worker *w, uint64_t now)
 	if (span == 0 || w->job->disable_bw)
 		return;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
-		if (!(w->job->rw & (1u << d)))
+		/* the verify pass only reads */
+		if (w->verify_pass ? d != IOGAP_OP_READ : !(w->job->rw & (1u << d)))
 			continue;
 		iogap_io_stat_add(&w->stat.dir[d].bw,
 				  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
@@ -671,6 +754,13 @@ static void close_stats(const struct worker *w, struct iogap_job_stat *st, uint6
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		if (w->job->rw & (1u << d))
 			st->dir[d].runtime_ms = ms ? ms : 1;
+	if (w->verify_ns && !(w->job->rw & IOGAP_RW_READ)) {
+		/* fio: the verify pass is the reads' runtime, not the writes' */
+		uint64_t vms = w->verify_ns / 1000000;
+
+		st->dir[IOGAP_OP_READ].runtime_ms = vms ? vms : 1;
+		st->dir[IOGAP_OP_WRITE].runtime_ms = ms > vms ? ms - vms : 1;
+	}
 }
 
 /* --status-interval: answer the main thread's request with a copy of the
@@ -690,6 +780,8 @@ static void answer_status(struct worker *w, uint64_t now)
 
 static bool budget_left(const struct worker *w)
 {
+	if (w->verify_pass)   /* the log says when it ends */
+		return true;
 	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
 		return false;
 	return w->job->time_based || w->bytes_issued < w->io_budget;
@@ -789,7 +881,7 @@ static int run_loop(struct worker *w)
 			w->next_sample += SAMPLE_WINDOW_NS;
 		}
 		/* as fio, the pause follows the I/O, the last one included */
-		if (j->thinktime_ns && !stop_requested && (r = think(w, &queued)) < 0)
+		if (j->thinktime_ns && !w->verify_pass && !stop_requested && (r = think(w, &queued)) < 0)
 			break;
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
 		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
@@ -827,17 +919,22 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
-		ddir = pick_ddir(w);
-		if (w->zbd)   /* zbd.c: a read mix writes first on empty zones */
+		ddir = w->verify_pass ? IOGAP_OP_READ : pick_ddir(w);
+		if (w->zbd && !w->verify_pass)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
 		io->ddir = ddir;
-		io->len = pick_bs(w, ddir);
-		io->offset = pick_offset(w, ddir, &io->len);
-		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region */
+		if (w->verify_pass) {
+			io->offset = verify_next(w, io);
+		} else {
+			io->len = pick_bs(w, ddir);
+			io->offset = pick_offset(w, ddir, &io->len);
+		}
+		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region,
+						   * or the verify pass read everything */
 			put_slot(w, io);
 			break;
 		}
@@ -866,6 +963,10 @@ static int run_loop(struct worker *w)
 		io->result = 0;
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
+		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
+			put_slot(w, io);
+			break;
+		}
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
@@ -924,7 +1025,7 @@ static int run_loop(struct worker *w)
 		if (!r)
 			r = d;
 	}
-	if (!r && j->end_fsync && job_writes(j))
+	if (!r && j->end_fsync && job_writes(j) && !w->verify_pass)
 		r = do_sync(w, &queued, SYNC_FSYNC);
 	return r;
 }
@@ -1072,6 +1173,11 @@ static int setup_worker(struct worker *w)
 		w->free_slots[j->iodepth - 1 - i] = &w->ios[i];
 	}
 	w->nr_free = j->iodepth;
+	if (j->verify && !(w->slot_numberio = calloc(j->iodepth, sizeof(*w->slot_numberio)))) {
+		w->err_code = ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory for verify");
+		return -1;
+	}
 
 	if (w->trace || j->write_lat_log) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
@@ -1116,6 +1222,8 @@ static void teardown_worker(struct worker *w)
 	free(w->done);
 	free(w->bufmem);
 	free(w->recs);
+	free(w->slot_numberio);
+	iogap_verify_log_free(&w->vlog);
 }
 
 static void set_affinity(struct worker *w, unsigned index_in_job)
@@ -1157,6 +1265,25 @@ static void restart_pass(struct worker *w)
 	}
 }
 
+/* fio's do_verify after a pass that wrote: read back every block it
+ * wrote, in the order written, checking each; the reads count as reads. */
+static int verify_written(struct worker *w)
+{
+	uint64_t t0;
+	int r;
+
+	if (!w->vlog.nr || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
+	    (w->t_end && iogap_now_ns() >= w->t_end))
+		return 0;
+	t0 = iogap_now_ns();
+	w->verify_pass = true;
+	r = run_loop(w);
+	w->verify_pass = false;
+	w->verify_ns += iogap_now_ns() - t0;
+	iogap_verify_log_clear(&w->vlog);
+	return r;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1190,6 +1317,8 @@ static void *worker_main(void *arg)
 		if (loop)
 			restart_pass(w);
 		r = run_loop(w);
+		if (r >= 0)   /* run_loop may end with the count drained */
+			r = verify_written(w);
 		if (r < 0 || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
 		    (w->t_end && iogap_now_ns() >= w->t_end))
 			break;
