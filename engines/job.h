@@ -185,6 +185,8 @@ struct iogap_job {
 	bool verify_fatal;        /* stop at the first failure even when
 				   * continue_on_error covers verify */
 	uint32_t verify_interval; /* bytes per header; finalize: fio's default */
+	uint64_t verify_backlog;  /* read back after this many writes (0: at the end) */
+	uint64_t verify_backlog_batch; /* blocks read back each time; 0 = backlog */
 
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long

@@ -760,6 +760,20 @@ static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			 "or xxhash (or none)");
 }
 
+#define COUNT_OPT(fn, field, what) \
+static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
+{ \
+	unsigned long long v; \
+\
+	NEED_VALUE(c, key, val); \
+	if (parse_uint(val, UINT64_MAX, &v)) \
+		return bad_value(c, key, val, what); \
+	j->field = v; \
+	return 0; \
+}
+COUNT_OPT(opt_verify_backlog, verify_backlog, "expected a number of written blocks")
+COUNT_OPT(opt_verify_backlog_batch, verify_backlog_batch, "expected a number of blocks")
+
 static int opt_verify_interval(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			       const char *val)
 {
@@ -1361,6 +1375,8 @@ static const struct opt_def options[] = {
 	{ "do_verify", opt_do_verify },
 	{ "verify_fatal", opt_verify_fatal },
 	{ "verify_interval", opt_verify_interval },
+	{ "verify_backlog", opt_verify_backlog },
+	{ "verify_backlog_batch", opt_verify_backlog_batch },
 };
 
 /* ---- job list building ------------------------------------------------ */

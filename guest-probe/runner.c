@@ -99,8 +99,12 @@ struct worker {
 	/* verify (verify.c): what this pass wrote, read back after it */
 	struct iogap_verify_log vlog;
 	bool verify_pass;
+	unsigned backlog_left;      /* verify_backlog: reads left in this batch */
 	uint16_t numberio;          /* writes issued: fio's numberio */
-	uint16_t *slot_numberio;    /* the verify pass: expected per slot */
+	struct verify_slot {        /* per request slot */
+		bool check;         /* a read of a logged block */
+		uint16_t numberio;  /* the write it expects */
+	} *vslot;
 	uint64_t verify_ns;         /* time spent in verify passes */
 
 	/* timing */
@@ -446,7 +450,7 @@ static bool verify_this_read(const struct worker *w, const struct iogap_io *io)
 	const struct iogap_job *j = w->job;
 
 	return io->ddir == IOGAP_OP_READ && io->result == io->len && j->verify &&
-	       (w->verify_pass || !(j->rw & IOGAP_RW_WRITE));
+	       (w->vslot[io->slot].check || !(j->rw & IOGAP_RW_WRITE));
 }
 
 /* A completed read that fails verification becomes -EILSEQ, with fio's
@@ -460,13 +464,12 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 		.interval = j->verify_interval,
 		.offset = io->offset,
 		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
-		.check_numberio = w->verify_pass && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
+		.check_numberio = w->vslot[io->slot].check && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
 				  !j->time_based && !j->norandommap,
 	};
 	char msg[512];
 
-	if (w->verify_pass)
-		r.numberio = w->slot_numberio[io->slot];
+	r.numberio = w->vslot[io->slot].numberio;
 	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
 		return false;
 	fprintf(stderr, "%s\n", msg);
@@ -477,7 +480,8 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 }
 
 /* Write side: headers and checksums into the buffer, and the block in the
- * log the verify pass reads back (not when time_based: no pass follows). */
+ * log the verify pass reads back (not when time_based: no pass follows,
+ * unless verify_backlog reads back along the way). */
 static int verify_stamp(struct worker *w, struct iogap_io *io)
 {
 	const struct iogap_job *j = w->job;
@@ -493,12 +497,13 @@ static int verify_stamp(struct worker *w, struct iogap_io *io)
 	};
 
 	iogap_verify_fill(&vw, io->buf, io->len);
-	if (!j->do_verify || j->time_based)
+	if (!j->do_verify || (j->time_based && !j->verify_backlog))
 		return 0;
 	return iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++);
 }
 
-/* The verify pass's next read: a block the pass wrote, in the order written. */
+/* The next read of the verify pass or a backlog batch: a block the pass
+ * wrote, in the order written. */
 static uint64_t verify_next(struct worker *w, struct iogap_io *io)
 {
 	const struct iogap_verify_piece *p = iogap_verify_log_next(&w->vlog);
@@ -506,8 +511,21 @@ static uint64_t verify_next(struct worker *w, struct iogap_io *io)
 	if (!p)
 		return NO_MORE_IO;
 	io->len = p->len;
-	w->slot_numberio[io->slot] = p->numberio;
+	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio };
 	return p->offset;
+}
+
+/* fio's verify_backlog: once N written blocks wait in the log, the next
+ * verify_backlog_batch I/Os read them back (after the writes complete). */
+static bool backlog_due(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+
+	if (!j->verify_backlog || w->verify_pass || w->backlog_left ||
+	    w->vlog.nr - w->vlog.next < j->verify_backlog)
+		return false;
+	w->backlog_left = j->verify_backlog_batch ? j->verify_backlog_batch : j->verify_backlog;
+	return true;
 }
 
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
@@ -870,6 +888,7 @@ static int run_loop(struct worker *w)
 		uint64_t now = iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
+		bool verifying;
 		int q;
 
 		if (w->in_ramp && now >= w->t_ramp_end)
@@ -905,6 +924,9 @@ static int run_loop(struct worker *w)
 			continue;
 		}
 
+		if (backlog_due(w) && (r = drain(w, &queued)) < 0)
+			break;
+
 		io = get_slot(w);
 		if (!io) {
 			/* queue full: submit what is pending and reap down to iodepth_low */
@@ -919,19 +941,29 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
-		ddir = w->verify_pass ? IOGAP_OP_READ : pick_ddir(w);
-		if (w->zbd && !w->verify_pass)   /* zbd.c: a read mix writes first on empty zones */
+		verifying = w->verify_pass || w->backlog_left;
+		ddir = verifying ? IOGAP_OP_READ : pick_ddir(w);
+		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
 		io->ddir = ddir;
-		if (w->verify_pass) {
+		if (verifying) {
 			io->offset = verify_next(w, io);
+			if (w->backlog_left && io->offset == NO_MORE_IO) {   /* batch > log */
+				w->backlog_left = 0;
+				put_slot(w, io);
+				continue;
+			}
+			if (w->backlog_left)
+				w->backlog_left--;
 		} else {
 			io->len = pick_bs(w, ddir);
 			io->offset = pick_offset(w, ddir, &io->len);
+			if (w->vslot)
+				w->vslot[io->slot].check = false;
 		}
 		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region,
 						   * or the verify pass read everything */
@@ -982,7 +1014,8 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)))   /* fio counts the writes */
+		/* fio counts the writes of trimwrite, and no read-back in io_size */
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying)
 			w->bytes_issued += io->len;
 		w->ios_issued[ddir]++;
 		w->bytes_dir_issued[ddir] += io->len;
@@ -1173,7 +1206,7 @@ static int setup_worker(struct worker *w)
 		w->free_slots[j->iodepth - 1 - i] = &w->ios[i];
 	}
 	w->nr_free = j->iodepth;
-	if (j->verify && !(w->slot_numberio = calloc(j->iodepth, sizeof(*w->slot_numberio)))) {
+	if (j->verify && !(w->vslot = calloc(j->iodepth, sizeof(*w->vslot)))) {
 		w->err_code = ENOMEM;
 		snprintf(w->err, sizeof(w->err), "out of memory for verify");
 		return -1;
@@ -1222,7 +1255,7 @@ static void teardown_worker(struct worker *w)
 	free(w->done);
 	free(w->bufmem);
 	free(w->recs);
-	free(w->slot_numberio);
+	free(w->vslot);
 	iogap_verify_log_free(&w->vlog);
 }
 
@@ -1272,11 +1305,12 @@ static int verify_written(struct worker *w)
 	uint64_t t0;
 	int r;
 
-	if (!w->vlog.nr || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
+	if (w->vlog.next == w->vlog.nr || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
 	    (w->t_end && iogap_now_ns() >= w->t_end))
 		return 0;
 	t0 = iogap_now_ns();
 	w->verify_pass = true;
+	w->backlog_left = 0;
 	r = run_loop(w);
 	w->verify_pass = false;
 	w->verify_ns += iogap_now_ns() - t0;

@@ -328,6 +328,8 @@ int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint3
 int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t len,
 			 uint16_t numberio)
 {
+	if (log->next == log->nr)   /* all read back (verify_backlog): start over */
+		log->nr = log->next = 0;
 	if (log->nr == log->cap) {
 		size_t cap = log->cap ? log->cap * 2 : 1024;
 		struct iogap_verify_piece *v = realloc(log->v, cap * sizeof(*v));

@@ -6,7 +6,7 @@
 # as fio; with write tags (--trace) the tags stay where the filter reads
 # them and the data still verifies.
 . "$(dirname "$0")/lib.sh"
-echo "1..18"
+echo "1..20"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
@@ -65,6 +65,21 @@ ok $? "verify_fatal=1: the job stops at the first bad block, as fio: $(J c.json 
 "$PROBE" --name=r --filename=f.md5 --bs=16k --rw=read --verify=md5 > /dev/null 2> b.err
 [ $? = 1 ] && grep -q '^verify: bad header length 8192, wanted 16384 at file f.md5 offset 0' b.err
 ok $? "read with another block size: fio's header length message ($(head -1 b.err))"
+
+# verify_backlog: the same writes and read-backs, in the same order, as
+# fio's write_iolog (synchronous engine)
+for args in "--verify_backlog=4" "--verify_backlog=4 --verify_backlog_batch=2"; do
+	# shellcheck disable=SC2086
+	"$PROBE" --trace=b.tr --name=w --filename=b.dat --size=64k --rw=randwrite --verify=crc32c $args \
+		> /dev/null &&
+		"$FIO" --write_iolog=b.log --name=w --filename=bf.dat --size=64k --rw=randwrite \
+			--verify=crc32c $args > /dev/null 2>&1
+	seq=$("$PROBE" --dump-trace b.tr | sed -n 's/.* op=\([a-z]\).*/\1/p' | tr -d '\n')
+	fseq=$(awk '$3 == "read" || $3 == "write" {printf "%s", substr($3, 1, 1)}' b.log)
+	[ "$seq" = "$fseq" ] && [ "${#seq}" = 32 ]
+	ok $? "$args: fio's order of writes and read-backs ($fseq)"
+	rm -f b.log
+done
 
 # write tags (on with --trace): every 4 KiB still starts with its tag
 for bs in 4k 64k 512; do
