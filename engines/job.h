@@ -71,6 +71,9 @@ struct iogap_engine_ops;
 struct iogap_job {
 	char *name;
 	char *filename;           /* NULL: fio derives "name.jobnum.filenum" */
+	char **clone_filenames;   /* numjobs names when filename was derived with
+				   * $jobnum (fio: one file per clone); NULL:
+				   * the clones share filename */
 	char *ioengine;           /* fio default: psync */
 	const struct iogap_engine_ops *engine;    /* ioengine's, set by iogap_job_finalize */
 	char *write_lat_log;      /* log file prefix, NULL = off */
@@ -270,6 +273,12 @@ void iogap_cmdline_global_free(struct iogap_job *global);
  * source in messages).  0, or -1 with a message in err. */
 int iogap_job_set(struct iogap_job *job, const char *origin, const char *key, const char *val,
 		  char *err, size_t errlen);
+
+/* The file clone (0..numjobs-1) of j works on. */
+static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clone)
+{
+	return j->clone_filenames ? j->clone_filenames[clone] : j->filename;
+}
 
 /* fio's name for an rw value ("randread"). */
 const char *iogap_rw_name(unsigned rw);

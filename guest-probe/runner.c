@@ -1068,6 +1068,7 @@ static int run_loop(struct worker *w)
 static int open_target(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
+	const char *path = iogap_job_file(j, w->clone);
 	int flags = job_writes(j) ? O_RDWR : O_RDONLY;
 	uint64_t size;
 
@@ -1094,10 +1095,10 @@ static int open_target(struct worker *w)
 			flags |= O_DIRECT;
 		if (j->sync_io)
 			flags |= O_SYNC;
-		w->fd = open(j->filename, flags | O_CLOEXEC);
+		w->fd = open(path, flags | O_CLOEXEC);
 		if (w->fd < 0) {
 			w->err_code = errno;
-			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", j->filename,
+			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", path,
 				 strerror(errno), errno == EINVAL && j->direct ?
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
 			return -1;
@@ -1108,7 +1109,7 @@ static int open_target(struct worker *w)
 	w->region_start = clone_offset(j, w->clone);
 	if (w->region_start >= size) {
 		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
-			 j->filename, w->region_start, size);
+			 path, w->region_start, size);
 		return -1;
 	}
 	w->region_len = j->size ? j->size : size - w->region_start;
@@ -1123,7 +1124,7 @@ static int open_target(struct worker *w)
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->rw & (1u << d) && j->bs_max[d] > w->region_len) {
 			snprintf(w->err, sizeof(w->err), "%s: block size %u is larger than the %" PRIu64
-				 " bytes to work on", j->filename, j->bs_max[d], w->region_len);
+				 " bytes to work on", path, j->bs_max[d], w->region_len);
 			return -1;
 		}
 	}
@@ -1557,10 +1558,10 @@ static int check_before_layout(const struct iogap_job_list *jobs, char *err, siz
 	return check_free_space(jobs, err, errlen);
 }
 
-static void invalidate_cache(const struct iogap_job *j)
+static void invalidate_cache(const char *path)
 {
 	struct stat st;
-	int fd = open(j->filename, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -1801,9 +1802,9 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 
 		if (e > expected)
 			expected = e;
-		if (j->invalidate && ws[i].clone == 0 && !(j->engine->flags &
-							    IOGAP_ENGINE_NO_FILE))
-			invalidate_cache(j);
+		if (j->invalidate && (ws[i].clone == 0 || j->clone_filenames) &&
+		    !(j->engine->flags & IOGAP_ENGINE_NO_FILE))
+			invalidate_cache(iogap_job_file(j, ws[i].clone));
 	}
 	for (size_t i = 0; i < nr; i++) {
 		int r = pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
@@ -1997,9 +1998,41 @@ static struct iogap_kpoints *start_kernel_points(const struct iogap_run_opts *op
 				   errlen);
 }
 
+/* One job per file, for the checks, layout and unlink that go file by
+ * file: the job itself, or for a job whose clones have files of their own
+ * (fio's default names) one shallow copy per clone, its file and region. */
+static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *views)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < jobs->nr; i++)
+		n += jobs->jobs[i].clone_filenames ? jobs->jobs[i].numjobs : 1;
+	views->jobs = calloc(n, sizeof(*views->jobs));
+	if (!views->jobs)
+		return -1;
+	views->nr = 0;
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+
+		for (unsigned c = 0; c < (j->clone_filenames ? j->numjobs : 1); c++) {
+			struct iogap_job *v = &views->jobs[views->nr++];
+
+			*v = *j;
+			if (!j->clone_filenames)
+				continue;
+			v->filename = j->clone_filenames[c];
+			v->offset = clone_offset(j, c);
+			v->offset_increment = 0;
+			v->numjobs = 1;
+		}
+	}
+	return 0;
+}
+
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
 		   struct iogap_run_report *report, char *err, size_t errlen)
 {
+	struct iogap_job_list files = { 0 };   /* file_views: not owned */
 	struct worker *ws = NULL;
 	size_t nw = 0, wi = 0;
 	unsigned groupid = 0, segment = 0;
@@ -2018,28 +2051,33 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen))
 			return -1;
-	if (check_targets(jobs, opts, err, errlen) || check_before_layout(jobs, err, errlen))
+	if (file_views(jobs, &files)) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
-	for (size_t i = 0; i < jobs->nr; i++) {
-		const struct iogap_job *j = &jobs->jobs[i];
+	}
+	if (check_targets(&files, opts, err, errlen) || check_before_layout(&files, err, errlen))
+		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		const struct iogap_job *j = &files.jobs[i];
 		const struct iogap_engine_ops *ops = j->engine;
 		uint64_t size;
 
 		if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen))
-			return -1;
+			goto out;
 		/* a target of the engine's own must exist: say so before starting */
 		if (ops->target_info && ops->target_info(j, &size, -1, 0, err, errlen) < 0)
-			return -1;
-		nw += j->numjobs;
+			goto out;
 	}
+	for (size_t i = 0; i < jobs->nr; i++)
+		nw += jobs->jobs[i].numjobs;
 	if (iogap_zbd_setup(jobs, &zset, err, errlen))   /* zbd.c: zone tables, checks */
-		return -1;
+		goto out;
 	if (!run_id)
 		fill_random(&run_id, sizeof(run_id));
 	if (opts->trace_path) {
 		trace = open_trace(opts, jobs, run_id, err, errlen);
 		if (!trace)
-			return -1;
+			goto out;
 	}
 	if (opts->kernel_trace_path) {
 		kpoints = start_kernel_points(opts, jobs, run_id, err, errlen);
@@ -2139,7 +2177,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		}
 		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
 	}
-	unlink_files(jobs);
+	unlink_files(&files);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 
@@ -2172,6 +2210,7 @@ out:
 	for (size_t i = 0; ws && i < nw; i++)
 		free(ws[i].snap);
 	free(ws);
+	free(files.jobs);
 	iogap_zbd_free(zset);   /* zbd.c */
 	return ret;
 }
