@@ -38,10 +38,16 @@ enum iogap_exit_what {            /* fio's exit_what for exitall */
 
 enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
 	IOGAP_VERIFY_NONE = 0,
+	IOGAP_VERIFY_META = 1,        /* the header only */
 	IOGAP_VERIFY_MD5 = 2,
+	IOGAP_VERIFY_CRC64 = 3,
+	IOGAP_VERIFY_CRC32 = 4,
 	IOGAP_VERIFY_CRC32C = 5,
 	IOGAP_VERIFY_CRC32C_INTEL = 6,
+	IOGAP_VERIFY_CRC16 = 7,
+	IOGAP_VERIFY_CRC7 = 8,
 	IOGAP_VERIFY_XXHASH = 15,
+	IOGAP_VERIFY_NULL = 19,       /* read back, check nothing */
 };
 #define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
 

@@ -748,6 +748,9 @@ static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key,
 		{ "0", IOGAP_VERIFY_NONE }, { "none", IOGAP_VERIFY_NONE },
 		{ "md5", IOGAP_VERIFY_MD5 }, { "crc32c", IOGAP_VERIFY_CRC32C },
 		{ "crc32c-intel", IOGAP_VERIFY_CRC32C_INTEL }, { "xxhash", IOGAP_VERIFY_XXHASH },
+		{ "crc64", IOGAP_VERIFY_CRC64 }, { "crc32", IOGAP_VERIFY_CRC32 },
+		{ "crc16", IOGAP_VERIFY_CRC16 }, { "crc7", IOGAP_VERIFY_CRC7 },
+		{ "meta", IOGAP_VERIFY_META }, { "null", IOGAP_VERIFY_NULL },
 	};
 
 	NEED_VALUE(c, key, val);
@@ -756,8 +759,8 @@ static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			j->verify = types[i].type;
 			return 0;
 		}
-	return bad_value(c, key, val, "iogap-probe verifies with md5, crc32c, crc32c-intel "
-			 "or xxhash (or none)");
+	return bad_value(c, key, val, "iogap-probe verifies with md5, crc64, crc32c, crc32c-intel, "
+			 "crc32, crc16, crc7, xxhash, meta, null (or none)");
 }
 
 #define COUNT_OPT(fn, field, what) \

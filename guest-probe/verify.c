@@ -40,6 +40,78 @@ uint32_t iogap_crc32c(const void *p, size_t len)
 	return crc;
 }
 
+/* fio's other CRCs, table-driven; tables built once */
+static uint64_t crc64_table[256];
+static uint32_t crc32_table[256];
+static uint16_t crc16_table[256];
+static uint8_t crc7_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_make_tables(void)
+{
+	for (unsigned i = 0; i < 256; i++) {
+		uint64_t c64 = i;
+		uint32_t c32 = (uint32_t)i << 24;
+		uint16_t c16 = (uint16_t)i;
+		unsigned c7 = i;
+
+		for (int k = 0; k < 8; k++) {
+			c64 = c64 & 1 ? (c64 >> 1) ^ 0x95ac9329ac4bc9b5ull : c64 >> 1;
+			c32 = c32 & 0x80000000u ? (c32 << 1) ^ 0x04c11db7u : c32 << 1;
+			c16 = c16 & 1 ? (uint16_t)((c16 >> 1) ^ 0xa001) : (uint16_t)(c16 >> 1);
+			c7 = (c7 & 0x80 ? (c7 << 1) ^ 0x12 : c7 << 1) & 0xff;   /* 0x09 << 1 */
+		}
+		crc64_table[i] = c64;
+		crc32_table[i] = c32;
+		crc16_table[i] = c16;
+		crc7_table[i] = (uint8_t)(c7 >> 1);
+	}
+}
+
+uint64_t iogap_crc64(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint64_t crc = 0;
+
+	pthread_once(&crc_once, crc_make_tables);
+	while (len--)
+		crc = crc64_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
+	return crc;
+}
+
+uint32_t iogap_crc32(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint32_t crc = 0;
+
+	pthread_once(&crc_once, crc_make_tables);
+	while (len--)
+		crc = (crc << 8) ^ crc32_table[((crc >> 24) ^ *b++) & 0xff];
+	return crc;
+}
+
+uint16_t iogap_crc16(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint16_t crc = 0;
+
+	pthread_once(&crc_once, crc_make_tables);
+	while (len--)
+		crc = (uint16_t)((crc >> 8) ^ crc16_table[(crc ^ *b++) & 0xff]);
+	return crc;
+}
+
+uint8_t iogap_crc7(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint8_t crc = 0;
+
+	pthread_once(&crc_once, crc_make_tables);
+	while (len--)
+		crc = crc7_table[((unsigned)crc << 1 ^ *b++) & 0xff];
+	return crc;
+}
+
 static uint32_t rotl32(uint32_t x, unsigned r)
 {
 	return (x << r) | (x >> (32 - r));
@@ -159,18 +231,31 @@ void iogap_md5(const void *p, size_t len, uint8_t digest[16])
 
 /* ---- headers -------------------------------------------------------------- */
 
-size_t iogap_verify_hdr_size(unsigned type)
+/* Bytes of a type's checksum after the header (fio's struct vhdr_*). */
+static size_t sum_size(unsigned type)
 {
 	switch (type) {
 	case IOGAP_VERIFY_MD5:
-		return sizeof(struct iogap_verify_hdr) + 16;
+		return 16;
+	case IOGAP_VERIFY_CRC64:
+		return 8;
+	case IOGAP_VERIFY_CRC32:
 	case IOGAP_VERIFY_CRC32C:
 	case IOGAP_VERIFY_CRC32C_INTEL:
 	case IOGAP_VERIFY_XXHASH:
-		return sizeof(struct iogap_verify_hdr) + 4;
-	default:
+		return 4;
+	case IOGAP_VERIFY_CRC16:
+		return 2;
+	case IOGAP_VERIFY_CRC7:
+		return 1;
+	default:   /* meta: the header alone */
 		return 0;
 	}
+}
+
+size_t iogap_verify_hdr_size(unsigned type)
+{
+	return type == IOGAP_VERIFY_NULL ? 0 : sizeof(struct iogap_verify_hdr) + sum_size(type);
 }
 
 const char *iogap_verify_name(unsigned type)
@@ -184,24 +269,58 @@ const char *iogap_verify_name(unsigned type)
 		return "crc32c-intel";
 	case IOGAP_VERIFY_XXHASH:
 		return "xxhash";
+	case IOGAP_VERIFY_CRC64:
+		return "crc64";
+	case IOGAP_VERIFY_CRC32:
+		return "crc32";
+	case IOGAP_VERIFY_CRC16:
+		return "crc16";
+	case IOGAP_VERIFY_CRC7:
+		return "crc7";
+	case IOGAP_VERIFY_META:
+		return "meta";
+	case IOGAP_VERIFY_NULL:
+		return "null";
 	default:
 		return NULL;
 	}
 }
 
 /* The checksum of a block's data (after header and checksum), as fio's
- * fill_* functions store it: 4 or 16 bytes in out. */
+ * fill_* functions store it (little-endian): sum_size(type) bytes in out. */
 static size_t block_sum(unsigned type, const uint8_t *data, size_t len, uint8_t out[16])
 {
-	uint32_t v;
+	uint64_t v;
 
-	if (type == IOGAP_VERIFY_MD5) {
+	switch (type) {
+	case IOGAP_VERIFY_MD5:
 		iogap_md5(data, len, out);
 		return 16;
+	case IOGAP_VERIFY_CRC64:
+		v = iogap_crc64(data, len);
+		break;
+	case IOGAP_VERIFY_CRC32:
+		v = iogap_crc32(data, len);
+		break;
+	case IOGAP_VERIFY_CRC16:
+		v = iogap_crc16(data, len);
+		break;
+	case IOGAP_VERIFY_CRC7:
+		v = iogap_crc7(data, len);
+		break;
+	case IOGAP_VERIFY_XXHASH:
+		v = iogap_xxhash32(data, len, 1);
+		break;
+	case IOGAP_VERIFY_CRC32C:
+	case IOGAP_VERIFY_CRC32C_INTEL:
+		v = iogap_crc32c(data, len);
+		break;
+	default:
+		return 0;
 	}
-	v = type == IOGAP_VERIFY_XXHASH ? iogap_xxhash32(data, len, 1) : iogap_crc32c(data, len);
-	memcpy(out, &v, sizeof(v));
-	return sizeof(v);
+	for (size_t i = 0; i < sum_size(type); i++)
+		out[i] = (uint8_t)(v >> (8 * i));
+	return sum_size(type);
 }
 
 /* Where a block's header starts: after the write tag when one is there. */
@@ -224,6 +343,8 @@ void iogap_verify_fill(const struct iogap_verify_write *w, void *buf, uint32_t l
 {
 	size_t hsz = iogap_verify_hdr_size(w->type);
 
+	if (w->type == IOGAP_VERIFY_NULL)   /* fio writes nothing for it */
+		return;
 	for (uint32_t pos = 0; pos < len; pos += w->interval) {
 		uint32_t blk_len = len - pos < w->interval ? len - pos : w->interval;
 		uint8_t *blk = (uint8_t *)buf + pos;
@@ -308,6 +429,8 @@ static int check_block(const struct iogap_verify_read *r, const uint8_t *blk, ui
 int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint32_t len,
 		       char *msg, size_t msglen)
 {
+	if (r->type == IOGAP_VERIFY_NULL)   /* fio: pretend to verify */
+		return 0;
 	for (uint32_t pos = 0; pos < len; pos += r->interval) {
 		uint32_t blk_len = len - pos < r->interval ? len - pos : r->interval;
 		size_t n;

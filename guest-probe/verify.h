@@ -55,7 +55,7 @@ struct iogap_verify_read {
 	bool check_numberio;
 };
 
-/* Header and checksum size of a verify type (0: not one iogap has). */
+/* Header and checksum size of a verify type (0: none written, null). */
 size_t iogap_verify_hdr_size(unsigned type);
 /* fio's name of a type ("crc32c"), NULL if not one iogap has. */
 const char *iogap_verify_name(unsigned type);
@@ -86,9 +86,13 @@ const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *
 void iogap_verify_log_clear(struct iogap_verify_log *log);
 void iogap_verify_log_free(struct iogap_verify_log *log);
 
-/* fio's checksums (crc32c without the final inversion, md5, xxhash32
- * with seed 1), exposed for tests. */
+/* fio's checksums, exposed for tests: its CRCs start at 0 (crc32c at ~0)
+ * and are never inverted at the end; xxhash32 with seed 1 in verify. */
 uint32_t iogap_crc32c(const void *p, size_t len);
+uint64_t iogap_crc64(const void *p, size_t len);   /* Jones, reflected */
+uint32_t iogap_crc32(const void *p, size_t len);   /* 0x04c11db7, MSB first */
+uint16_t iogap_crc16(const void *p, size_t len);   /* 0x8005, reflected */
+uint8_t iogap_crc7(const void *p, size_t len);     /* x^7 + x^3 + 1 */
 void iogap_md5(const void *p, size_t len, uint8_t digest[16]);
 uint32_t iogap_xxhash32(const void *p, size_t len, uint32_t seed);
 

@@ -6,12 +6,12 @@
 # as fio; with write tags (--trace) the tags stay where the filter reads
 # them and the data still verifies.
 . "$(dirname "$0")/lib.sh"
-echo "1..20"
+echo "1..30"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
 
-for v in crc32c md5 xxhash; do
+for v in crc32c md5 xxhash crc64 crc32 crc16 crc7 meta; do
 	"$FIO" --name=w --filename=f.$v --size=256k --bs=8k --rw=randwrite --verify=$v --do_verify=0 \
 		> /dev/null 2>&1 &&
 	"$PROBE" --output-format=json --name=r --filename=f.$v --bs=8k --rw=read --verify=$v > r.json

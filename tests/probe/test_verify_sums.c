@@ -38,6 +38,11 @@ static void test_sums(void)
 		  "8215ef0796a20bcaaae116d3876c664a") &&
 	   md5_is(a64, 64, "014842d480b571495a4a0363793f7367"),
 	   "md5: 55, 56 and 64 bytes (the padding's edge cases)");
+	/* the catalogue's check values of the same parameters (CRC-32/POSIX
+	 * before its final inversion, CRC-16/ARC, CRC-64/REDIS, CRC-7/MMC) */
+	ok(iogap_crc32("123456789", 9) == ~0x765e7680u && iogap_crc16("123456789", 9) == 0xbb3d &&
+	   iogap_crc64("123456789", 9) == 0xe9c6d914c4b8d9caull && iogap_crc7("123456789", 9) == 0x75,
+	   "crc32, crc16, crc64, crc7: the check values of their parameters");
 	ok(iogap_xxhash32("", 0, 0) == 0x02cc5d05u && iogap_xxhash32("abc", 3, 0) == 0x32d153ffu,
 	   "xxhash32: the reference's \"\" and \"abc\"");
 }
@@ -95,11 +100,12 @@ static void test_roundtrip(unsigned type, uint32_t interval, bool tagged)
 
 int main(void)
 {
-	tap_plan(4 + 5 * 4);
+	tap_plan(5 + 5 * 5);
 	test_sums();
 	test_roundtrip(IOGAP_VERIFY_CRC32C, 4096, false);
 	test_roundtrip(IOGAP_VERIFY_MD5, 512, false);
 	test_roundtrip(IOGAP_VERIFY_XXHASH, 4096, true);
 	test_roundtrip(IOGAP_VERIFY_MD5, 16384, true);
+	test_roundtrip(IOGAP_VERIFY_CRC64, 2048, true);
 	return tap_done();
 }
