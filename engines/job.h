@@ -191,6 +191,7 @@ struct iogap_job {
 	/* verify (guest-probe/verify.c), fio's names and defaults */
 	unsigned verify;          /* enum iogap_verify_type */
 	bool do_verify;           /* read back what a pass wrote; fio default 1 */
+	bool verify_only;         /* the writes are only logged, then read back */
 	bool verify_fatal;        /* stop at the first failure even when
 				   * continue_on_error covers verify */
 	uint32_t verify_interval; /* bytes per header; finalize: fio's default */

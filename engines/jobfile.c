@@ -740,6 +740,7 @@ BOOL_OPT(opt_unlink, unlink)
 BOOL_OPT(opt_exitall, exitall)
 BOOL_OPT(opt_do_verify, do_verify)
 BOOL_OPT(opt_verify_fatal, verify_fatal)
+BOOL_OPT(opt_verify_only, verify_only)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
 static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -1377,6 +1378,7 @@ static const struct opt_def options[] = {
 	{ "verify", opt_verify },
 	{ "do_verify", opt_do_verify },
 	{ "verify_fatal", opt_verify_fatal },
+	{ "verify_only", opt_verify_only },
 	{ "verify_interval", opt_verify_interval },
 	{ "verify_backlog", opt_verify_backlog },
 	{ "verify_backlog_batch", opt_verify_backlog_batch },
@@ -2004,6 +2006,8 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 	const unsigned W = 1;   /* fio's DDIR_WRITE */
 	uint32_t *iv = &j->verify_interval;
 
+	if (j->verify_only && j->time_based)   /* fio's HOWTO: not supported */
+		return perr(c, "job '%s': verify_only does not support time_based", j->name);
 	if (!j->verify)
 		return 0;
 	/* fio's test: the clones may share a file */

@@ -465,7 +465,7 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 		.offset = io->offset,
 		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
 		.check_numberio = w->vslot[io->slot].check && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
-				  !j->time_based && !j->norandommap,
+				  !j->time_based && !j->norandommap && !j->verify_only,
 	};
 	char msg[512];
 
@@ -500,6 +500,19 @@ static int verify_stamp(struct worker *w, struct iogap_io *io)
 	if (!j->do_verify || (j->time_based && !j->verify_backlog))
 		return 0;
 	return iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++);
+}
+
+/* verify_only: a write of the workload is logged for the read-back, not
+ * issued, counted or traced (fio counts it, with no runtime). */
+static int verify_skip_write(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+	int r = j->verify && j->do_verify ?
+		iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++) : 0;
+
+	w->bytes_issued += io->len;
+	w->ios_total++;
+	return r;
 }
 
 /* The next read of the verify pass or a backlog batch: a block the pass
@@ -969,6 +982,13 @@ static int run_loop(struct worker *w)
 						   * or the verify pass read everything */
 			put_slot(w, io);
 			break;
+		}
+		if (ddir == IOGAP_OP_WRITE && j->verify_only) {   /* fio's dry run */
+			r = verify_skip_write(w, io);
+			put_slot(w, io);
+			if (r < 0)
+				break;
+			continue;
 		}
 		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
 			int zr = iogap_zbd_prep(w->zbd, io, w->seq_pos);
@@ -1885,7 +1905,7 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 		int r;
 
 		if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
-		    opts->allow_destroy_data)
+		    j->verify_only || opts->allow_destroy_data)
 			continue;
 		if (ops->target_info)
 			r = check_engine_target(j, ops, why, sizeof(why));

@@ -6,7 +6,7 @@
 # as fio; with write tags (--trace) the tags stay where the filter reads
 # them and the data still verifies.
 . "$(dirname "$0")/lib.sh"
-echo "1..30"
+echo "1..32"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
@@ -65,6 +65,18 @@ ok $? "verify_fatal=1: the job stops at the first bad block, as fio: $(J c.json 
 "$PROBE" --name=r --filename=f.md5 --bs=16k --rw=read --verify=md5 > /dev/null 2> b.err
 [ $? = 1 ] && grep -q '^verify: bad header length 8192, wanted 16384 at file f.md5 offset 0' b.err
 ok $? "read with another block size: fio's header length message ($(head -1 b.err))"
+
+# verify_only: fio's dry run of the writes, then the read-back of all of them
+"$FIO" --name=w --filename=vo.dat --size=64k --rw=randwrite --verify=crc32c > /dev/null 2>&1
+sum=$(md5sum < vo.dat)
+"$PROBE" --trace=vo.tr --output-format=json --name=w --filename=vo.dat --size=64k --rw=randwrite \
+	--verify=crc32c --verify_only > vo.json
+[ $? = 0 ] && [ "$(J vo.json '(j["read"]["io_bytes"], j["write"]["io_bytes"])')" = "(65536, 0)" ] &&
+	[ "$(md5sum < vo.dat)" = "$sum" ] && ! "$PROBE" --dump-trace vo.tr | grep -q ' op=write '
+ok $? "verify_only: the 64k fio wrote is read back and checked, nothing written or traced as written"
+! "$PROBE" --parse-only --name=w --rw=write --verify=md5 --verify_only --runtime=1 --time_based 2> vt.err &&
+	grep -q "verify_only does not support time_based" vt.err
+ok $? "verify_only with time_based is refused: $(cat vt.err)"
 
 # verify_backlog: the same writes and read-backs, in the same order, as
 # fio's write_iolog (synchronous engine)
