@@ -36,6 +36,21 @@ enum iogap_exit_what {            /* fio's exit_what for exitall */
 	IOGAP_EXIT_ALL,               /* every job, none starts after */
 };
 
+enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
+	IOGAP_VERIFY_NONE = 0,
+	IOGAP_VERIFY_META = 1,        /* the header only */
+	IOGAP_VERIFY_MD5 = 2,
+	IOGAP_VERIFY_CRC64 = 3,
+	IOGAP_VERIFY_CRC32 = 4,
+	IOGAP_VERIFY_CRC32C = 5,
+	IOGAP_VERIFY_CRC32C_INTEL = 6,
+	IOGAP_VERIFY_CRC16 = 7,
+	IOGAP_VERIFY_CRC7 = 8,
+	IOGAP_VERIFY_XXHASH = 15,
+	IOGAP_VERIFY_NULL = 19,       /* read back, check nothing */
+};
+#define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
+
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
@@ -62,6 +77,9 @@ struct iogap_engine_ops;
 struct iogap_job {
 	char *name;
 	char *filename;           /* NULL: fio derives "name.jobnum.filenum" */
+	char **clone_filenames;   /* numjobs names when filename was derived with
+				   * $jobnum (fio: one file per clone); NULL:
+				   * the clones share filename */
 	char *ioengine;           /* fio default: psync */
 	const struct iogap_engine_ops *engine;    /* ioengine's, set by iogap_job_finalize */
 	char *write_lat_log;      /* log file prefix, NULL = off */
@@ -170,6 +188,16 @@ struct iogap_job {
 	unsigned hipri_percentage; /* of the requests hipri applies to; 100 */
 	bool nowait;              /* RWF_NOWAIT */
 
+	/* verify (guest-probe/verify.c), fio's names and defaults */
+	unsigned verify;          /* enum iogap_verify_type */
+	bool do_verify;           /* read back what a pass wrote; fio default 1 */
+	bool verify_only;         /* the writes are only logged, then read back */
+	bool verify_fatal;        /* stop at the first failure even when
+				   * continue_on_error covers verify */
+	uint32_t verify_interval; /* bytes per header; finalize: fio's default */
+	uint64_t verify_backlog;  /* read back after this many writes (0: at the end) */
+	uint64_t verify_backlog_batch; /* blocks read back each time; 0 = backlog */
+
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */
@@ -252,6 +280,12 @@ void iogap_cmdline_global_free(struct iogap_job *global);
  * source in messages).  0, or -1 with a message in err. */
 int iogap_job_set(struct iogap_job *job, const char *origin, const char *key, const char *val,
 		  char *err, size_t errlen);
+
+/* The file clone (0..numjobs-1) of j works on. */
+static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clone)
+{
+	return j->clone_filenames ? j->clone_filenames[clone] : j->filename;
+}
 
 /* fio's name for an rw value ("randread"). */
 const char *iogap_rw_name(unsigned rw);

@@ -738,6 +738,57 @@ BOOL_OPT(opt_slat_percentiles, slat_percentiles)
 BOOL_OPT(opt_bs_unaligned, bs_unaligned)
 BOOL_OPT(opt_unlink, unlink)
 BOOL_OPT(opt_exitall, exitall)
+BOOL_OPT(opt_do_verify, do_verify)
+BOOL_OPT(opt_verify_fatal, verify_fatal)
+BOOL_OPT(opt_verify_only, verify_only)
+
+/* verify=: fio's checksum names; the others of fio's are refused by name */
+static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	static const struct { const char *name; unsigned type; } types[] = {
+		{ "0", IOGAP_VERIFY_NONE }, { "none", IOGAP_VERIFY_NONE },
+		{ "md5", IOGAP_VERIFY_MD5 }, { "crc32c", IOGAP_VERIFY_CRC32C },
+		{ "crc32c-intel", IOGAP_VERIFY_CRC32C_INTEL }, { "xxhash", IOGAP_VERIFY_XXHASH },
+		{ "crc64", IOGAP_VERIFY_CRC64 }, { "crc32", IOGAP_VERIFY_CRC32 },
+		{ "crc16", IOGAP_VERIFY_CRC16 }, { "crc7", IOGAP_VERIFY_CRC7 },
+		{ "meta", IOGAP_VERIFY_META }, { "null", IOGAP_VERIFY_NULL },
+	};
+
+	NEED_VALUE(c, key, val);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(val, types[i].name)) {
+			j->verify = types[i].type;
+			return 0;
+		}
+	return bad_value(c, key, val, "iogap-probe verifies with md5, crc64, crc32c, crc32c-intel, "
+			 "crc32, crc16, crc7, xxhash, meta, null (or none)");
+}
+
+#define COUNT_OPT(fn, field, what) \
+static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
+{ \
+	unsigned long long v; \
+\
+	NEED_VALUE(c, key, val); \
+	if (parse_uint(val, UINT64_MAX, &v)) \
+		return bad_value(c, key, val, what); \
+	j->field = v; \
+	return 0; \
+}
+COUNT_OPT(opt_verify_backlog, verify_backlog, "expected a number of written blocks")
+COUNT_OPT(opt_verify_backlog_batch, verify_backlog_batch, "expected a number of blocks")
+
+static int opt_verify_interval(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			       const char *val)
+{
+	uint64_t v;
+
+	NEED_VALUE(c, key, val);
+	if (iogap_parse_size(val, &v) || !v || v > UINT32_MAX)
+		return bad_value(c, key, val, "expected a size in bytes");
+	j->verify_interval = (uint32_t)v;
+	return 0;
+}
 
 static int opt_exit_what(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -1324,6 +1375,13 @@ static const struct opt_def options[] = {
 	{ "hipri_percentage", opt_hipri_percentage },
 	{ "nowait", opt_nowait },
 	{ "buffer_pattern", opt_buffer_pattern },
+	{ "verify", opt_verify },
+	{ "do_verify", opt_do_verify },
+	{ "verify_fatal", opt_verify_fatal },
+	{ "verify_only", opt_verify_only },
+	{ "verify_interval", opt_verify_interval },
+	{ "verify_backlog", opt_verify_backlog },
+	{ "verify_backlog_batch", opt_verify_backlog_batch },
 };
 
 /* ---- job list building ------------------------------------------------ */
@@ -1347,6 +1405,7 @@ static void job_defaults(struct iogap_job *j)
 	j->clat_percentiles = true;
 	j->hipri_percentage = 100;
 	j->thinktime_blocks = 1;
+	j->do_verify = true;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1362,6 +1421,14 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	*dst = *src;
 	dst->name = xstrdup_or_null(src->name);
 	dst->filename = xstrdup_or_null(src->filename);
+	dst->clone_filenames = NULL;
+	for (unsigned c = 0; src->clone_filenames && c < src->numjobs; c++) {
+		if (!dst->clone_filenames &&
+		    !(dst->clone_filenames = calloc(src->numjobs, sizeof(char *))))
+			return -1;
+		if (!(dst->clone_filenames[c] = strdup(src->clone_filenames[c])))
+			return -1;
+	}
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->description = xstrdup_or_null(src->description);
@@ -1394,6 +1461,9 @@ static void job_free(struct iogap_job *j)
 {
 	free(j->name);
 	free(j->filename);
+	for (unsigned c = 0; j->clone_filenames && c < j->numjobs; c++)
+		free(j->clone_filenames[c]);
+	free(j->clone_filenames);
 	free(j->ioengine);
 	free(j->write_lat_log);
 	free(j->description);
@@ -1875,17 +1945,27 @@ void iogap_cmdline_global_free(struct iogap_job *global)
 	job_free(global);
 }
 
-/* fio's default file name, filename_format (default "$jobname.$jobnum.$filenum"):
- * the job's one file, number 0, shared by its clones. */
-static char *default_filename(const struct iogap_job *j)
+static const char *filename_format(const struct iogap_job *j)
 {
-	const char *fmt = j->filename_format ? j->filename_format : "$jobname.$jobnum.$filenum";
-	/* no character of fmt expands to more than the job name */
-	size_t cap = strlen(fmt) * (strlen(j->name) + 1) + 1, o = 0;
+	return j->filename_format ? j->filename_format : "$jobname.$jobnum.$filenum";
+}
+
+/* fio's default file name of clone jobnum, filename_format with $jobnum
+ * the clone's number and $filenum 0 (one file per clone), in directory. */
+static char *default_filename(const struct iogap_job *j, unsigned jobnum)
+{
+	const char *fmt = filename_format(j), *dir = j->directory;
+	char num[16];
+	/* no character of fmt expands to more than the job name or a number */
+	size_t cap = (dir ? strlen(dir) + 1 : 0) + strlen(fmt) * (strlen(j->name) + sizeof(num)) + 1;
+	size_t o = 0;
 	char *out = malloc(cap);
 
 	if (!out)
 		return NULL;
+	snprintf(num, sizeof(num), "%u", jobnum);
+	if (dir)
+		o = (size_t)snprintf(out, cap, "%s/", dir);
 	for (const char *p = fmt; *p;) {
 		const char *rep = NULL;
 		size_t skip = 1;
@@ -1893,7 +1973,7 @@ static char *default_filename(const struct iogap_job *j)
 		if (!strncmp(p, "$jobname", 8))
 			rep = j->name, skip = 8;
 		else if (!strncmp(p, "$jobnum", 7))
-			rep = "0", skip = 7;
+			rep = num, skip = 7;
 		else if (!strncmp(p, "$filenum", 8))
 			rep = "0", skip = 8;
 		if (rep) {
@@ -1907,11 +1987,78 @@ static char *default_filename(const struct iogap_job *j)
 	return out;
 }
 
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* fio's fixup_options for verify=: its warnings and verify_interval's
+ * default (a divisor of every write size, at most the smallest). */
+static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
+{
+	const char *fmt = filename_format(j);
+	const unsigned W = 1;   /* fio's DDIR_WRITE */
+	uint32_t *iv = &j->verify_interval;
+
+	if (j->verify_only && j->time_based)   /* fio's HOWTO: not supported */
+		return perr(c, "job '%s': verify_only does not support time_based", j->name);
+	if (!j->verify)
+		return 0;
+	/* fio's test: the clones may share a file */
+	if (j->rw & IOGAP_RW_WRITE && j->do_verify && j->numjobs > 1 &&
+	    (named || !strstr(fmt, "$jobname") || !strstr(fmt, "$jobnum") || !strstr(fmt, "$filenum")))
+		fprintf(stderr, "fio: multiple writers may overwrite blocks that belong to other "
+			"jobs. This can cause verification failures.\n");
+	if (j->rw & IOGAP_RW_WRITE && j->do_verify && j->runtime_ns && j->time_based &&
+	    !(j->rw & IOGAP_RW_READ))
+		fprintf(stderr, "fio: verification read phase will never start because write "
+			"phase uses all of runtime\n");
+	if (j->bs_min[W] != j->bs_max[W] && !*iv)
+		*iv = j->bs_min[W];
+	if (*iv > j->bs_min[W])
+		*iv = j->bs_min[W];
+	else if (j->rw & IOGAP_RW_READ && *iv > j->bs_min[0])
+		*iv = j->bs_min[0];
+	if (!*iv || j->bs_min[W] % *iv || j->bs_max[W] % *iv)
+		*iv = gcd32(j->bs_min[W], j->bs_max[W]);
+	/* fio's header with md5 (56 bytes) after a write tag (32) */
+	if (*iv < IOGAP_VERIFY_MIN_INTERVAL)
+		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
+			    "a write tag (%u bytes)", j->name, *iv, IOGAP_VERIFY_MIN_INTERVAL);
+	return 0;
+}
+
+/* fio's add_job without filename: each clone its own file when the
+ * format has $jobnum (zonemode=zbd keeps one: its zone state is per file). */
+static int default_filenames(struct iogap_job *j)
+{
+	bool per_clone = j->numjobs > 1 && strstr(filename_format(j), "$jobnum") &&
+			 j->zone_mode != IOGAP_ZONE_MODE_ZBD;
+
+	if (per_clone && !(j->clone_filenames = calloc(j->numjobs, sizeof(char *))))
+		return -1;
+	for (unsigned c = 0; per_clone && c < j->numjobs; c++)
+		if (!(j->clone_filenames[c] = default_filename(j, c)))
+			return -1;
+	if (!(j->filename = default_filename(j, 0)))
+		return -1;
+	free(j->directory);   /* applied: the names carry it */
+	j->directory = NULL;
+	return 0;
+}
+
 /* fio's fixup_options: derived defaults and cross-option checks. */
 int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 {
 	struct parse_ctx c = { .file = j->source_file, .line = j->source_line,
 			       .err = err, .errlen = errlen };
+	bool named;
 
 	if (!j->ioengine)
 		j->ioengine = strdup("psync");
@@ -1946,10 +2093,11 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return perr(&c, "job '%s': hipri, hipri_percentage and nowait are options of "
 			    "ioengine=pvsync2 (io_uring's hipri is not supported), not of %s",
 			    j->name, j->ioengine);
-	if (!j->filename && !(j->filename = default_filename(j)))
-		return perr(&c, "out of memory");
 	if (j->directory && !strcmp(j->ioengine, "rbd"))
 		return perr(&c, "job '%s': directory does not apply to ioengine=rbd", j->name);
+	named = j->filename != NULL;
+	if (!named && default_filenames(j))
+		return perr(&c, "out of memory");
 	if (j->directory) {   /* fio prefixes every file name with it */
 		size_t n = strlen(j->directory) + strlen(j->filename) + 2;
 		char *path = malloc(n);
@@ -1980,6 +2128,8 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
+	if (finalize_verify(&c, j, named))
+		return -1;
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
 	if (j->time_based && !j->runtime_ns) {

@@ -35,6 +35,7 @@
 #include "trace_file.h"
 #include "kernel_points.h"
 #include "trace_info.h"
+#include "verify.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -94,6 +95,17 @@ struct worker {
 	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
 	uint64_t writes_since_sync;
 	uint64_t written_lo, written_hi;  /* span written since the last sync_file_range */
+
+	/* verify (verify.c): what this pass wrote, read back after it */
+	struct iogap_verify_log vlog;
+	bool verify_pass;
+	unsigned backlog_left;      /* verify_backlog: reads left in this batch */
+	uint16_t numberio;          /* writes issued: fio's numberio */
+	struct verify_slot {        /* per request slot */
+		bool check;         /* a read of a logged block */
+		uint16_t numberio;  /* the write it expects */
+	} *vslot;
+	uint64_t verify_ns;         /* time spent in verify passes */
 
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
@@ -423,11 +435,110 @@ static void stamp_tags(struct worker *w, struct iogap_io *io)
 
 /* fio's continue_on_error: EIO and EILSEQ of the named directions are
  * counted (total_err, first_error) and the job goes on. */
-static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io)
+static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io,
+			     bool verify_failed)
 {
-	unsigned cls = io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
+	unsigned cls = verify_failed ? IOGAP_COE_VERIFY :
+		       io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
 
 	return j->continue_on_error & cls && (io->result == -EIO || io->result == -EILSEQ);
+}
+
+/* fio verifies the reads of a job that only reads, and the verify pass */
+static bool verify_this_read(const struct worker *w, const struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+
+	return io->ddir == IOGAP_OP_READ && io->result == io->len && j->verify &&
+	       (w->vslot[io->slot].check || !(j->rw & IOGAP_RW_WRITE));
+}
+
+/* A completed read that fails verification becomes -EILSEQ, with fio's
+ * message on stderr; verify_fatal ends the job even when it goes on. */
+static bool verify_read(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+	struct iogap_verify_read r = {
+		.file = j->filename,
+		.type = j->verify,
+		.interval = j->verify_interval,
+		.offset = io->offset,
+		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
+		.check_numberio = w->vslot[io->slot].check && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
+				  !j->time_based && !j->norandommap && !j->verify_only,
+	};
+	char msg[512];
+
+	r.numberio = w->vslot[io->slot].numberio;
+	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
+		return false;
+	fprintf(stderr, "%s\n", msg);
+	io->result = -EILSEQ;
+	if (j->verify_fatal)
+		atomic_store_explicit(&w->terminate, 1, memory_order_relaxed);
+	return true;
+}
+
+/* Write side: headers and checksums into the buffer, and the block in the
+ * log the verify pass reads back (not when time_based: no pass follows,
+ * unless verify_backlog reads back along the way). */
+static int verify_stamp(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+	struct iogap_verify_write vw = {
+		.type = j->verify,
+		.interval = j->verify_interval,
+		.offset = io->offset,
+		.seed = io->request_id,
+		.time_ns = iogap_now_ns(),
+		.thread = (uint16_t)w->thread_number,
+		.numberio = w->numberio,
+		.tagged = w->opts->tag_writes,
+	};
+
+	iogap_verify_fill(&vw, io->buf, io->len);
+	if (!j->do_verify || (j->time_based && !j->verify_backlog))
+		return 0;
+	return iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++);
+}
+
+/* verify_only: a write of the workload is logged for the read-back, not
+ * issued, counted or traced (fio counts it, with no runtime). */
+static int verify_skip_write(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_job *j = w->job;
+	int r = j->verify && j->do_verify ?
+		iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++) : 0;
+
+	w->bytes_issued += io->len;
+	w->ios_total++;
+	return r;
+}
+
+/* The next read of the verify pass or a backlog batch: a block the pass
+ * wrote, in the order written. */
+static uint64_t verify_next(struct worker *w, struct iogap_io *io)
+{
+	const struct iogap_verify_piece *p = iogap_verify_log_next(&w->vlog);
+
+	if (!p)
+		return NO_MORE_IO;
+	io->len = p->len;
+	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio };
+	return p->offset;
+}
+
+/* fio's verify_backlog: once N written blocks wait in the log, the next
+ * verify_backlog_batch I/Os read them back (after the writes complete). */
+static bool backlog_due(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+
+	if (!j->verify_backlog || w->verify_pass || w->backlog_left ||
+	    w->vlog.nr - w->vlog.next < j->verify_backlog)
+		return false;
+	w->backlog_left = j->verify_backlog_batch ? j->verify_backlog_batch : j->verify_backlog;
+	return true;
 }
 
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
@@ -436,10 +547,12 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	struct iogap_ddir_stat *ds = &st->dir[io->ddir];
 	const struct iogap_job *j = w->job;
 	uint64_t clat = now - io->issue_ns, lat = now - io->start_ns;
+	bool verify_failed;
 
 	if (w->zbd)   /* zbd.c: write pointers advance on success, re-synced on failure */
 		iogap_zbd_complete(w->zbd, io);
 	record_io(w, io, now, io->ddir, 0);
+	verify_failed = verify_this_read(w, io) && verify_read(w, io);
 	/* only this thread writes them: plain adds, published for the
 	 * progress line without a locked instruction */
 	atomic_store_explicit(&w->prog_ios[io->ddir], ++w->done_ios[io->ddir], memory_order_relaxed);
@@ -452,7 +565,7 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		st->total_err_count++;
 		if (!st->first_error)
 			st->first_error = (int)-io->result;
-		if (!st->error && !error_survivable(j, io)) {
+		if (!st->error && !error_survivable(j, io, verify_failed)) {
 			st->error = (int)-io->result;
 			snprintf(st->verror, sizeof(st->verror), "%s", strerror((int)-io->result));
 		}
@@ -491,7 +604,8 @@ static void add_samples(struct worker *w, uint64_t now)
 	if (span == 0 || w->job->disable_bw)
 		return;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
-		if (!(w->job->rw & (1u << d)))
+		/* the verify pass only reads */
+		if (w->verify_pass ? d != IOGAP_OP_READ : !(w->job->rw & (1u << d)))
 			continue;
 		iogap_io_stat_add(&w->stat.dir[d].bw,
 				  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
@@ -671,6 +785,13 @@ static void close_stats(const struct worker *w, struct iogap_job_stat *st, uint6
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		if (w->job->rw & (1u << d))
 			st->dir[d].runtime_ms = ms ? ms : 1;
+	if (w->verify_ns && !(w->job->rw & IOGAP_RW_READ)) {
+		/* fio: the verify pass is the reads' runtime, not the writes' */
+		uint64_t vms = w->verify_ns / 1000000;
+
+		st->dir[IOGAP_OP_READ].runtime_ms = vms ? vms : 1;
+		st->dir[IOGAP_OP_WRITE].runtime_ms = ms > vms ? ms - vms : 1;
+	}
 }
 
 /* --status-interval: answer the main thread's request with a copy of the
@@ -690,6 +811,8 @@ static void answer_status(struct worker *w, uint64_t now)
 
 static bool budget_left(const struct worker *w)
 {
+	if (w->verify_pass)   /* the log says when it ends */
+		return true;
 	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
 		return false;
 	return w->job->time_based || w->bytes_issued < w->io_budget;
@@ -778,6 +901,7 @@ static int run_loop(struct worker *w)
 		uint64_t now = iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
+		bool verifying;
 		int q;
 
 		if (w->in_ramp && now >= w->t_ramp_end)
@@ -789,7 +913,7 @@ static int run_loop(struct worker *w)
 			w->next_sample += SAMPLE_WINDOW_NS;
 		}
 		/* as fio, the pause follows the I/O, the last one included */
-		if (j->thinktime_ns && !stop_requested && (r = think(w, &queued)) < 0)
+		if (j->thinktime_ns && !w->verify_pass && !stop_requested && (r = think(w, &queued)) < 0)
 			break;
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
 		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
@@ -813,6 +937,9 @@ static int run_loop(struct worker *w)
 			continue;
 		}
 
+		if (backlog_due(w) && (r = drain(w, &queued)) < 0)
+			break;
+
 		io = get_slot(w);
 		if (!io) {
 			/* queue full: submit what is pending and reap down to iodepth_low */
@@ -827,19 +954,41 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
-		ddir = pick_ddir(w);
-		if (w->zbd)   /* zbd.c: a read mix writes first on empty zones */
+		verifying = w->verify_pass || w->backlog_left;
+		ddir = verifying ? IOGAP_OP_READ : pick_ddir(w);
+		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
 		io->ddir = ddir;
-		io->len = pick_bs(w, ddir);
-		io->offset = pick_offset(w, ddir, &io->len);
-		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region */
+		if (verifying) {
+			io->offset = verify_next(w, io);
+			if (w->backlog_left && io->offset == NO_MORE_IO) {   /* batch > log */
+				w->backlog_left = 0;
+				put_slot(w, io);
+				continue;
+			}
+			if (w->backlog_left)
+				w->backlog_left--;
+		} else {
+			io->len = pick_bs(w, ddir);
+			io->offset = pick_offset(w, ddir, &io->len);
+			if (w->vslot)
+				w->vslot[io->slot].check = false;
+		}
+		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region,
+						   * or the verify pass read everything */
 			put_slot(w, io);
 			break;
+		}
+		if (ddir == IOGAP_OP_WRITE && j->verify_only) {   /* fio's dry run */
+			r = verify_skip_write(w, io);
+			put_slot(w, io);
+			if (r < 0)
+				break;
+			continue;
 		}
 		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
 			int zr = iogap_zbd_prep(w->zbd, io, w->seq_pos);
@@ -866,6 +1015,10 @@ static int run_loop(struct worker *w)
 		io->result = 0;
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
+		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
+			put_slot(w, io);
+			break;
+		}
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
@@ -881,7 +1034,8 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)))   /* fio counts the writes */
+		/* fio counts the writes of trimwrite, and no read-back in io_size */
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying)
 			w->bytes_issued += io->len;
 		w->ios_issued[ddir]++;
 		w->bytes_dir_issued[ddir] += io->len;
@@ -924,7 +1078,7 @@ static int run_loop(struct worker *w)
 		if (!r)
 			r = d;
 	}
-	if (!r && j->end_fsync && job_writes(j))
+	if (!r && j->end_fsync && job_writes(j) && !w->verify_pass)
 		r = do_sync(w, &queued, SYNC_FSYNC);
 	return r;
 }
@@ -934,6 +1088,7 @@ static int run_loop(struct worker *w)
 static int open_target(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
+	const char *path = iogap_job_file(j, w->clone);
 	int flags = job_writes(j) ? O_RDWR : O_RDONLY;
 	uint64_t size;
 
@@ -960,10 +1115,10 @@ static int open_target(struct worker *w)
 			flags |= O_DIRECT;
 		if (j->sync_io)
 			flags |= O_SYNC;
-		w->fd = open(j->filename, flags | O_CLOEXEC);
+		w->fd = open(path, flags | O_CLOEXEC);
 		if (w->fd < 0) {
 			w->err_code = errno;
-			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", j->filename,
+			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", path,
 				 strerror(errno), errno == EINVAL && j->direct ?
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
 			return -1;
@@ -974,7 +1129,7 @@ static int open_target(struct worker *w)
 	w->region_start = clone_offset(j, w->clone);
 	if (w->region_start >= size) {
 		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
-			 j->filename, w->region_start, size);
+			 path, w->region_start, size);
 		return -1;
 	}
 	w->region_len = j->size ? j->size : size - w->region_start;
@@ -989,7 +1144,7 @@ static int open_target(struct worker *w)
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->rw & (1u << d) && j->bs_max[d] > w->region_len) {
 			snprintf(w->err, sizeof(w->err), "%s: block size %u is larger than the %" PRIu64
-				 " bytes to work on", j->filename, j->bs_max[d], w->region_len);
+				 " bytes to work on", path, j->bs_max[d], w->region_len);
 			return -1;
 		}
 	}
@@ -1072,6 +1227,11 @@ static int setup_worker(struct worker *w)
 		w->free_slots[j->iodepth - 1 - i] = &w->ios[i];
 	}
 	w->nr_free = j->iodepth;
+	if (j->verify && !(w->vslot = calloc(j->iodepth, sizeof(*w->vslot)))) {
+		w->err_code = ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory for verify");
+		return -1;
+	}
 
 	if (w->trace || j->write_lat_log) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
@@ -1116,6 +1276,8 @@ static void teardown_worker(struct worker *w)
 	free(w->done);
 	free(w->bufmem);
 	free(w->recs);
+	free(w->vslot);
+	iogap_verify_log_free(&w->vlog);
 }
 
 static void set_affinity(struct worker *w, unsigned index_in_job)
@@ -1157,6 +1319,26 @@ static void restart_pass(struct worker *w)
 	}
 }
 
+/* fio's do_verify after a pass that wrote: read back every block it
+ * wrote, in the order written, checking each; the reads count as reads. */
+static int verify_written(struct worker *w)
+{
+	uint64_t t0;
+	int r;
+
+	if (w->vlog.next == w->vlog.nr || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
+	    (w->t_end && iogap_now_ns() >= w->t_end))
+		return 0;
+	t0 = iogap_now_ns();
+	w->verify_pass = true;
+	w->backlog_left = 0;
+	r = run_loop(w);
+	w->verify_pass = false;
+	w->verify_ns += iogap_now_ns() - t0;
+	iogap_verify_log_clear(&w->vlog);
+	return r;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1190,6 +1372,8 @@ static void *worker_main(void *arg)
 		if (loop)
 			restart_pass(w);
 		r = run_loop(w);
+		if (r >= 0)   /* run_loop may end with the count drained */
+			r = verify_written(w);
 		if (r < 0 || w->stat.error || stop_requested || atomic_load(&w->terminate) ||
 		    (w->t_end && iogap_now_ns() >= w->t_end))
 			break;
@@ -1394,10 +1578,10 @@ static int check_before_layout(const struct iogap_job_list *jobs, char *err, siz
 	return check_free_space(jobs, err, errlen);
 }
 
-static void invalidate_cache(const struct iogap_job *j)
+static void invalidate_cache(const char *path)
 {
 	struct stat st;
-	int fd = open(j->filename, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -1638,9 +1822,9 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 
 		if (e > expected)
 			expected = e;
-		if (j->invalidate && ws[i].clone == 0 && !(j->engine->flags &
-							    IOGAP_ENGINE_NO_FILE))
-			invalidate_cache(j);
+		if (j->invalidate && (ws[i].clone == 0 || j->clone_filenames) &&
+		    !(j->engine->flags & IOGAP_ENGINE_NO_FILE))
+			invalidate_cache(iogap_job_file(j, ws[i].clone));
 	}
 	for (size_t i = 0; i < nr; i++) {
 		int r = pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
@@ -1721,7 +1905,7 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 		int r;
 
 		if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
-		    opts->allow_destroy_data)
+		    j->verify_only || opts->allow_destroy_data)
 			continue;
 		if (ops->target_info)
 			r = check_engine_target(j, ops, why, sizeof(why));
@@ -1834,9 +2018,41 @@ static struct iogap_kpoints *start_kernel_points(const struct iogap_run_opts *op
 				   errlen);
 }
 
+/* One job per file, for the checks, layout and unlink that go file by
+ * file: the job itself, or for a job whose clones have files of their own
+ * (fio's default names) one shallow copy per clone, its file and region. */
+static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *views)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < jobs->nr; i++)
+		n += jobs->jobs[i].clone_filenames ? jobs->jobs[i].numjobs : 1;
+	views->jobs = calloc(n, sizeof(*views->jobs));
+	if (!views->jobs)
+		return -1;
+	views->nr = 0;
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+
+		for (unsigned c = 0; c < (j->clone_filenames ? j->numjobs : 1); c++) {
+			struct iogap_job *v = &views->jobs[views->nr++];
+
+			*v = *j;
+			if (!j->clone_filenames)
+				continue;
+			v->filename = j->clone_filenames[c];
+			v->offset = clone_offset(j, c);
+			v->offset_increment = 0;
+			v->numjobs = 1;
+		}
+	}
+	return 0;
+}
+
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
 		   struct iogap_run_report *report, char *err, size_t errlen)
 {
+	struct iogap_job_list files = { 0 };   /* file_views: not owned */
 	struct worker *ws = NULL;
 	size_t nw = 0, wi = 0;
 	unsigned groupid = 0, segment = 0;
@@ -1855,28 +2071,33 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen))
 			return -1;
-	if (check_targets(jobs, opts, err, errlen) || check_before_layout(jobs, err, errlen))
+	if (file_views(jobs, &files)) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
-	for (size_t i = 0; i < jobs->nr; i++) {
-		const struct iogap_job *j = &jobs->jobs[i];
+	}
+	if (check_targets(&files, opts, err, errlen) || check_before_layout(&files, err, errlen))
+		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		const struct iogap_job *j = &files.jobs[i];
 		const struct iogap_engine_ops *ops = j->engine;
 		uint64_t size;
 
 		if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen))
-			return -1;
+			goto out;
 		/* a target of the engine's own must exist: say so before starting */
 		if (ops->target_info && ops->target_info(j, &size, -1, 0, err, errlen) < 0)
-			return -1;
-		nw += j->numjobs;
+			goto out;
 	}
+	for (size_t i = 0; i < jobs->nr; i++)
+		nw += jobs->jobs[i].numjobs;
 	if (iogap_zbd_setup(jobs, &zset, err, errlen))   /* zbd.c: zone tables, checks */
-		return -1;
+		goto out;
 	if (!run_id)
 		fill_random(&run_id, sizeof(run_id));
 	if (opts->trace_path) {
 		trace = open_trace(opts, jobs, run_id, err, errlen);
 		if (!trace)
-			return -1;
+			goto out;
 	}
 	if (opts->kernel_trace_path) {
 		kpoints = start_kernel_points(opts, jobs, run_id, err, errlen);
@@ -1976,7 +2197,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		}
 		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
 	}
-	unlink_files(jobs);
+	unlink_files(&files);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 
@@ -2009,6 +2230,7 @@ out:
 	for (size_t i = 0; ws && i < nw; i++)
 		free(ws[i].snap);
 	free(ws);
+	free(files.jobs);
 	iogap_zbd_free(zset);   /* zbd.c */
 	return ret;
 }

@@ -294,14 +294,51 @@ static void test_fio_options(void)
 	iogap_job_list_free(&l);
 }
 
+/* verify's options and fio's verify_interval defaults (fixup_options) */
+static void test_verify_options(void)
+{
+	struct iogap_job_list l = { 0 };
+	struct iogap_job *j;
+
+	j = one_job("[j]\nrw=write\nbs=16k\nverify=md5\n", &l);
+	ok(j && j->verify == IOGAP_VERIFY_MD5 && j->do_verify && !j->verify_fatal &&
+	   j->verify_interval == 16384, "verify=md5: do_verify on, interval = the block size");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nrw=write\nbsrange=4k-12k\nverify=crc32c\nverify_interval=64k\n", &l);
+	ok(j && j->verify_interval == 4096, "verify_interval larger than the smallest write: that size");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nrw=write\nbssplit=8k/50:12k/50\nverify=xxhash\nverify_interval=3k\n", &l);
+	ok(j && j->verify_interval == 4096, "an interval that divides no write size: gcd(8k, 12k)");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nverify=crc32c-intel\nverify_backlog=8\nverify_backlog_batch=2\n"
+		    "verify_fatal=1\ndo_verify=0\n", &l);
+	ok(j && j->verify == IOGAP_VERIFY_CRC32C_INTEL && j->verify_backlog == 8 &&
+	   j->verify_backlog_batch == 2 && j->verify_fatal && !j->do_verify,
+	   "crc32c-intel, verify_backlog, verify_backlog_batch, verify_fatal, do_verify");
+	iogap_job_list_free(&l);
+	rejects("[j]\nverify=sha256\n", "bad value 'sha256'", "verify=sha256");
+	j = one_job("[j]\nbs=64\nverify=md5\n", &l);
+	ok(!j && strstr(err, "verify_interval 64 is smaller than a verify header"),
+	   "an interval below 88 bytes is refused: \"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnumjobs=3\ndirectory=/d\n", &l);
+	ok(j && j->clone_filenames && !strcmp(j->filename, "/d/j.0.0") &&
+	   !strcmp(iogap_job_file(j, 2), "/d/j.2.0"), "numjobs=3 without filename: /d/j.N.0 per clone");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnumjobs=3\nfilename=f\n", &l);
+	ok(j && !j->clone_filenames && !strcmp(iogap_job_file(j, 2), "f"), "filename=f: shared");
+	iogap_job_list_free(&l);
+}
+
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 30);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 30 + 8);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
 	test_rejections();
 	test_cmdline();
 	test_fio_options();
+	test_verify_options();
 	return tap_done();
 }

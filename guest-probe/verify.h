@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio's verify: every verify_interval bytes of a written buffer start with
+ * fio's verify header (magic 0xacca, type, length, seed, offset, time,
+ * thread, numberio, crc32c of the header) and the checksum of the rest of
+ * the block (crc32c, md5 or xxhash, fio's functions).  Reads check it.
+ *
+ * Layout: without write tags it is fio's byte for byte (fio verifies what
+ * the probe wrote and the probe what fio wrote).  With write tags, a block
+ * that starts at a tag stride keeps the tag (include/iogap/trace.h) at its
+ * start and the header follows it; the tag is covered by its own check
+ * and by the header, whose seed is the tag's request id.
+ */
+#ifndef IOGAP_VERIFY_H
+#define IOGAP_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOGAP_VERIFY_MAGIC 0xacca
+
+struct iogap_verify_hdr {         /* fio's struct verify_header */
+	uint16_t magic;
+	uint16_t verify_type;
+	uint32_t len;
+	uint64_t rand_seed;
+	uint64_t offset;
+	uint32_t time_sec;
+	uint32_t time_nsec;
+	uint16_t thread;
+	uint16_t numberio;
+	uint32_t crc32;           /* crc32c of the fields above */
+};
+
+/* What one written block carries, known to the writer. */
+struct iogap_verify_write {
+	unsigned type;            /* enum iogap_verify_type (job.h) */
+	uint32_t interval;        /* bytes per header */
+	uint64_t offset;          /* of the buffer in the file */
+	uint64_t seed;            /* the request id */
+	uint64_t time_ns;
+	uint16_t thread;
+	uint16_t numberio;
+	bool tagged;              /* write tags at every IOGAP_TAG_STRIDE */
+};
+
+/* What a read expects; numberio is checked only when check_numberio. */
+struct iogap_verify_read {
+	const char *file;         /* for the message */
+	unsigned type;
+	uint32_t interval;
+	uint64_t offset;
+	uint16_t numberio;
+	bool check_numberio;
+};
+
+/* Header and checksum size of a verify type (0: none written, null). */
+size_t iogap_verify_hdr_size(unsigned type);
+/* fio's name of a type ("crc32c"), NULL if not one iogap has. */
+const char *iogap_verify_name(unsigned type);
+
+/* Stamp headers and checksums into buf (len bytes, written at
+ * w->offset), after its tags when w->tagged. */
+void iogap_verify_fill(const struct iogap_verify_write *w, void *buf, uint32_t len);
+/* Check buf as read from r->offset: 0, or -EILSEQ with fio's message
+ * ("verify: bad magic header ..." / "crc32c: verify failed ...") in msg. */
+int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint32_t len,
+		       char *msg, size_t msglen);
+
+/* The blocks written in one pass, in the order written, read back by the
+ * verify pass (fio's io_piece log). */
+struct iogap_verify_piece {
+	uint64_t offset;
+	uint32_t len;
+	uint16_t numberio;
+};
+struct iogap_verify_log {
+	struct iogap_verify_piece *v;
+	size_t nr, cap, next;
+};
+int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t len,
+			 uint16_t numberio);
+/* The next piece to read back, NULL after the last one. */
+const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log);
+void iogap_verify_log_clear(struct iogap_verify_log *log);
+void iogap_verify_log_free(struct iogap_verify_log *log);
+
+/* fio's checksums, exposed for tests: its CRCs start at 0 (crc32c at ~0)
+ * and are never inverted at the end; xxhash32 with seed 1 in verify. */
+uint32_t iogap_crc32c(const void *p, size_t len);
+uint64_t iogap_crc64(const void *p, size_t len);   /* Jones, reflected */
+uint32_t iogap_crc32(const void *p, size_t len);   /* 0x04c11db7, MSB first */
+uint16_t iogap_crc16(const void *p, size_t len);   /* 0x8005, reflected */
+uint8_t iogap_crc7(const void *p, size_t len);     /* x^7 + x^3 + 1 */
+void iogap_md5(const void *p, size_t len, uint8_t digest[16]);
+uint32_t iogap_xxhash32(const void *p, size_t len, uint32_t seed);
+
+#endif
