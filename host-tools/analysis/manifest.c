@@ -47,6 +47,8 @@ int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, si
 
 		m->phase[i].status = jp_str(jp_get(p, IOGAP_MF_STATUS));
 		m->phase[i].message = jp_str(jp_get(p, IOGAP_MF_MESSAGE));
+		p = jp_path(jp_get(&m->doc, IOGAP_MF_KERNEL_POINTS), iogap_side_key[i]);
+		m->phase[i].kernel_why = jp_str(jp_get(p, IOGAP_MF_KWHY));
 	}
 	return 0;
 }

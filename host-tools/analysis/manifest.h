@@ -22,6 +22,7 @@
 #define IOGAP_MF_PHASES "phases"          /* object: one per side, by iogap_side_key, or
 					   * an imported side's label */
 #define IOGAP_MF_CLOCK "clock"            /* object: offset_ns, ... */
+#define IOGAP_MF_KERNEL_POINTS "kernel_points"  /* object: per side key, {trace, why} */
 /* members */
 #define IOGAP_MF_SPEC "spec"
 #define IOGAP_MF_FORMAT "format"
@@ -32,6 +33,12 @@
 #define IOGAP_MF_IMPORTED "imported"      /* in a phase: `iogap import` wrote it */
 #define IOGAP_MF_STATUS "status"
 #define IOGAP_MF_MESSAGE "message"
+#define IOGAP_MF_KTRACE "trace"           /* in kernel_points.SIDE: "SIDE/kernel.trace" or "" */
+#define IOGAP_MF_KWHY "why"               /* in kernel_points.SIDE: why it has none, or "" */
+
+/* files of a side's directory (docs/iogap-run.md, "Run directory") */
+#define IOGAP_KERNEL_TRACE "kernel.trace" /* the probe's --kernel-trace */
+#define IOGAP_EXTENTS_FILE "extents.txt"  /* bare/: a file target's extents (extents.h) */
 
 struct iogap_manifest {
 	bool present;             /* read and parsed; all else is zero otherwise */
@@ -45,6 +52,7 @@ struct iogap_manifest {
 	int64_t clock_offset_ns;  /* guest minus host; 0 when absent */
 	struct {
 		const char *status, *message;     /* NULL: the phase is not recorded */
+		const char *kernel_why;           /* why no kernel points; NULL: not recorded */
 	} phase[IOGAP_SIDES];
 };
 

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include "child.h"
 #include "control.h"
 #include "cpuload.h"
+#include "extents.h"
 #include "iogap-paths.h"
 #include "job.h"
 #include "json_writer.h"
@@ -38,6 +41,7 @@
 #include "vm.h"
 
 #define SYNC_ROUNDS 200
+#define IOGAP_HOST_TRACEFS "/sys/kernel/tracing"   /* the guest's too */
 
 struct run_opts {
 	const char *dir;
@@ -50,6 +54,7 @@ struct run_opts {
 	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
 	unsigned repeat;           /* --repeat N: N runs into DIR/rep-K (0: one run in DIR) */
 	bool quiet;                /* --quiet: no progress line even on a terminal */
+	bool no_kernel_points;     /* --no-kernel-points: no --kernel-trace on either side */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -94,6 +99,9 @@ struct run_state {
 	char env_names[64][128];
 	size_t nr_env;
 	struct iogap_job_needs needs;   /* what the jobs do to the target */
+	/* per side: why its probe records no kernel points ("": it does,
+	 * into SIDE/kernel.trace; docs/kernel-points.md) */
+	char kernel_why[IOGAP_SIDES][320];
 	int argc;                 /* the command line, for the manifest */
 	char **argv;
 	bool manifest_failed;     /* said so on stderr already */
@@ -224,8 +232,8 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
 /* The bare-metal probe's command line (static buffers: one run a process). */
-static void probe_argv(struct run_state *s, const char *dir, char **jobs, int nr_jobs,
-		       const char *argv[64])
+static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
+		       int nr_jobs, const char *argv[64])
 {
 	static char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32],
 		    latency[64];
@@ -244,6 +252,12 @@ static void probe_argv(struct run_state *s, const char *dir, char **jobs, int nr
 	argv[argc++] = runid;
 	argv[argc++] = "--trace";
 	argv[argc++] = trace;
+	if (!s->kernel_why[side][0]) {
+		static char ktrace[PATH_MAX + 48];
+
+		snprintf(ktrace, sizeof(ktrace), "--kernel-trace=%s/" IOGAP_KERNEL_TRACE, dir);
+		argv[argc++] = ktrace;
+	}
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
 	if (s->target.kind == IOGAP_TARGET_NULL) {
@@ -314,9 +328,10 @@ static void say_interrupted(struct phase *p, const char *what)
  * (it ends its jobs and writes what it has), SIGKILL 5 s later.  Its stderr
  * goes to SIDE/probe.err through iogap, which keeps the last of it in
  * memory: the reason of a failure survives a full disk. */
-static enum phase_result run_host_probe(struct run_state *s, struct phase *p, const char *side,
+static enum phase_result run_host_probe(struct run_state *s, struct phase *p, enum iogap_side sd,
 					char **jobs, int nr_jobs)
 {
+	const char *side = iogap_side_dir[sd];
 	char dir[PATH_MAX + 16], errf[PATH_MAX + 32], how[128];
 	const char *argv[64];
 	struct iogap_spawn sp = { .argv = argv, .stderr_path = errf, .capture_stderr = true };
@@ -329,7 +344,7 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, co
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", dir, strerror(errno));
 		return PHASE_FAILED;
 	}
-	probe_argv(s, dir, jobs, nr_jobs, argv);
+	probe_argv(s, sd, dir, jobs, nr_jobs, argv);
 	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
 	if (!iogap_child_wait(&c, UINT64_MAX)) {
@@ -352,6 +367,22 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, co
 		iogap_seterr(p->message + n, sizeof(p->message) - n, " [%s could not be written: %s]",
 			     errf, strerror(c.err_copy_errno));
 	return PHASE_FAILED;
+}
+
+/* The guest kernel's tracefs (always mounted in iogap's guest; another
+ * --kernel may lack it): can the probe record block events there? */
+static bool guest_kernel_points(struct run_state *s, struct iogap_ctl *c)
+{
+	int status = -1;
+
+	if (s->kernel_why[IOGAP_SIDE_VM][0])
+		return false;
+	if (iogap_ctl_sh(c, "test -e " IOGAP_HOST_TRACEFS "/events/block/block_rq_issue -a -w "
+			 IOGAP_HOST_TRACEFS "/instances", &status) || status)
+		snprintf(s->kernel_why[IOGAP_SIDE_VM], sizeof(s->kernel_why[0]),
+			 "the guest has no tracefs with block events and writable instances at "
+			 IOGAP_HOST_TRACEFS);
+	return !s->kernel_why[IOGAP_SIDE_VM][0];
 }
 
 static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, const char *as)
@@ -410,6 +441,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	argv[argc++] = "--output=probe.txt";
 	argv[argc++] = "--output-json=probe.json";
 	argv[argc++] = "--trace=probe.trace";
+	if (guest_kernel_points(s, c))
+		argv[argc++] = "--kernel-trace=" IOGAP_KERNEL_TRACE;
 	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
 	argv[argc++] = runid;
 	snprintf(guest_dev, sizeof(guest_dev), "--force=filename=%s",
@@ -477,7 +510,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return -1;
 	}
 	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
-	    guest_get(c, vmdir, "probe.trace", NULL))
+	    guest_get(c, vmdir, "probe.trace", NULL) ||
+	    (!s->kernel_why[IOGAP_SIDE_VM][0] && guest_get(c, vmdir, IOGAP_KERNEL_TRACE, NULL)))
 		goto get_failed;
 	/* from here on the run is complete, whatever happens to QEMU */
 	iogap_progress_message("iogap: results fetched from the guest");
@@ -692,6 +726,29 @@ static void phase_json(struct jw *w, const struct phase *p)
 	jw_end(w);
 }
 
+/* Per side that ran or will: its kernel trace, or why there is none. */
+static void kernel_points_json(struct jw *w, const struct run_state *s)
+{
+	const struct phase *ph[IOGAP_SIDES] = { [IOGAP_SIDE_VM] = &s->vm,
+						[IOGAP_SIDE_BARE] = &s->bare,
+						[IOGAP_SIDE_MATCHED] = &s->matched };
+
+	jw_obj(w, IOGAP_MF_KERNEL_POINTS);
+	for (int i = 0; i < IOGAP_SIDES; i++) {
+		char trace[64] = "";
+
+		if (!strcmp(ph[i]->status, "skipped"))
+			continue;
+		if (!s->kernel_why[i][0])
+			snprintf(trace, sizeof(trace), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[i]);
+		jw_obj(w, iogap_side_key[i]);
+		jw_str(w, IOGAP_MF_KTRACE, trace);
+		jw_str(w, IOGAP_MF_KWHY, s->kernel_why[i]);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void counts_json(struct jw *w, const char *key, const uint64_t v[IOGAP_PAIR_DIRS])
 {
 	jw_obj(w, key);
@@ -776,6 +833,7 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 	if (s->o.match_load)
 		phase_json(&w, &s->matched);
 	jw_end(&w);
+	kernel_points_json(&w, s);
 	if (s->have_pairing) {
 		const struct iogap_clock_map *m = &s->rd.pairing.map;
 		const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
@@ -980,6 +1038,8 @@ static void usage(FILE *f)
 	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
 	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
 	      "  --quiet               no progress line (it is shown only on a terminal)\n"
+	      "  --no-kernel-points    no kernel points (block layer issue/complete through\n"
+	      "                        tracefs) on either side\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -1027,6 +1087,7 @@ static const struct option run_longopts[] = {
 	{ "match-load", no_argument, NULL, 'L' },
 	{ "repeat", required_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-kernel-points", no_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -1057,6 +1118,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'D': s->o.allow_destroy = true; break;
 		case 'L': s->o.match_load = true; break;
 		case 'q': s->o.quiet = true; break;
+		case 'K': s->o.no_kernel_points = true; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1127,6 +1189,94 @@ static int claim_dir(struct run_state *s)
 	return fd;
 }
 
+/* Can this host's tracefs record block events in a private instance?  ""
+ * or why not, into why.  Mounts tracefs where it is missing (DESIGN.md,
+ * "Tracing"); $IOGAP_TRACEFS names another place, as for the probe. */
+static void host_tracefs(char *why, size_t n)
+{
+	const char *root = getenv("IOGAP_TRACEFS");
+	char p[PATH_MAX];
+
+	if (!root || !*root) {
+		root = IOGAP_HOST_TRACEFS;
+		snprintf(p, sizeof(p), "%s/events", root);
+		if (access(p, F_OK) && mount("nodev", root, "tracefs", 0, NULL))
+			snprintf(why, n, "tracefs is not mounted at %s and mounting it failed: %s",
+				 root, strerror(errno));
+		if (why[0])
+			return;
+	}
+	snprintf(p, sizeof(p), "%.4000s/events/block/block_rq_issue", root);
+	if (access(p, F_OK)) {
+		snprintf(why, n, "no block tracepoints under %.200s (a kernel without them)", root);
+		return;
+	}
+	snprintf(p, sizeof(p), "%.4000s/instances", root);
+	if (access(p, W_OK))
+		snprintf(why, n, "%.200s/instances: %s (private tracefs instances need root)", root,
+			 strerror(errno));
+}
+
+/* A file target's file system must be on a block device the kernel traces. */
+static void target_disk(const struct iogap_target *t, char *why, size_t n)
+{
+	struct stat st;
+	char p[128];
+	dev_t d;
+
+	if (stat(t->path, &st)) {
+		snprintf(why, n, "%.200s: %s", t->path, strerror(errno));
+		return;
+	}
+	d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(d), minor(d));
+	if (access(p, F_OK))
+		snprintf(why, n, "%.200s is on a file system without a block device (tmpfs, a "
+			 "network file system, ...): no block events to record", t->path);
+}
+
+/* Which sides record kernel points: the VM's unless turned off (the guest
+ * is asked when it runs), bare metal's when the host can (kernel_why). */
+static void plan_kernel_points(struct run_state *s)
+{
+	char *bare = s->kernel_why[IOGAP_SIDE_BARE];
+	size_t n = sizeof(s->kernel_why[0]);
+
+	if (s->o.no_kernel_points) {
+		for (int i = 0; i < IOGAP_SIDES; i++)
+			snprintf(s->kernel_why[i], n, "turned off (--no-kernel-points)");
+		return;
+	}
+	if (s->target.kind == IOGAP_TARGET_NULL)
+		snprintf(bare, n, "a null: target: the probe's null engine does no block I/O");
+	else if (s->target.kind == IOGAP_TARGET_RBD)
+		snprintf(bare, n, "an rbd: target: its I/O goes to the Ceph cluster, not to a "
+			 "local block device");
+	else
+		target_disk(&s->target, bare, n);
+	if (!bare[0])
+		host_tracefs(bare, n);
+	memcpy(s->kernel_why[IOGAP_SIDE_MATCHED], bare, n);
+}
+
+/* A file target's extent map, for the analysis to map the bare probe's
+ * file offsets to the disk's (extents.h); taken after the bare phase, so
+ * blocks the jobs allocated are in it.  A failure is a warning: the
+ * report then counts the requests as not mapped. */
+static void record_extents(struct run_state *s)
+{
+	char out[PATH_MAX + 64], err[PATH_MAX + 256];
+	struct stat st;
+
+	if (s->kernel_why[IOGAP_SIDE_BARE][0] || stat(s->target.path, &st) || !S_ISREG(st.st_mode))
+		return;
+	snprintf(out, sizeof(out), "%s/%s/" IOGAP_EXTENTS_FILE, s->dir,
+		 iogap_side_dir[IOGAP_SIDE_BARE]);
+	if (iogap_extents_record(s->target.path, out, err, sizeof(err)))
+		warn(s, "kernel points: the target's extent map: %s (bare-metal requests cannot be "
+		     "matched with the kernel's)", err);
+}
+
 /* Everything that can be checked before any I/O; 0, or -1 with err. */
 static int prepare(struct run_state *s, char *err, size_t errlen)
 {
@@ -1154,6 +1304,7 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		check_zns_depth(s);
 	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))
 		return -1;
+	plan_kernel_points(s);
 	if (!s->o.bare_only) {
 		/* QEMU must be able to open the target before bare metal runs:
 		 * a missing driver module fails here, in seconds */
@@ -1210,7 +1361,11 @@ static void run_phase(struct run_state *s, struct phase *p, const char *side,
 
 static enum phase_result bare_phase(struct run_state *s, struct phase *p)
 {
-	return run_host_probe(s, p, iogap_side_dir[IOGAP_SIDE_BARE], s->o.jobs, s->o.nr_jobs);
+	enum phase_result r = run_host_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
+
+	if (r == PHASE_OK)
+		record_extents(s);
+	return r;
 }
 
 /* --match-load: bare metal again, open loop at the IOPS the VM achieved,
@@ -1227,7 +1382,7 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 		return PHASE_FAILED;
 	if (note[0])
 		warn(s, "--match-load: %s", note);
-	r = run_host_probe(s, p, iogap_side_dir[IOGAP_SIDE_MATCHED], jobs, n);
+	r = run_host_probe(s, p, IOGAP_SIDE_MATCHED, jobs, n);
 	for (int i = 0; i < n; i++)
 		free(jobs[i]);
 	return r;
