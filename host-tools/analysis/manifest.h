@@ -50,6 +50,7 @@ struct iogap_manifest {
 	uint64_t null_latency_ns; /* a null: target's latency-ns= */
 	uint64_t vm_memory_mb;    /* 0 when absent */
 	int64_t clock_offset_ns;  /* guest minus host; 0 when absent */
+	bool kernel_points;       /* kernel_points recorded (phase[].kernel_why) */
 	struct {
 		const char *status, *message;     /* NULL: the phase is not recorded */
 		const char *kernel_why;           /* why no kernel points; NULL: not recorded */

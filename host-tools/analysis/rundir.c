@@ -183,6 +183,8 @@ struct scan {
 	bool rw_only;
 	uint64_t t0;
 	struct iogap_stream_facts *facts;   /* NULL: not paired */
+	struct iogap_kernel_side *ks;       /* a bare side's: its slack for kernel points */
+	uint64_t max_key;
 };
 
 /* A trace's record (validated by the reader) counted and gathered into sc. */
@@ -192,6 +194,15 @@ static void scan_record(struct iogap_trace_file *tf, struct scan *sc,
 	tf->nr++;
 	if (sc->facts)
 		iogap_stream_fact(sc->facts, rec);
+	if (sc->ks) {
+		uint64_t len = rec->complete_ns > rec->start_ns ? rec->complete_ns - rec->start_ns :
+			       rec->start_ns - rec->complete_ns;
+
+		sc->ks->longest = len > sc->ks->longest ? len : sc->ks->longest;
+		if (sc->max_key > rec->complete_ns && sc->max_key - rec->complete_ns > sc->ks->disorder)
+			sc->ks->disorder = sc->max_key - rec->complete_ns;
+		sc->max_key = rec->complete_ns > sc->max_key ? rec->complete_ns : sc->max_key;
+	}
 	if (!sc->si)
 		return;
 	if (rec->job >= sc->si->njobs)
@@ -256,6 +267,8 @@ static int scan_traces(const char *dir, struct iogap_rundir *rd, char *err, size
 		if (!filter) {
 			sc.si = &rd->side[sl[i].of];
 			sc.rw_only = sl[i].of == IOGAP_SIDE_VM;
+			if (sl[i].of != IOGAP_SIDE_VM)
+				sc.ks = &rd->kernel[sl[i].of];
 		}
 		if (sl[i].facts >= 0)
 			sc.facts = &rd->facts[sl[i].facts];
@@ -415,11 +428,191 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 	return 0;
 }
 
+/* ------------------------------------------------------- kernel points */
+
+/* The kernel trace's info (written by the probe): the partition's start,
+ * the target's kind, the stamps' step. */
+static void kernel_info(struct iogap_kernel_side *ks, const char *info)
+{
+	const char *b = strstr(info, "\nsector_base="), *kind = strstr(info, "\ntarget_kind=");
+	const char *src = strstr(info, "source=");
+
+	ks->base = b ? strtoull(b + 13, NULL, 10) * 512u : 0;
+	ks->file = kind && !strncmp(kind + 13, "file\n", 5);
+	/* the text trace_pipe stamps to the microsecond; only a source that
+	 * says nanoseconds is taken at its word */
+	ks->resolution_ns = src && strstr(src, "nanosecond") ? 1 : 1000;
+}
+
+/* A file target's extents (bare/extents.txt, for both bare sides). */
+static void kernel_extents(const char *dir, struct iogap_kernel_side *ks)
+{
+	char path[PATH_MAX + 64], e[PATH_MAX + 128];
+
+	snprintf(path, sizeof(path), "%s/%s/" IOGAP_EXTENTS_FILE, dir,
+		 iogap_side_dir[IOGAP_SIDE_BARE]);
+	if (iogap_extents_load(path, &ks->extents, e, sizeof(e)))
+		snprintf(ks->extents_why, sizeof(ks->extents_why), "%.300s", e);
+}
+
+/* Why a side without a kernel trace has none: the manifest's word. */
+static void kernel_absent(struct iogap_rundir *rd, enum iogap_side side)
+{
+	const char *why = rd->manifest.phase[side].kernel_why;
+	struct iogap_kernel_side *ks = &rd->kernel[side];
+
+	if (why)
+		snprintf(ks->why, sizeof(ks->why), "%s", why);
+	else if (rd->manifest.kernel_points)
+		snprintf(ks->why, sizeof(ks->why), "%s/" IOGAP_KERNEL_TRACE " is missing (the probe "
+			 "did not finish it)", iogap_side_dir[side]);
+}
+
+/* SIDE/kernel.trace of each side present: its header checked against the
+ * run, its info read; the records are read as the visits go. */
+static int load_kernel_points(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+{
+	rd->kernel_recorded = rd->manifest.kernel_points;
+	for (int s = 0; s < IOGAP_SIDES; s++) {
+		struct iogap_kernel_side *ks = &rd->kernel[s];
+		struct iogap_trace_reader *r;
+		const struct iogap_trace_header *h;
+		char rel[64];
+
+		if (!rd->side[s].present)
+			continue;
+		snprintf(rel, sizeof(rel), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[s]);
+		snprintf(ks->path, sizeof(ks->path), "%s/%s", dir, rel);
+		if (access(ks->path, F_OK)) {
+			kernel_absent(rd, (enum iogap_side)s);
+			continue;
+		}
+		if (!(r = iogap_trace_reader_open(ks->path, err, errlen)))
+			return -1;
+		h = iogap_trace_reader_header(r);
+		if (h->run_id && rd->run_id && h->run_id != rd->run_id) {
+			iogap_seterr(err, errlen, "%s: traces from another run: %s (run id %016" PRIx64
+				     ", this run's %016" PRIx64 ")", dir, rel, h->run_id, rd->run_id);
+			iogap_trace_reader_close(r);
+			return -1;
+		}
+		if (!(h->flags & IOGAP_TRACE_F_COMPLETE))
+			incomplete(rd, "%s was not closed by its writer: kernel points end early", rel);
+		if (h->dropped)
+			incomplete(rd, "%s: %" PRIu64 " kernel events were lost (a tracefs buffer "
+				   "overflowed): their requests match none", rel, h->dropped);
+		kernel_info(ks, iogap_trace_reader_info(r));
+		iogap_trace_reader_close(r);
+		if (ks->file)
+			kernel_extents(dir, ks);
+		ks->present = rd->kernel_recorded = true;
+	}
+	if (rd->have_vm) {
+		/* the guest's facts, on the host clock: the drift's stretch is far
+		 * below the margin kstream_forget allows */
+		rd->kernel[IOGAP_SIDE_VM].longest = rd->facts[0].longest;
+		rd->kernel[IOGAP_SIDE_VM].disorder = rd->facts[0].disorder;
+	}
+	return 0;
+}
+
+/* A side's kernel requests read as its requests are visited, matched
+ * through a window (kmatch.h): a request's candidates complete by its
+ * completion, so the kernel trace (in completion order) is read up to
+ * there; what no request still to come can match is forgotten. */
+struct kstream {
+	struct iogap_kernel_side *ks;
+	struct iogap_trace_reader *r;
+	struct iogap_kmatch *m;
+	struct iogap_trace_record next, matched;
+	bool have_next;
+	uint64_t max_complete;    /* of the requests visited */
+};
+
+static int kstream_read(struct kstream *k, char *err, size_t errlen)
+{
+	int got = iogap_trace_reader_next(k->r, &k->next, err, errlen);
+
+	k->have_next = got > 0;
+	return got < 0 ? -1 : 0;
+}
+
+/* k->ks NULL when the side has no kernel points. */
+static int kstream_open(struct kstream *k, struct iogap_kernel_side *ks, char *err, size_t errlen)
+{
+	memset(k, 0, sizeof(*k));
+	if (!ks->present)
+		return 0;
+	memset(&ks->counts, 0, sizeof(ks->counts));
+	ks->unmapped = ks->held_max = 0;
+	k->ks = ks;
+	k->m = iogap_kmatch_new(ks->base, ks->resolution_ns);
+	k->r = k->m ? iogap_trace_reader_open(ks->path, err, errlen) : NULL;
+	if (!k->m)
+		iogap_seterr(err, errlen, "out of memory (kernel points)");
+	return k->r ? kstream_read(k, err, errlen) : -1;
+}
+
+static void kstream_close(struct kstream *k)
+{
+	if (k->m)
+		k->ks->counts = *iogap_kmatch_counts(k->m);
+	iogap_kmatch_free(k->m);
+	if (k->r)
+		iogap_trace_reader_close(k->r);
+	memset(k, 0, sizeof(*k));
+}
+
+/* No request still to come starts before the latest completion so far
+ * less the trace's disorder and its longest request (plus a margin for
+ * the guest facts' mapping and the stamps' step). */
+static void kstream_forget(struct kstream *k, const struct iogap_trace_record *req)
+{
+	const struct iogap_kernel_side *ks = k->ks;
+	uint64_t slack = ks->longest + ks->disorder, reach;
+
+	if (req->complete_ns > k->max_complete)
+		k->max_complete = req->complete_ns;
+	reach = slack + slack / 1000 + ks->resolution_ns;
+	if (k->max_complete > reach)
+		iogap_kmatch_forget_before(k->m, k->max_complete - reach);
+}
+
+/* req's kernel request into *kernel (NULL: none matched).  0, or -1 with err. */
+static int kstream_match(struct kstream *k, const struct iogap_trace_record *req,
+			 const struct iogap_trace_record **kernel, char *err, size_t errlen)
+{
+	struct iogap_trace_record q = *req;
+	size_t held;
+
+	*kernel = NULL;
+	if (!k->ks || req->op > IOGAP_OP_TRIM)
+		return 0;
+	while (k->have_next && k->next.complete_ns <= req->complete_ns) {
+		if (iogap_kmatch_add_kernel(k->m, &k->next))
+			return iogap_seterr(err, errlen, "%s: a kernel request out of completion "
+					    "order, or out of memory", k->ks->path);
+		if (kstream_read(k, err, errlen))
+			return -1;
+	}
+	held = iogap_kmatch_held(k->m);
+	k->ks->held_max = held > k->ks->held_max ? held : k->ks->held_max;
+	if (k->ks->file && iogap_extents_map(&k->ks->extents, req->offset, req->length,
+					     req->op == IOGAP_OP_READ, &q.offset))
+		k->ks->unmapped++;
+	else if (iogap_kmatch_request(k->m, &q, &k->matched) == IOGAP_KMATCH_MATCHED)
+		*kernel = &k->matched;
+	kstream_forget(k, req);
+	return 0;
+}
+
 struct pair_visit {
 	struct iogap_rundir *rd;
 	iogap_pair_visit fn;
 	void *ctx;
 	uint64_t seq;             /* the pair's position in the visit */
+	struct kstream k;         /* the guest kernel's requests */
+	char kerr[512];           /* why matching them failed */
 };
 
 void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f)
@@ -467,35 +660,51 @@ static int visit_pair(void *ctx, const struct iogap_pair *p)
 	}
 	if (v->rd->pairs_out)
 		write_pair(v->rd->pairs_out, v->seq++, p);
+	if (v->k.ks) {
+		struct iogap_pair q = *p;
+
+		if (kstream_match(&v->k, p->guest, &q.kernel, v->kerr, sizeof(v->kerr)))
+			return -1;
+		return v->fn(v->ctx, &q);
+	}
 	return v->fn(v->ctx, p);
 }
 
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen)
 {
-	struct pair_visit v = { rd, fn, ctx, 0 };
+	struct pair_visit v = { rd, fn, ctx, 0, { 0 }, "" };
 	struct iogap_pair_stream ps;
 	struct iogap_stream_cut cut;
 	int rc;
 
 	if (!rd->have_vm)
 		return 0;
+	if (kstream_open(&v.k, &rd->kernel[IOGAP_SIDE_VM], err, errlen)) {
+		kstream_close(&v.k);
+		return -1;
+	}
 	rd->order_checked = rd->order_violations = 0;
 	stream_of(rd, &ps);
 	rc = iogap_pair_stream_run(&ps, &rd->pairing.map, visit_pair, &v, &rd->pairing.counts,
 				   &cut, err, errlen);
+	kstream_close(&v.k);
+	if (v.kerr[0])
+		return iogap_seterr(err, errlen, "%s", v.kerr);
 	note_cut(rd, &cut, false);
 	return rc;
 }
 
-int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
+int iogap_rundir_each_record(struct iogap_rundir *rd, enum iogap_side side,
 			     iogap_record_visit fn, void *ctx, char *err, size_t errlen)
 {
 	const struct iogap_trace_file *tf = side == IOGAP_SIDE_BARE ? &rd->bare :
 					    side == IOGAP_SIDE_MATCHED ? &rd->matched : NULL;
 	struct iogap_trace_reader *r;
 	struct iogap_trace_record rec;
-	int rc = 0, got;
+	const struct iogap_trace_record *kernel;
+	struct kstream k;
+	int rc = 0, got = 0;
 
 	if (!tf) {
 		snprintf(err, errlen, "not a bare-metal side: %d", (int)side);
@@ -505,8 +714,11 @@ int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side
 		return 0;
 	if (!(r = iogap_trace_reader_open(tf->path, err, errlen)))
 		return -1;
-	while (!rc && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
-		rc = fn(ctx, &rec);
+	if (kstream_open(&k, &rd->kernel[side], err, errlen))
+		got = -1;
+	while (!rc && got >= 0 && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
+		rc = kstream_match(&k, &rec, &kernel, err, errlen) ? -1 : fn(ctx, &rec, kernel);
+	kstream_close(&k);
 	iogap_trace_reader_close(r);
 	return rc ? rc : got < 0 ? -1 : 0;
 }
@@ -521,7 +733,7 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	vm = !access(path, F_OK);
 	if (scan_traces(dir, rd, err, errlen) || check_run_ids(dir, rd, err, errlen) ||
-	    (vm && align_vm(dir, rd, err, errlen)))
+	    (vm && align_vm(dir, rd, err, errlen)) || load_kernel_points(dir, rd, err, errlen))
 		goto fail;
 	if (!rd->have_bare && !rd->have_vm) {
 		snprintf(err, errlen, "%s: no bare/ or vm/ results", dir);
@@ -535,6 +747,8 @@ fail:
 
 void iogap_rundir_free(struct iogap_rundir *rd)
 {
+	for (int s = 0; s < IOGAP_SIDES; s++)
+		iogap_extents_free(&rd->kernel[s].extents);
 	free(rd->sync_before);
 	free(rd->sync_after);
 	iogap_manifest_free(&rd->manifest);

@@ -88,7 +88,7 @@ static void stamp_all(const struct iogap_tl_source *src, struct iogap_timeline *
 
 void iogap_timeline_from_pair(const struct iogap_pair *p, struct iogap_timeline *tl)
 {
-	iogap_timeline_from_pair_kernel(p, NULL, tl);
+	iogap_timeline_from_pair_kernel(p, p->kernel, tl);
 }
 
 void iogap_timeline_from_pair_kernel(const struct iogap_pair *p,

@@ -51,6 +51,7 @@ struct iogap_timeline {
 	int32_t result;
 };
 
+/* (a pair's kernel-fed points come from p->kernel) */
 void iogap_timeline_from_pair(const struct iogap_pair *p, struct iogap_timeline *tl);
 void iogap_timeline_from_record(const struct iogap_trace_record *r, struct iogap_timeline *tl);
 /* The same, with the request's matched kernel request (NULL: none matched):

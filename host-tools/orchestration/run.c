@@ -986,7 +986,9 @@ static int stage_stats(struct run_state *s, char *err, size_t errlen)
 {
 	struct stage_sums ss = { .stages = &s->stages, .n = s->stage_n };
 
-	iogap_timeline_stages(IOGAP_TL_VM, iogap_timeline_produced(IOGAP_TL_VM), &s->stages);
+	iogap_timeline_stages(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present ?
+			      iogap_timeline_produced_kernel(IOGAP_TL_VM) :
+			      iogap_timeline_produced(IOGAP_TL_VM), &s->stages);
 	if (iogap_rundir_each_pair(&s->rd, stage_add, &ss, err, errlen))
 		return -1;
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
