@@ -35,10 +35,12 @@
 #define IOGAP_MF_MESSAGE "message"
 #define IOGAP_MF_KTRACE "trace"           /* in kernel_points.SIDE: "SIDE/kernel.trace" or "" */
 #define IOGAP_MF_KWHY "why"               /* in kernel_points.SIDE: why it has none, or "" */
+#define IOGAP_MF_KP_VM_HOST "vm_host"     /* in kernel_points: the host kernel under QEMU */
 
 /* files of a side's directory (docs/iogap-run.md, "Run directory") */
 #define IOGAP_KERNEL_TRACE "kernel.trace" /* the probe's --kernel-trace */
-#define IOGAP_EXTENTS_FILE "extents.txt"  /* bare/: a file target's extents (extents.h) */
+#define IOGAP_EXTENTS_FILE "extents.txt"  /* bare/, vm/: a file target's extents (extents.h) */
+#define IOGAP_HOST_KERNEL_TRACE "host-kernel.trace"  /* vm/: the host kernel under QEMU */
 
 struct iogap_manifest {
 	bool present;             /* read and parsed; all else is zero otherwise */
@@ -51,6 +53,7 @@ struct iogap_manifest {
 	uint64_t vm_memory_mb;    /* 0 when absent */
 	int64_t clock_offset_ns;  /* guest minus host; 0 when absent */
 	bool kernel_points;       /* kernel_points recorded (phase[].kernel_why) */
+	const char *vm_host_kernel_why;   /* kernel_points.vm_host.why; NULL: none given */
 	struct {
 		const char *status, *message;     /* NULL: the phase is not recorded */
 		const char *kernel_why;           /* why no kernel points; NULL: not recorded */

@@ -444,75 +444,99 @@ static void kernel_info(struct iogap_kernel_side *ks, const char *info)
 	ks->resolution_ns = src && strstr(src, "nanosecond") ? 1 : 1000;
 }
 
-/* A file target's extents (bare/extents.txt, for both bare sides). */
-static void kernel_extents(const char *dir, struct iogap_kernel_side *ks)
+/* A file target's extents (bare/extents.txt for both bare sides,
+ * vm/extents.txt for the host kernel under QEMU). */
+static void kernel_extents(const char *dir, struct iogap_kernel_side *ks, enum iogap_side side)
 {
 	char path[PATH_MAX + 64], e[PATH_MAX + 128];
 
 	snprintf(path, sizeof(path), "%s/%s/" IOGAP_EXTENTS_FILE, dir,
-		 iogap_side_dir[IOGAP_SIDE_BARE]);
+		 iogap_side_dir[side == IOGAP_SIDE_VM ? IOGAP_SIDE_VM : IOGAP_SIDE_BARE]);
 	if (iogap_extents_load(path, &ks->extents, e, sizeof(e)))
 		snprintf(ks->extents_why, sizeof(ks->extents_why), "%.300s", e);
 }
 
-/* Why a side without a kernel trace has none: the manifest's word. */
-static void kernel_absent(struct iogap_rundir *rd, enum iogap_side side)
+/* Why a kernel trace the run lacks is missing: the manifest's word. */
+static void kernel_absent(struct iogap_rundir *rd, struct iogap_kernel_side *ks, const char *why,
+			  const char *rel)
 {
-	const char *why = rd->manifest.phase[side].kernel_why;
-	struct iogap_kernel_side *ks = &rd->kernel[side];
-
 	if (why)
 		snprintf(ks->why, sizeof(ks->why), "%s", why);
 	else if (rd->manifest.kernel_points)
-		snprintf(ks->why, sizeof(ks->why), "%s/" IOGAP_KERNEL_TRACE " is missing (the probe "
-			 "did not finish it)", iogap_side_dir[side]);
+		snprintf(ks->why, sizeof(ks->why), "%s is missing (its recorder did not finish it)",
+			 rel);
 }
 
-/* SIDE/kernel.trace of each side present: its header checked against the
- * run, its info read; the records are read as the visits go. */
+/* One kernel trace (rel in dir) of side: its header checked against the
+ * run, its info read, a file target's extents loaded; the records are read
+ * as the visits go.  Absent: why, from the manifest. */
+static int load_kernel_trace(const char *dir, struct iogap_rundir *rd, struct iogap_kernel_side *ks,
+			     enum iogap_side side, const char *rel, const char *why, char *err,
+			     size_t errlen)
+{
+	struct iogap_trace_reader *r;
+	const struct iogap_trace_header *h;
+
+	snprintf(ks->path, sizeof(ks->path), "%s/%s", dir, rel);
+	if (access(ks->path, F_OK)) {
+		kernel_absent(rd, ks, why, rel);
+		return 0;
+	}
+	if (!(r = iogap_trace_reader_open(ks->path, err, errlen)))
+		return -1;
+	h = iogap_trace_reader_header(r);
+	if (h->run_id && rd->run_id && h->run_id != rd->run_id) {
+		iogap_seterr(err, errlen, "%s: traces from another run: %s (run id %016" PRIx64
+			     ", this run's %016" PRIx64 ")", dir, rel, h->run_id, rd->run_id);
+		iogap_trace_reader_close(r);
+		return -1;
+	}
+	if (!(h->flags & IOGAP_TRACE_F_COMPLETE))
+		incomplete(rd, "%s was not closed by its writer: kernel points end early", rel);
+	if (h->dropped)
+		incomplete(rd, "%s: %" PRIu64 " kernel events were lost (a tracefs buffer "
+			   "overflowed): their requests match none", rel, h->dropped);
+	kernel_info(ks, iogap_trace_reader_info(r));
+	iogap_trace_reader_close(r);
+	if (ks->file)
+		kernel_extents(dir, ks, side);
+	ks->present = rd->kernel_recorded = true;
+	return 0;
+}
+
+/* SIDE/kernel.trace of each side present, vm/host-kernel.trace. */
 static int load_kernel_points(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
+	const struct iogap_clock_map *m = &rd->pairing.map;
+
 	rd->kernel_recorded = rd->manifest.kernel_points;
 	for (int s = 0; s < IOGAP_SIDES; s++) {
-		struct iogap_kernel_side *ks = &rd->kernel[s];
-		struct iogap_trace_reader *r;
-		const struct iogap_trace_header *h;
 		char rel[64];
 
-		if (!rd->side[s].present)
-			continue;
 		snprintf(rel, sizeof(rel), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[s]);
-		snprintf(ks->path, sizeof(ks->path), "%s/%s", dir, rel);
-		if (access(ks->path, F_OK)) {
-			kernel_absent(rd, (enum iogap_side)s);
-			continue;
-		}
-		if (!(r = iogap_trace_reader_open(ks->path, err, errlen)))
+		if (rd->side[s].present &&
+		    load_kernel_trace(dir, rd, &rd->kernel[s], (enum iogap_side)s, rel,
+				      rd->manifest.phase[s].kernel_why, err, errlen))
 			return -1;
-		h = iogap_trace_reader_header(r);
-		if (h->run_id && rd->run_id && h->run_id != rd->run_id) {
-			iogap_seterr(err, errlen, "%s: traces from another run: %s (run id %016" PRIx64
-				     ", this run's %016" PRIx64 ")", dir, rel, h->run_id, rd->run_id);
-			iogap_trace_reader_close(r);
-			return -1;
-		}
-		if (!(h->flags & IOGAP_TRACE_F_COMPLETE))
-			incomplete(rd, "%s was not closed by its writer: kernel points end early", rel);
-		if (h->dropped)
-			incomplete(rd, "%s: %" PRIu64 " kernel events were lost (a tracefs buffer "
-				   "overflowed): their requests match none", rel, h->dropped);
-		kernel_info(ks, iogap_trace_reader_info(r));
-		iogap_trace_reader_close(r);
-		if (ks->file)
-			kernel_extents(dir, ks);
-		ks->present = rd->kernel_recorded = true;
 	}
-	if (rd->have_vm) {
-		/* the guest's facts, on the host clock: the drift's stretch is far
-		 * below the margin kstream_forget allows */
-		rd->kernel[IOGAP_SIDE_VM].longest = rd->facts[0].longest;
-		rd->kernel[IOGAP_SIDE_VM].disorder = rd->facts[0].disorder;
+	if (!rd->have_vm)
+		return 0;
+	if (load_kernel_trace(dir, rd, &rd->host_kernel, IOGAP_SIDE_VM,
+			      "vm/" IOGAP_HOST_KERNEL_TRACE, rd->manifest.vm_host_kernel_why, err,
+			      errlen))
+		return -1;
+	/* the guest's facts, on the host clock: the drift's stretch is far
+	 * below the margin kstream_forget allows */
+	for (int i = 0; i < 2; i++) {
+		struct iogap_kernel_side *ks = i ? &rd->host_kernel : &rd->kernel[IOGAP_SIDE_VM];
+
+		ks->longest = rd->facts[0].longest;
+		ks->disorder = rd->facts[0].disorder;
 	}
+	/* the host kernel's window is found from the mapped guest times: add
+	 * the clock bound's width and a millisecond */
+	rd->host_kernel.extra = (uint64_t)(m->bound_hi_ns > m->bound_lo_ns ?
+					   m->bound_hi_ns - m->bound_lo_ns : 0) + 1000000u;
 	return 0;
 }
 
@@ -527,6 +551,7 @@ struct kstream {
 	struct iogap_trace_record next, matched;
 	bool have_next;
 	uint64_t max_complete;    /* of the requests visited */
+	uint64_t split;           /* requests in several parts (host: bottom records) */
 };
 
 static int kstream_read(struct kstream *k, char *err, size_t errlen)
@@ -555,8 +580,10 @@ static int kstream_open(struct kstream *k, struct iogap_kernel_side *ks, char *e
 
 static void kstream_close(struct kstream *k)
 {
-	if (k->m)
+	if (k->m) {
 		k->ks->counts = *iogap_kmatch_counts(k->m);
+		k->ks->counts.split += k->split;
+	}
 	iogap_kmatch_free(k->m);
 	if (k->r)
 		iogap_trace_reader_close(k->r);
@@ -564,23 +591,30 @@ static void kstream_close(struct kstream *k)
 }
 
 /* No request still to come starts before the latest completion so far
- * less the trace's disorder and its longest request (plus a margin for
- * the guest facts' mapping and the stamps' step). */
-static void kstream_forget(struct kstream *k, const struct iogap_trace_record *req)
+ * (complete: this request's) less the trace's disorder and its longest
+ * request (plus a margin for the guest facts' mapping, the stamps' step
+ * and ks->extra). */
+static void kstream_forget(struct kstream *k, uint64_t complete)
 {
 	const struct iogap_kernel_side *ks = k->ks;
-	uint64_t slack = ks->longest + ks->disorder, reach;
+	uint64_t slack, reach;
 
-	if (req->complete_ns > k->max_complete)
-		k->max_complete = req->complete_ns;
-	reach = slack + slack / 1000 + ks->resolution_ns;
+	if (!ks)
+		return;
+	slack = ks->longest + ks->disorder;
+	if (complete > k->max_complete)
+		k->max_complete = complete;
+	reach = slack + slack / 1000 + ks->resolution_ns + ks->extra;
 	if (k->max_complete > reach)
 		iogap_kmatch_forget_before(k->m, k->max_complete - reach);
 }
 
-/* req's kernel request into *kernel (NULL: none matched).  0, or -1 with err. */
+/* req's kernel request into *kernel (NULL: none matched); complete: the
+ * request's completion on the clock kstream_forget goes by.  0, or -1 with
+ * err. */
 static int kstream_match(struct kstream *k, const struct iogap_trace_record *req,
-			 const struct iogap_trace_record **kernel, char *err, size_t errlen)
+			 uint64_t complete, const struct iogap_trace_record **kernel, char *err,
+			 size_t errlen)
 {
 	struct iogap_trace_record q = *req;
 	size_t held;
@@ -595,6 +629,7 @@ static int kstream_match(struct kstream *k, const struct iogap_trace_record *req
 		if (kstream_read(k, err, errlen))
 			return -1;
 	}
+	kstream_forget(k, complete);
 	held = iogap_kmatch_held(k->m);
 	k->ks->held_max = held > k->ks->held_max ? held : k->ks->held_max;
 	if (k->ks->file && iogap_extents_map(&k->ks->extents, req->offset, req->length,
@@ -602,7 +637,6 @@ static int kstream_match(struct kstream *k, const struct iogap_trace_record *req
 		k->ks->unmapped++;
 	else if (iogap_kmatch_request(k->m, &q, &k->matched) == IOGAP_KMATCH_MATCHED)
 		*kernel = &k->matched;
-	kstream_forget(k, req);
 	return 0;
 }
 
@@ -612,8 +646,28 @@ struct pair_visit {
 	void *ctx;
 	uint64_t seq;             /* the pair's position in the visit */
 	struct kstream k;         /* the guest kernel's requests */
+	struct kstream hk;        /* the host kernel's under QEMU */
 	char kerr[512];           /* why matching them failed */
 };
+
+/* A pair's kernel requests: the guest kernel's for its guest record, the
+ * host kernel's for its bottom record (one part only: a request QEMU sent
+ * down in several is split).  0, or -1 with v->kerr. */
+static int match_pair_kernel(struct pair_visit *v, const struct iogap_pair *p,
+			     struct iogap_pair *q)
+{
+	if (kstream_match(&v->k, p->guest, p->guest->complete_ns, &q->kernel, v->kerr,
+			  sizeof(v->kerr)))
+		return -1;
+	if (!v->hk.ks || !p->bottom)
+		return 0;
+	if (p->bottom_parts > 1)
+		v->hk.split++;
+	else if (kstream_match(&v->hk, p->bottom, p->g_complete, &q->host_kernel, v->kerr,
+			       sizeof(v->kerr)))
+		return -1;
+	return 0;
+}
 
 void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f)
 {
@@ -660,10 +714,10 @@ static int visit_pair(void *ctx, const struct iogap_pair *p)
 	}
 	if (v->rd->pairs_out)
 		write_pair(v->rd->pairs_out, v->seq++, p);
-	if (v->k.ks) {
+	if (v->k.ks || v->hk.ks) {
 		struct iogap_pair q = *p;
 
-		if (kstream_match(&v->k, p->guest, &q.kernel, v->kerr, sizeof(v->kerr)))
+		if (match_pair_kernel(v, p, &q))
 			return -1;
 		return v->fn(v->ctx, &q);
 	}
@@ -673,15 +727,17 @@ static int visit_pair(void *ctx, const struct iogap_pair *p)
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen)
 {
-	struct pair_visit v = { rd, fn, ctx, 0, { 0 }, "" };
+	struct pair_visit v = { rd, fn, ctx, 0, { 0 }, { 0 }, "" };
 	struct iogap_pair_stream ps;
 	struct iogap_stream_cut cut;
 	int rc;
 
 	if (!rd->have_vm)
 		return 0;
-	if (kstream_open(&v.k, &rd->kernel[IOGAP_SIDE_VM], err, errlen)) {
+	if (kstream_open(&v.k, &rd->kernel[IOGAP_SIDE_VM], err, errlen) ||
+	    kstream_open(&v.hk, &rd->host_kernel, err, errlen)) {
 		kstream_close(&v.k);
+		kstream_close(&v.hk);
 		return -1;
 	}
 	rd->order_checked = rd->order_violations = 0;
@@ -689,6 +745,7 @@ int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *c
 	rc = iogap_pair_stream_run(&ps, &rd->pairing.map, visit_pair, &v, &rd->pairing.counts,
 				   &cut, err, errlen);
 	kstream_close(&v.k);
+	kstream_close(&v.hk);
 	if (v.kerr[0])
 		return iogap_seterr(err, errlen, "%s", v.kerr);
 	note_cut(rd, &cut, false);
@@ -716,8 +773,10 @@ int iogap_rundir_each_record(struct iogap_rundir *rd, enum iogap_side side,
 		return -1;
 	if (kstream_open(&k, &rd->kernel[side], err, errlen))
 		got = -1;
-	while (!rc && got >= 0 && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0)
-		rc = kstream_match(&k, &rec, &kernel, err, errlen) ? -1 : fn(ctx, &rec, kernel);
+	while (!rc && got >= 0 && (got = iogap_trace_reader_next(r, &rec, err, errlen)) > 0) {
+		rc = kstream_match(&k, &rec, rec.complete_ns, &kernel, err, errlen) ? -1 :
+		     fn(ctx, &rec, kernel);
+	}
 	kstream_close(&k);
 	iogap_trace_reader_close(r);
 	return rc ? rc : got < 0 ? -1 : 0;
@@ -749,6 +808,7 @@ void iogap_rundir_free(struct iogap_rundir *rd)
 {
 	for (int s = 0; s < IOGAP_SIDES; s++)
 		iogap_extents_free(&rd->kernel[s].extents);
+	iogap_extents_free(&rd->host_kernel.extents);
 	free(rd->sync_before);
 	free(rd->sync_after);
 	iogap_manifest_free(&rd->manifest);

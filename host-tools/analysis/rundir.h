@@ -59,8 +59,9 @@ struct iogap_kernel_side {
 				   * through extents (bare/extents.txt) */
 	struct iogap_extents extents;
 	char extents_why[320];    /* file: why there is no extent map ("" if there is) */
-	/* the probe trace's slack for forgetting: longest request and disorder (ns) */
-	uint64_t longest, disorder;
+	/* the slack for forgetting (ns): the probe trace's longest request and
+	 * disorder, and more for a time that may be off (the clock map's) */
+	uint64_t longest, disorder, extra;
 	/* once a visit has gone through the side: every read, write and trim
 	 * request (ramp included) matched, or counted in a kmatch outcome or as
 	 * unmapped (a file offset without a known place on the disk) */
@@ -91,6 +92,10 @@ struct iogap_rundir {
 	struct iogap_manifest manifest;   /* present when readable */
 	struct iogap_side_info side[IOGAP_SIDES];
 	struct iogap_kernel_side kernel[IOGAP_SIDES];
+	/* the host kernel under QEMU during the VM run (vm/host-kernel.trace),
+	 * matched to each pair's bottom filter record (a request the bottom
+	 * filter saw in several parts counts as split) */
+	struct iogap_kernel_side host_kernel;
 	bool kernel_recorded;     /* the manifest says what each side recorded */
 	/* why the data is incomplete, one reason each (none: complete) */
 	char incomplete[IOGAP_RUNDIR_MAX_REASONS][320];
@@ -125,7 +130,8 @@ typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r,
 
 /* The VM side: one pair per guest read/write record, ramp included, with
  * the refined clock map's times (rd->pairing.map), p->kernel its matched
- * guest kernel request (rd->kernel[IOGAP_SIDE_VM]); sets rd->pairing.counts
+ * guest kernel request (rd->kernel[IOGAP_SIDE_VM]) and p->host_kernel the
+ * host kernel's (rd->host_kernel); sets rd->pairing.counts
  * and rd->order_* (and notes in rd->incomplete requests paired in a window
  * cut to the memory budget). */
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,

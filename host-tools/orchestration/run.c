@@ -28,6 +28,7 @@
 #include "iogap-paths.h"
 #include "job.h"
 #include "json_writer.h"
+#include "kernel_points.h"
 #include "preflight.h"
 #include "progress.h"
 #include "orchestration.h"
@@ -102,6 +103,10 @@ struct run_state {
 	/* per side: why its probe records no kernel points ("": it does,
 	 * into SIDE/kernel.trace; docs/kernel-points.md) */
 	char kernel_why[IOGAP_SIDES][320];
+	/* likewise for the host kernel under QEMU during the VM phase
+	 * (vm/host-kernel.trace), and its recorder while it runs */
+	char host_kernel_why[320];
+	struct iogap_kpoints *host_kernel;
 	int argc;                 /* the command line, for the manifest */
 	char **argv;
 	bool manifest_failed;     /* said so on stderr already */
@@ -746,6 +751,13 @@ static void kernel_points_json(struct jw *w, const struct run_state *s)
 		jw_str(w, IOGAP_MF_KWHY, s->kernel_why[i]);
 		jw_end(w);
 	}
+	if (strcmp(s->vm.status, "skipped")) {
+		jw_obj(w, IOGAP_MF_KP_VM_HOST);
+		if (!s->host_kernel_why[0])
+			jw_str(w, IOGAP_MF_KTRACE, "vm/" IOGAP_HOST_KERNEL_TRACE);
+		jw_str(w, IOGAP_MF_KWHY, s->host_kernel_why);
+		jw_end(w);
+	}
 	jw_end(w);
 }
 
@@ -986,9 +998,9 @@ static int stage_stats(struct run_state *s, char *err, size_t errlen)
 {
 	struct stage_sums ss = { .stages = &s->stages, .n = s->stage_n };
 
-	iogap_timeline_stages(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present ?
-			      iogap_timeline_produced_kernel(IOGAP_TL_VM) :
-			      iogap_timeline_produced(IOGAP_TL_VM), &s->stages);
+	iogap_timeline_stages(IOGAP_TL_VM,
+			      iogap_timeline_produced_by(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present,
+							 s->rd.host_kernel.present), &s->stages);
 	if (iogap_rundir_each_pair(&s->rd, stage_add, &ss, err, errlen))
 		return -1;
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
@@ -1247,6 +1259,7 @@ static void plan_kernel_points(struct run_state *s)
 	if (s->o.no_kernel_points) {
 		for (int i = 0; i < IOGAP_SIDES; i++)
 			snprintf(s->kernel_why[i], n, "turned off (--no-kernel-points)");
+		snprintf(s->host_kernel_why, n, "turned off (--no-kernel-points)");
 		return;
 	}
 	if (s->target.kind == IOGAP_TARGET_NULL)
@@ -1259,24 +1272,55 @@ static void plan_kernel_points(struct run_state *s)
 	if (!bare[0])
 		host_tracefs(bare, n);
 	memcpy(s->kernel_why[IOGAP_SIDE_MATCHED], bare, n);
+	memcpy(s->host_kernel_why, bare, n);
 }
 
-/* A file target's extent map, for the analysis to map the bare probe's
- * file offsets to the disk's (extents.h); taken after the bare phase, so
- * blocks the jobs allocated are in it.  A failure is a warning: the
- * report then counts the requests as not mapped. */
-static void record_extents(struct run_state *s)
+/* A file target's extent map, for the analysis to map the file offsets of
+ * the bare probe's requests (side bare) or the bottom filter's (side vm)
+ * to the disk's (extents.h); taken after the phase, so blocks its jobs
+ * allocated are in it.  A failure is a warning: the report then counts the
+ * requests as not mapped. */
+static void record_extents(struct run_state *s, enum iogap_side side)
 {
 	char out[PATH_MAX + 64], err[PATH_MAX + 256];
 	struct stat st;
 
-	if (s->kernel_why[IOGAP_SIDE_BARE][0] || stat(s->target.path, &st) || !S_ISREG(st.st_mode))
+	if (stat(s->target.path, &st) || !S_ISREG(st.st_mode))
 		return;
-	snprintf(out, sizeof(out), "%s/%s/" IOGAP_EXTENTS_FILE, s->dir,
-		 iogap_side_dir[IOGAP_SIDE_BARE]);
+	snprintf(out, sizeof(out), "%s/%s/" IOGAP_EXTENTS_FILE, s->dir, iogap_side_dir[side]);
 	if (iogap_extents_record(s->target.path, out, err, sizeof(err)))
-		warn(s, "kernel points: the target's extent map: %s (bare-metal requests cannot be "
-		     "matched with the kernel's)", err);
+		warn(s, "kernel points: the target's extent map: %s (%s requests cannot be matched "
+		     "with the kernel's)", err, iogap_side_name[side]);
+}
+
+/* The host kernel's block events of the target's disk while the VM runs
+ * (the same recorder as the probe's, in iogap's own instance), for the
+ * QEMU side's kernel and device points; a failure to start is a reason in
+ * the manifest, not a failed run. */
+static void host_kernel_start(struct run_state *s)
+{
+	char path[PATH_MAX + 64], err[512];
+
+	if (s->host_kernel_why[0])
+		return;
+	snprintf(path, sizeof(path), "%s/%s/" IOGAP_HOST_KERNEL_TRACE, s->dir,
+		 iogap_side_dir[IOGAP_SIDE_VM]);
+	s->host_kernel = iogap_kpoints_start(s->target.path, path, IOGAP_PRODUCER_PROBE_BARE,
+					     s->run_id, err, sizeof(err));
+	if (!s->host_kernel)
+		snprintf(s->host_kernel_why, sizeof(s->host_kernel_why), "%.300s", err);
+}
+
+static void host_kernel_stop(struct run_state *s)
+{
+	char err[512];
+
+	if (!s->host_kernel)
+		return;
+	if (iogap_kpoints_stop(s->host_kernel, err, sizeof(err)))
+		warn(s, "host kernel points: %s", err);
+	s->host_kernel = NULL;
+	record_extents(s, IOGAP_SIDE_VM);
 }
 
 /* Everything that can be checked before any I/O; 0, or -1 with err. */
@@ -1365,8 +1409,8 @@ static enum phase_result bare_phase(struct run_state *s, struct phase *p)
 {
 	enum phase_result r = run_host_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
 
-	if (r == PHASE_OK)
-		record_extents(s);
+	if (r == PHASE_OK && !s->kernel_why[IOGAP_SIDE_BARE][0])
+		record_extents(s, IOGAP_SIDE_BARE);
 	return r;
 }
 
@@ -1392,8 +1436,12 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 
 static enum phase_result vm_phase(struct run_state *s, struct phase *p)
 {
-	enum phase_result r = run_vm(s, p);
+	enum phase_result r;
 	char err[4096];
+
+	host_kernel_start(s);
+	r = run_vm(s, p);
+	host_kernel_stop(s);
 
 	if (r == PHASE_OK)
 		iogap_progress_phase("analysis");

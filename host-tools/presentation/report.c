@@ -337,11 +337,12 @@ static int stats_bare(void *ctx, const struct iogap_trace_record *r,
 	return add_rec(&u->d[v->side][r->op], r->complete_ns, r) ? 1 : 0;
 }
 
-/* A side's points: with the kernel-fed ones when it recorded kernel points. */
+/* A side's points: with the kernel-fed ones when it recorded kernel
+ * points, the host-kernel-fed ones (VM) when the host kernel was traced. */
 static iogap_tl_mask points_of(const struct report *rep, int side, enum iogap_tl_side tl)
 {
-	return rep->rd.kernel[side].present ? iogap_timeline_produced_kernel(tl) :
-	       iogap_timeline_produced(tl);
+	return iogap_timeline_produced_by(tl, rep->rd.kernel[side].present,
+					  side == SIDE_VM && rep->rd.host_kernel.present);
 }
 
 static double mean_of(const struct iogap_rstat *s);
@@ -892,9 +893,10 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 		return;
 	fprintf(f, "\n== %s (job %s), %s ==\n", u->name, u->jobs, dir_key[d]);
 	if (vm->lat[K_LAT].n)
-		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " seen at the top and bottom filter%s "
+		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " seen at the top and bottom filter%s%s "
 			"(%.1f%%)%s\n", vm->lat[K_LAT].n, total->n,
 			rep->rd.kernel[SIDE_VM].present ? " and matched in the guest kernel" : "",
+			rep->rd.host_kernel.present ? " and the host's" : "",
 			100.0 * (double)total->n / (double)vm->lat[K_LAT].n,
 			u->not_paired[d] ? "; the others are left out of the stage rows" : "");
 	fprintf(f, "  %-12s %9s %9s %9s %9s %9s %9s %9s %9s  %s\n", "stage (us)", "N", "min",
@@ -984,31 +986,41 @@ static void kernel_counts_text(const struct iogap_kernel_side *ks, char *out, si
 		 c->split, c->merged, ks->unmapped);
 }
 
+/* One kernel trace's line: how its requests matched, or why it is absent. */
+static void print_kernel_side(FILE *f, const char *name, const char *absent,
+			      const struct iogap_kernel_side *ks)
+{
+	char c[256];
+
+	if (!ks->present) {
+		fprintf(f, "%s: none (%s): %s\n", name, ks->why[0] ? ks->why : "not recorded",
+			absent);
+		return;
+	}
+	kernel_counts_text(ks, c, sizeof(c));
+	fprintf(f, "%s: requests %s%s%s\n", name, c,
+		ks->file && ks->extents_why[0] ? "; no extent map: " : "",
+		ks->file ? ks->extents_why : "");
+}
+
 /* Which sides have kernel points (and how their requests matched), which
  * lack them and why; said only for runs that recorded what they did. */
 static void print_kernel_points(const struct report *rep, FILE *f)
 {
+	char name[96];
+
 	if (!rep->rd.kernel_recorded)
 		return;
 	for (int s = 0; s < SIDES; s++) {
-		const struct iogap_kernel_side *ks = &rep->rd.kernel[s];
-		char c[256];
-
-		if (!rep->rd.side[s].present)
-			continue;
-		if (!ks->present) {
-			fprintf(f, "%s kernel points: none (%s): its kernel and device stages are "
-				"absent\n", side_name[s], ks->why[0] ? ks->why : "not recorded");
-			continue;
-		}
-		kernel_counts_text(ks, c, sizeof(c));
-		fprintf(f, "%s kernel points: requests %s%s%s\n", side_name[s], c,
-			ks->file && ks->extents_why[0] ? "; no extent map: " : "",
-			ks->file ? ks->extents_why : "");
+		snprintf(name, sizeof(name), "%s kernel points", side_name[s]);
+		if (rep->rd.side[s].present)
+			print_kernel_side(f, name, "its kernel and device stages are absent",
+					  &rep->rd.kernel[s]);
 	}
-	if (rep->rd.have_vm && rep->rd.kernel[SIDE_VM].present)
-		fprintf(f, "VM host kernel points (HK.issue, D.complete under QEMU): not recorded "
-			"(the host kernel is not traced during the VM run yet)\n");
+	if (rep->rd.have_vm)
+		print_kernel_side(f, "VM host kernel points (under QEMU, bottom filter requests)",
+				  "the backend's kernel and device stages (HK.sub, D, HK.ret) are "
+				  "absent", &rep->rd.host_kernel);
 }
 
 /* The stages with an end on the guest's clock: "G.submit, G->Q, Q->G". */
@@ -1271,33 +1283,38 @@ static void json_load(struct jw *w, const struct report *rep, size_t k)
 	jw_end(w);
 }
 
-/* kernel_points: per side present, its matching or why it has none. */
+/* One kernel trace's matching, or why it is absent. */
+static void json_kernel_side(struct jw *w, const char *key, const struct iogap_kernel_side *ks)
+{
+	jw_obj(w, key);
+	jw_int(w, "recorded", ks->present);
+	jw_str(w, "why", ks->present ? "" : ks->why[0] ? ks->why : "not recorded");
+	if (ks->present) {
+		jw_u64(w, "matched", ks->counts.matched);
+		jw_u64(w, "none", ks->counts.none);
+		jw_u64(w, "ambiguous", ks->counts.ambiguous);
+		jw_u64(w, "split", ks->counts.split);
+		jw_u64(w, "merged", ks->counts.merged);
+		jw_u64(w, "unmapped", ks->unmapped);
+		jw_u64(w, "window_max", ks->held_max);
+		if (ks->file)
+			jw_str(w, "extents_error", ks->extents_why);
+	}
+	jw_end(w);
+}
+
+/* kernel_points: per side present, its matching or why it has none; the
+ * VM's host kernel as vm_host. */
 static void json_kernel_points(struct jw *w, const struct report *rep)
 {
 	if (!rep->rd.kernel_recorded)
 		return;
 	jw_obj(w, "kernel_points");
-	for (int s = 0; s < SIDES; s++) {
-		const struct iogap_kernel_side *ks = &rep->rd.kernel[s];
-
-		if (!rep->rd.side[s].present)
-			continue;
-		jw_obj(w, side_key[s]);
-		jw_int(w, "recorded", ks->present);
-		jw_str(w, "why", ks->present ? "" : ks->why[0] ? ks->why : "not recorded");
-		if (ks->present) {
-			jw_u64(w, "matched", ks->counts.matched);
-			jw_u64(w, "none", ks->counts.none);
-			jw_u64(w, "ambiguous", ks->counts.ambiguous);
-			jw_u64(w, "split", ks->counts.split);
-			jw_u64(w, "merged", ks->counts.merged);
-			jw_u64(w, "unmapped", ks->unmapped);
-			jw_u64(w, "window_max", ks->held_max);
-			if (ks->file)
-				jw_str(w, "extents_error", ks->extents_why);
-		}
-		jw_end(w);
-	}
+	for (int s = 0; s < SIDES; s++)
+		if (rep->rd.side[s].present)
+			json_kernel_side(w, side_key[s], &rep->rd.kernel[s]);
+	if (rep->rd.have_vm)
+		json_kernel_side(w, "vm_host", &rep->rd.host_kernel);
 	jw_end(w);
 }
 

@@ -1,24 +1,27 @@
 #!/bin/bash
 # Kernel points through `iogap run` (docs/kernel-points.md): a file target on
-# this host's disk under a TCG guest.  The run directory holds both kernel
-# traces and the file's extent map; the report matches requests with the
-# guest kernel's and (through FIEMAP) the host kernel's, shows the kernel and
-# device stages of both sides, and the stages sum to their totals.  With
+# this host's disk under a TCG guest.  The run directory holds the kernel
+# traces (guest kernel, bare-metal probe, host kernel under QEMU) and the
+# file's extent maps; the report matches requests with the guest kernel's
+# and (through FIEMAP) the host kernel's, shows the kernel and device stages
+# of both sides, the gap table subtracts kernel from kernel and device from
+# device, and the stages sum to their totals.  With
 # --no-kernel-points no side records any, and the manifest and report say so.
 # shellcheck source=tests/run/lib.sh
 . "$(dirname "$0")/../run/lib.sh"
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] && [ -w /sys/kernel/tracing/instances ] ||
 	skip_all "no tracefs with block events and writable instances on this host"
-echo "1..11"
+echo "1..12"
 dd if=/dev/urandom of="$WORK/disk.img" bs=1M count=32 status=none
 job libaio > "$WORK/j.fio"
 "$IOGAP" run --accel tcg --dir "$WORK/k" --target "file:$WORK/disk.img" "$WORK/j.fio" \
 	> "$WORK/k.out" 2>&1
 ok $? "file target: run succeeds ($(tail -1 "$WORK/k.out"))"
 [ -s "$WORK/k/vm/kernel.trace" ] && [ -s "$WORK/k/bare/kernel.trace" ] && [ -s "$WORK/k/bare/extents.txt" ] &&
-	manifest "$WORK/k" 'm["kernel_points"]["vm"]["trace"] == "vm/kernel.trace" and m["kernel_points"]["bare"]["trace"] == "bare/kernel.trace"'
-ok $? "run directory holds vm/ and bare/kernel.trace and bare/extents.txt, named in the manifest"
+	[ -s "$WORK/k/vm/host-kernel.trace" ] && [ -s "$WORK/k/vm/extents.txt" ] &&
+	manifest "$WORK/k" 'm["kernel_points"]["vm"]["trace"] == "vm/kernel.trace" and m["kernel_points"]["bare"]["trace"] == "bare/kernel.trace" and m["kernel_points"]["vm_host"]["trace"] == "vm/host-kernel.trace"'
+ok $? "run directory holds vm/kernel.trace, vm/host-kernel.trace, bare/kernel.trace and both extent maps, named in the manifest"
 "$IOGAP" report "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.report" 2>&1
 ok $? "report succeeds"
 # per side: matched > 0 and matched >= 90% of the requests counted
@@ -26,7 +29,7 @@ python3 - "$WORK/k.json" > "$WORK/match.txt" 2>&1 <<'PY'
 import json, sys
 kp = json.load(open(sys.argv[1]))["kernel_points"]
 bad = 0
-for side in ("vm", "bare"):
+for side in ("vm", "bare", "vm_host"):
     c = kp[side]
     n = sum(c[k] for k in ("matched", "none", "ambiguous", "split", "merged", "unmapped"))
     print(side, c)
@@ -43,13 +46,26 @@ for job in json.load(open(sys.argv[1]))["jobs"]:
         if dr not in job:
             continue
         st, bs = job[dr].get("stages", {}), job[dr].get("bare_stages", {})
-        vm_ok = all(k in st and st[k]["n"] > 0 for k in ("G.kern", "GK->Q", "Q.fmt", "B", "Q.ret", "Q->GK", "G.ret"))
+        vm_ok = all(k in st and st[k]["n"] > 0 for k in ("G.kern", "GK->Q", "Q.fmt", "HK.sub", "D", "HK.ret", "Q.ret", "Q->GK", "G.ret"))
         bare_ok = all(k in bs and bs[k]["n"] > 0 for k in ("K.sub", "D", "K.ret"))
         print(job["name"], dr, "vm", vm_ok, "bare", bare_ok)
         bad |= not (vm_ok and bare_ok)
 sys.exit(bad)
 PY
-ok $? "VM stages G.kern GK->Q Q.fmt B Q.ret Q->GK G.ret and bare K.sub D K.ret present: $(tr '\n' ';' < "$WORK/stages.txt")"
+ok $? "VM stages G.kern GK->Q Q.fmt HK.sub D HK.ret Q.ret Q->GK G.ret and bare K.sub D K.ret present: $(tr '\n' ';' < "$WORK/stages.txt")"
+python3 - "$WORK/k.json" > "$WORK/gap.txt" 2>&1 <<'PY'
+import json, sys
+bad = 0
+for job in json.load(open(sys.argv[1]))["jobs"]:
+    for dr in ("read", "write"):
+        if dr not in job:
+            continue
+        c = job[dr]["gap"]["contrib_ns"]
+        print(job["name"], dr, " ".join("%s %+.1f" % (k, v / 1e3) for k, v in c.items()))
+        bad |= not all(k in c for k in ("K.sub", "device", "K.ret")) or "backend" in c
+sys.exit(bad)
+PY
+ok $? "gap table: kernel against kernel, device against device (us): $(tr '\n' ';' < "$WORK/gap.txt")"
 python3 - "$WORK/k.json" > "$WORK/sum.txt" 2>&1 <<'PY'
 import json, sys
 bad = 0
@@ -75,7 +91,7 @@ ok $? "HTML report: the new stages in the stage table"
 "$IOGAP" run --bare-only --no-kernel-points --dir "$WORK/off" --target "file:$WORK/disk.img" \
 	"$WORK/j.fio" > "$WORK/off.out" 2>&1
 ok $? "--no-kernel-points: run succeeds"
-[ ! -e "$WORK/off/bare/kernel.trace" ] &&
+[ ! -e "$WORK/off/bare/kernel.trace" ] && [ ! -e "$WORK/off/bare/extents.txt" ] &&
 	manifest "$WORK/off" 'm["kernel_points"]["bare"]["why"] == "turned off (--no-kernel-points)"'
 ok $? "--no-kernel-points: no kernel trace, the manifest says why"
 "$IOGAP" report "$WORK/off" > "$WORK/off.report" 2>&1 &&

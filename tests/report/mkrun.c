@@ -26,12 +26,14 @@
  * --foreign FILE: FILE written with another run's id;
  * --phase NAME=STATUS: manifest.json's phases.NAME.status (repeatable).
  * --kernel-points SIDES: kernel points (docs/kernel-points.md) for the
- *   sides listed ("vm", "bare" or "vm,bare"): SIDE/kernel.trace, a kernel
- *   request per request, issued KSUB ns after its start and completing KRET
- *   ns before its completion (VM: 3000 and 4000 on the guest clock; bare:
- *   half its slat and 5000), except every 10th request (none: counted
- *   "none") and every 50th, recorded twice (counted "ambiguous"); the
- *   manifest's kernel_points names them, and for a side not listed says
+ *   sides listed (of "vm", "bare", "vm_host", comma-separated):
+ *   SIDE/kernel.trace (vm_host: vm/host-kernel.trace, the host kernel under
+ *   QEMU), a kernel request per request, issued SUB ns after its start and
+ *   completing RET ns before its completion (vm: the guest records, 3000 and
+ *   4000 on the guest clock; vm_host: the bottom filter's records, 2000 and
+ *   3000; bare: half its slat and 5000), except every 10th request (none:
+ *   counted "none") and every 50th, recorded twice (counted "ambiguous");
+ *   the manifest's kernel_points names them, and for one not listed says
  *   why "mkrun: not asked".  Without it nothing about kernel points is
  *   written.
  * --rate-jobs FILE: then write FILE as `iogap run --match-load` would run it
@@ -190,7 +192,7 @@ static int by_completion(const void *a, const void *b)
 	return (x->complete_ns > y->complete_ns) - (x->complete_ns < y->complete_ns);
 }
 
-static int kernel_write(struct kernel_out *ko, const char *side, uint16_t producer,
+static int kernel_write(struct kernel_out *ko, const char *file, uint16_t producer,
 			uint16_t clock)
 {
 	char name[64];
@@ -203,7 +205,7 @@ static int kernel_write(struct kernel_out *ko, const char *side, uint16_t produc
 	};
 	int rc;
 
-	snprintf(name, sizeof(name), "%s/kernel.trace", side);
+	snprintf(name, sizeof(name), "%s", file);
 	qsort(ko->k, ko->n, sizeof(*ko->k), by_completion);
 	rc = trace_append(&out, ko->k, ko->n) || trace_close(&out) ? -1 : 0;
 	free(ko->k);
@@ -359,7 +361,8 @@ static int write_bare(const char *side, uint64_t seed, double secs, double iops,
 	}
 	rc = rc || trace_close(&out);
 	if (kp)
-		rc = rc || kernel_write(&ko, side, IOGAP_PRODUCER_PROBE_BARE, IOGAP_CLOCK_HOST_MONOTONIC);
+		rc = rc || kernel_write(&ko, "bare/kernel.trace", IOGAP_PRODUCER_PROBE_BARE,
+					IOGAP_CLOCK_HOST_MONOTONIC);
 	snprintf(path, sizeof(path), "%s/probe.json", side);
 	rc = rc || write_fio_json(path, acc, "mixed");
 	printf("%s records %zu\n", side, total);
@@ -407,7 +410,7 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 		  .producer = IOGAP_PRODUCER_FILTER, .clock = IOGAP_CLOCK_HOST_MONOTONIC },
 	};
 	struct fio_acc *acc = calloc(1, sizeof(*acc));
-	struct kernel_out ko = { 0 };
+	struct kernel_out ko = { 0 }, hko = { 0 };
 	size_t ng = 0;
 	char path[4096];
 	int rc = !acc || synth_begin(c, s, c->n < 1000000 ? c->n : 1000000) ? -1 : 0;
@@ -423,6 +426,8 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 		ng += s->ng;
 		for (size_t i = 0; kernel_wanted("vm") && i < s->ng && !rc; i++)
 			rc = kernel_add(&ko, &s->g[i], 3000, 4000);
+		for (size_t i = 0; kernel_wanted("vm_host") && i < s->nb && !rc; i++)
+			rc = kernel_add(&hko, &s->b[i], 2000, 3000);
 		*records += s->ng + s->nt + s->nb;
 		fio_add(acc, s->g, s->ng);
 		rc = trace_append(&out[0], s->g, s->ng) || trace_append(&out[1], s->t, s->nt) ||
@@ -431,8 +436,11 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 	rc = rc || trace_close(&out[0]) || trace_close(&out[1]) || trace_close(&out[2]) ||
 	     write_fio_json("vm/probe.json", acc, "mixed");
 	if (kernel_wanted("vm"))
-		rc = rc || kernel_write(&ko, "vm", IOGAP_PRODUCER_PROBE_GUEST,
+		rc = rc || kernel_write(&ko, "vm/kernel.trace", IOGAP_PRODUCER_PROBE_GUEST,
 					IOGAP_CLOCK_GUEST_MONOTONIC);
+	if (kernel_wanted("vm_host"))
+		rc = rc || kernel_write(&hko, "vm/host-kernel.trace", IOGAP_PRODUCER_PROBE_BARE,
+					IOGAP_CLOCK_HOST_MONOTONIC);
 	free(acc);
 	if (rc)
 		return -1;
@@ -495,7 +503,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
 				"[--scale F] [--mean-ns M] [--spec SPEC] [--bare-iops R] "
 				"[--matched-iops R] [--stall NS] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
-				"[--phase NAME=STATUS]... [--kernel-points vm,bare]\n");
+				"[--phase NAME=STATUS]... [--kernel-points vm,bare,vm_host]\n");
 			return 2;
 		}
 	}
@@ -520,12 +528,18 @@ int main(int argc, char **argv)
 			i ? "," : "", (int)(eq - phase[i]), phase[i], eq + 1);
 	}
 	fprintf(f, "\n  }");
-	if (kernel_sides)
-		fprintf(f, ",\n  \"kernel_points\" : {\n    \"vm\" : { %s },\n    \"bare\" : { %s }\n  }",
-			kernel_wanted("vm") ? "\"trace\" : \"vm/kernel.trace\"" :
-			"\"why\" : \"mkrun: not asked\"",
-			kernel_wanted("bare") ? "\"trace\" : \"bare/kernel.trace\"" :
-			"\"why\" : \"mkrun: not asked\"");
+	if (kernel_sides) {
+		static const char *const kp[][2] = { { "vm", "vm/kernel.trace" },
+						     { "bare", "bare/kernel.trace" },
+						     { "vm_host", "vm/host-kernel.trace" } };
+
+		fprintf(f, ",\n  \"kernel_points\" : {");
+		for (int i = 0; i < 3; i++)
+			fprintf(f, "%s\n    \"%s\" : { \"%s\" : \"%s\" }", i ? "," : "", kp[i][0],
+				kernel_wanted(kp[i][0]) ? "trace" : "why",
+				kernel_wanted(kp[i][0]) ? kp[i][1] : "mkrun: not asked");
+		fprintf(f, "\n  }");
+	}
 	fprintf(f, "\n}\n");
 	fclose(f);
 

@@ -2,11 +2,14 @@
 # iogap report with kernel points (docs/kernel-points.md), on synthetic runs
 # (mkrun --kernel-points): every kernel request issued a known time after
 # its request's start and completing a known time before its end, except
-# every 10th request (none) and every 50th (recorded twice: ambiguous).  The
+# every 10th request (none) and every 50th (recorded twice: ambiguous); the
+# host kernel under QEMU likewise for the bottom filter's requests.  The
 # matching counts each outcome exactly; the kernel-fed stages (G.kern, G.ret
 # on the VM, K.ret on bare metal) are the known times exactly; the stages of
 # both sides sum to their totals; the matching holds a window, not the run
-# (bare metal open loop: its trace is out of completion order); text, JSON
+# (bare metal open loop: its trace is out of completion order); with the
+# host kernel, B splits and the gap table subtracts kernel from kernel and
+# device from device; text, JSON
 # and HTML show them; a side without kernel points is named with the reason,
 # and a run without them says nothing about them (test_golden.sh: not a byte).
 . "$(dirname "$0")/lib.sh"
@@ -49,6 +52,24 @@ grep -q "^VM kernel points: requests matched 2640, none 300, ambiguous 60, split
 ok $? "text: the matching, the new stages of both sides and their sum" "$WORK/k.txt"
 grep -q "<td>bare K.sub</td>" "$WORK/k.html" && grep -q "<td>GK-&gt;Q</td>\|<td>GK->Q</td>" "$WORK/k.html"
 ok $? "HTML: the new stages of both sides in the stage table"
+
+# the host kernel under QEMU too: B splits, compared part by part with bare metal
+"$MKRUN" --dir "$WORK/h" --vm 3000 --bare-seconds 0.3 --kernel-points vm,bare,vm_host > /dev/null 2>&1 &&
+	"$IOGAP" report "$WORK/h" --json "$WORK/h.json" > "$WORK/h.txt" 2>&1
+ok $? "kernel points of the guest, the host under QEMU and bare metal: report succeeds" "$WORK/h.txt"
+json "$WORK/h.json" '[d["kernel_points"]["vm_host"][k] for k in ("recorded", "matched", "none", "ambiguous", "split", "merged", "unmapped")] == [1, 2640, 300, 60, 0, 0, 0]'
+ok $? "host kernel under QEMU: 3000 bottom filter requests, each outcome counted exactly: $(jval "$WORK/h.json" 'd["kernel_points"]["vm_host"]')"
+json "$WORK/h.json" 'all(j[dr]["stages"][k]["min_ns"] == j[dr]["stages"][k]["max_ns"] == v and "B" not in j[dr]["stages"]
+	for j in d["jobs"] for dr in ("read", "write") for k, v in (("HK.sub", 2000), ("HK.ret", 3000)))'
+ok $? "VM: B splits into HK.sub (2000 ns), D and HK.ret (3000 ns), every request"
+json "$WORK/h.json" 'all(set(("K.sub", "device", "K.ret")) <= set(j[dr]["gap"]["contrib_ns"]) and "backend" not in j[dr]["gap"]["contrib_ns"] and
+	abs(j[dr]["gap"]["contrib_ns"]["device"] - (j[dr]["stages"]["D"]["mean_ns"] - j[dr]["bare_stages"]["D"]["mean_ns"])) < 1 and
+	abs(j[dr]["gap"]["contrib_ns"]["K.ret"] - (3000 - 5000)) < 1e-6 for j in d["jobs"] for dr in ("read", "write"))'
+ok $? "gap table: kernel against kernel, device against device (device = VM D - bare D, K.ret = 3000 - 5000 ns): $(jval "$WORK/h.json" 'd["jobs"][0]["read"]["gap"]["contrib_ns"]')"
+grep -q "^VM host kernel points (under QEMU, bottom filter requests): requests matched 2640," "$WORK/h.txt" &&
+	grep -q "^  HK.sub " "$WORK/h.txt" &&
+	grep -q "^VM host kernel points (under QEMU, bottom filter requests): none (mkrun: not asked): the backend's kernel and device stages (HK.sub, D, HK.ret) are absent$" "$WORK/k.txt"
+ok $? "text: the host kernel's matching, and in a run without it the reason" "$WORK/k.txt"
 
 # one side only: the other is named, with the manifest's reason
 "$MKRUN" --dir "$WORK/vmonly" --vm 3000 --bare-seconds 0.3 --kernel-points vm > /dev/null 2>&1 &&
