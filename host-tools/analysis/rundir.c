@@ -782,6 +782,35 @@ int iogap_rundir_each_record(struct iogap_rundir *rd, enum iogap_side side,
 	return rc ? rc : got < 0 ? -1 : 0;
 }
 
+/* Leave ks out if it matched fewer than half its requests; true if so. */
+static bool drop_unmatched(struct iogap_kernel_side *ks, const char *rel)
+{
+	const struct iogap_kmatch_counts *c = &ks->counts;
+	uint64_t asked = c->matched + c->none + c->ambiguous + c->split + c->merged + ks->unmapped;
+
+	if (!ks->present || 2 * c->matched >= asked)
+		return false;
+	snprintf(ks->why, sizeof(ks->why), "%s matched only %" PRIu64 " of %" PRIu64 " requests "
+		 "(none %" PRIu64 ", ambiguous %" PRIu64 ", split %" PRIu64 ", merged %" PRIu64
+		 ", unmapped %" PRIu64 "): left out of the stages", rel, c->matched, asked, c->none,
+		 c->ambiguous, c->split, c->merged, ks->unmapped);
+	ks->present = false;
+	return true;
+}
+
+bool iogap_rundir_drop_unmatched_kernel(struct iogap_rundir *rd)
+{
+	bool dropped = drop_unmatched(&rd->host_kernel, "vm/" IOGAP_HOST_KERNEL_TRACE);
+
+	for (int s = 0; s < IOGAP_SIDES; s++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[s]);
+		dropped |= drop_unmatched(&rd->kernel[s], rel);
+	}
+	return dropped;
+}
+
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];

@@ -136,6 +136,13 @@ typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r,
  * cut to the memory budget). */
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen);
+/* After a visit: a kernel trace that matched fewer than half of the
+ * requests it was asked about (a sparse file's holes, buffered I/O served
+ * by the page cache) is left out of the run (present false, why says how
+ * it matched), so a side's stages do not shrink to the few requests it
+ * matched; true if one was (the caller gathers its statistics again). */
+bool iogap_rundir_drop_unmatched_kernel(struct iogap_rundir *rd);
+
 /* `iogap report --pairs FILE`: from the next pair visit on, every pair is
  * also written to f as one line, as it streams (docs/reports.md
  * "Per-request output"); the header line naming the columns is written

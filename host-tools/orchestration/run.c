@@ -994,15 +994,28 @@ static int stage_add(void *ctx, const struct iogap_pair *p)
 	return 0;
 }
 
+/* The VM's stages (with the kernel points it has) summed over its pairs. */
+static int stage_pass(struct run_state *s, struct stage_sums *ss, char *err, size_t errlen)
+{
+	iogap_timeline_stages(IOGAP_TL_VM,
+			      iogap_timeline_produced_by(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present,
+							 s->rd.host_kernel.present), &s->stages);
+	return iogap_rundir_each_pair(&s->rd, stage_add, ss, err, errlen);
+}
+
 static int stage_stats(struct run_state *s, char *err, size_t errlen)
 {
 	struct stage_sums ss = { .stages = &s->stages, .n = s->stage_n };
 
-	iogap_timeline_stages(IOGAP_TL_VM,
-			      iogap_timeline_produced_by(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present,
-							 s->rd.host_kernel.present), &s->stages);
-	if (iogap_rundir_each_pair(&s->rd, stage_add, &ss, err, errlen))
+	if (stage_pass(s, &ss, err, errlen))
 		return -1;
+	/* a kernel trace that matched too few requests: again without it */
+	if (iogap_rundir_drop_unmatched_kernel(&s->rd)) {
+		ss = (struct stage_sums){ .stages = &s->stages, .n = s->stage_n };
+		memset(s->stage_n, 0, sizeof(s->stage_n));
+		if (stage_pass(s, &ss, err, errlen))
+			return -1;
+	}
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
 		for (size_t k = 0; k < s->stages.n && s->stage_n[d]; k++)
 			s->stage_mean[d][k] = ss.sum[d][k] / (double)s->stage_n[d];

@@ -1901,13 +1901,8 @@ static int read_cpuload(struct report *rep, char *err, size_t errlen)
 	return 0;
 }
 
-static void report_free(struct report *rep)
+static void units_free(struct report *rep)
 {
-	for (int s = 0; s < SIDES; s++)
-		if (rep->cpu[s].have) {
-			iogap_cpu_summary_free(&rep->cpu[s].sum);
-			iogap_cpuload_free(&rep->cpu[s].cl);
-		}
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int s = 0; s < SIDES; s++)
 			for (int d = 0; d < 2; d++)
@@ -1919,7 +1914,32 @@ static void report_free(struct report *rep)
 		}
 	free(rep->u);
 	free(rep->unit_of);
+	rep->u = NULL;
+	rep->unit_of = NULL;
+	rep->nu = 0;
+}
+
+static void report_free(struct report *rep)
+{
+	for (int s = 0; s < SIDES; s++)
+		if (rep->cpu[s].have) {
+			iogap_cpu_summary_free(&rep->cpu[s].sum);
+			iogap_cpuload_free(&rep->cpu[s].cl);
+		}
+	units_free(rep);
 	iogap_rundir_free(&rep->rd);
+}
+
+/* A kernel trace that matched too few requests is left out and the stats
+ * pass done again without it (the pairs file, written once, is complete). */
+static int stats_without_unmatched_kernel(struct report *rep, char *err, size_t errlen)
+{
+	if (!iogap_rundir_drop_unmatched_kernel(&rep->rd))
+		return 0;
+	rep->rd.pairs_out = NULL;
+	rep->records = 0;
+	units_free(rep);
+	return make_units(rep, err, errlen) || stats_pass(rep, err, errlen) ? -1 : 0;
 }
 
 static void usage(FILE *f)
@@ -2014,7 +2034,8 @@ int iogap_cmd_report(int argc, char **argv)
 		iogap_rundir_pairs_to(&rep->rd, pairs_f);
 	t = now_s();
 	if ((pairs && !pairs_f) || stats_pass(rep, err, sizeof(err)) ||
-	    close_pairs(pairs_f, pairs, err, sizeof(err))) {
+	    close_pairs(pairs_f, pairs, err, sizeof(err)) ||
+	    stats_without_unmatched_kernel(rep, err, sizeof(err))) {
 		fprintf(stderr, "iogap report: %s\n", err);
 		report_free(rep);
 		free(rep);

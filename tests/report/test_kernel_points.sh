@@ -11,6 +11,8 @@
 # host kernel, B splits and the gap table subtracts kernel from kernel and
 # device from device; text, JSON
 # and HTML show them; a side without kernel points is named with the reason,
+# one whose trace matched fewer than half its requests is left out (with
+# its counts),
 # and a run without them says nothing about them (test_golden.sh: not a byte).
 . "$(dirname "$0")/lib.sh"
 
@@ -79,6 +81,16 @@ grep -q "^bare metal kernel points: none (mkrun: not asked): its kernel and devi
 	json "$WORK/vmonly.json" 'd["kernel_points"]["bare"]["recorded"] == 0 and d["kernel_points"]["bare"]["why"] == "mkrun: not asked" and
 	all("bare_stages" not in j[dr] and "G.kern" in j[dr]["stages"] for j in d["jobs"] for dr in ("read", "write"))'
 ok $? "the side without kernel points: named with its reason (text, JSON), no bare stages" "$WORK/vmonly.txt"
+# a kernel trace that matches few requests (another run's requests): left
+# out, said with its counts, the side's report as without it
+"$MKRUN" --dir "$WORK/other" --seed 2 --bare-seconds 0.3 --kernel-points bare > /dev/null 2>&1 &&
+	cp "$WORK/other/bare/kernel.trace" "$WORK/vmonly/bare/kernel.trace" &&
+	"$IOGAP" report "$WORK/vmonly" --json "$WORK/few.json" > "$WORK/few.txt" 2>&1
+ok $? "a kernel trace of other requests: report succeeds" "$WORK/few.txt"
+grep -q "^bare metal kernel points: none (bare/kernel.trace matched only [0-9]* of [0-9]* requests (none [0-9]*, .*): left out of the stages)" "$WORK/few.txt" &&
+	json "$WORK/few.json" 'd["kernel_points"]["bare"]["recorded"] == 0' &&
+	diff <(grep -v "kernel points" "$WORK/few.txt") <(grep -v "kernel points" "$WORK/vmonly.txt") > "$WORK/few.diff"
+ok $? "matching fewer than half: left out of the stages with its counts, the report otherwise as without it" "$WORK/few.diff"
 rm "$WORK/k/vm/kernel.trace"
 "$IOGAP" report "$WORK/k" > "$WORK/missing.txt" 2>&1 &&
 	grep -q "^VM kernel points: none (vm/kernel.trace is missing" "$WORK/missing.txt" &&
