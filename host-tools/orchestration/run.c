@@ -1363,7 +1363,6 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		check_zns_depth(s);
 	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))
 		return -1;
-	plan_kernel_points(s);
 	if (!s->o.bare_only) {
 		/* QEMU must be able to open the target before bare metal runs:
 		 * a missing driver module fails here, in seconds */
@@ -1373,6 +1372,7 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		if (iogap_vm_check_target(&cfg, err, errlen))
 			return -1;
 	}
+	plan_kernel_points(s);   /* last: a refused run mounts nothing */
 	return 0;
 }
 
