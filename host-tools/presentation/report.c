@@ -627,14 +627,19 @@ static void cat(char *out, size_t n, size_t *l, const char *fmt, ...)
 }
 
 /* The keys of the stages compared with bare metal: "B". */
-static void keys_vs_bare(const struct report *rep, char *out, size_t n)
+/* "B", "HK.sub and D", "HK.sub, D and HK.ret"; the number of rows. */
+static size_t keys_vs_bare(const struct report *rep, char *out, size_t n)
 {
-	size_t l = 0;
+	size_t l = 0, k = 0, total = 0;
 
 	out[0] = 0;
 	for (size_t c = 0; c < rep->rows.n; c++)
+		total += row_vs_bare(&rep->rows.r[c]);
+	for (size_t c = 0; c < rep->rows.n; c++)
 		if (row_vs_bare(&rep->rows.r[c]))
-			cat(out, n, &l, "%s%s", l ? " and " : "", rep->rows.r[c].stage.key);
+			cat(out, n, &l, "%s%s", !k++ ? "" : k == total ? " and " : ", ",
+			    rep->rows.r[c].stage.key);
+	return total;
 }
 
 /* At different loads: say so, and name the largest stage only the VM has. */
@@ -645,16 +650,18 @@ static void verdict_load(const struct report *rep, const struct unit *u, int d,
 	int c = g->largest;
 	const struct iogap_stage *s = &rep->rows.r[c].stage;
 	char sure[160], compared[128];
+	bool several;
 
 	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
-	keys_vs_bare(rep, compared, sizeof(compared));
+	several = keys_vs_bare(rep, compared, sizeof(compared)) > 1;
 	cat(out, n, l, "%s %s: not at equal load — the VM ran %.0f IOPS (%.1f in flight), %s %.0f "
-	    "IOPS (%.1f in flight), %.1fx apart: the backend stage differs by queueing, not by "
-	    "virtualization, so %s is not compared with bare metal (run `iogap run --match-load`). "
+	    "IOPS (%.1f in flight), %.1fx apart: the backend %s by queueing, not by "
+	    "virtualization, so %s %s not compared with bare metal (run `iogap run --match-load`). "
 	    "Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the VM's %.1f us "
 	    "per request), spent %s (%s): %s.", u->name, dir_key[d], vm.iops, vm.inflight,
 	    side_name[rep->ref], bare.iops, bare.inflight,
-	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops), compared, s->key,
+	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops),
+	    several ? "stages differ" : "stage differs", compared, several ? "are" : "is", s->key,
 	    g->contrib[c] / 1e3, 100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, s->where,
 	    sure, stage_hint(rep, s));
 }

@@ -68,6 +68,8 @@ json "$WORK/h.json" 'all(set(("K.sub", "device", "K.ret")) <= set(j[dr]["gap"]["
 	abs(j[dr]["gap"]["contrib_ns"]["device"] - (j[dr]["stages"]["D"]["mean_ns"] - j[dr]["bare_stages"]["D"]["mean_ns"])) < 1 and
 	abs(j[dr]["gap"]["contrib_ns"]["K.ret"] - (3000 - 5000)) < 1e-6 for j in d["jobs"] for dr in ("read", "write"))'
 ok $? "gap table: kernel against kernel, device against device (device = VM D - bare D, K.ret = 3000 - 5000 ns): $(jval "$WORK/h.json" 'd["jobs"][0]["read"]["gap"]["contrib_ns"]')"
+json "$WORK/h.json" 'all("so HK.sub, D and HK.ret are not compared with bare metal" in j[dr]["verdict"] for j in d["jobs"] for dr in ("read", "write"))'
+ok $? "at different loads the verdict names the parts of B it does not compare"
 grep -q "^VM host kernel points (under QEMU, bottom filter requests): requests matched 2640," "$WORK/h.txt" &&
 	grep -q "^  HK.sub " "$WORK/h.txt" &&
 	grep -q "^VM host kernel points (under QEMU, bottom filter requests): none (mkrun: not asked): the backend's kernel and device stages (HK.sub, D, HK.ret) are absent$" "$WORK/k.txt"
