@@ -321,6 +321,25 @@ static const char *last_lines(const char *buf, int lines)
 	return p;
 }
 
+/* Remove from buf the lines that start with prefix (in place). */
+static void drop_lines(char *buf, const char *prefix)
+{
+	char *out = buf;
+	size_t n = strlen(prefix);
+
+	for (const char *p = buf; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (strncmp(p, prefix, n)) {
+			memmove(out, p, len);
+			out += len;
+		}
+		p += len;
+	}
+	*out = '\0';
+}
+
 static void say_interrupted(struct phase *p, const char *what)
 {
 	const char *sig = sigabbrev_np(iogap_interrupted());
@@ -366,6 +385,8 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, en
 		return PHASE_OK;
 	}
 	iogap_child_describe(&c, how, sizeof(how));
+	/* the kernel points' summary is news, not the reason (probe.err keeps it) */
+	drop_lines(c.err_tail, "iogap-probe: kernel points: ");
 	n = (size_t)snprintf(p->message, sizeof(p->message), "the probe failed on bare metal (%s): %s",
 			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) : "it gave no reason");
 	if (c.err_copy_errno && n < sizeof(p->message))
@@ -510,6 +531,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 
 		snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
 		iogap_tail_file(errf, tail, sizeof(tail), 4);
+		drop_lines(tail, "iogap-probe: kernel points: ");
 		snprintf(err, errlen, "the probe failed in the guest (status %d): %s",
 			 s->vm.probe_status, tail[0] ? tail : "it gave no reason");
 		return -1;
