@@ -25,7 +25,7 @@ _iogap() {
 	run)
 		opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
 		      --machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
-		      --allow-destroy-data --ring-size --repeat --match-load --quiet --inject-delay-ns --help'
+		      --allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points --inject-delay-ns --help'
 		case $prev in
 		--target) mapfile -t COMPREPLY < <(compgen -W 'file: dev: null: zns: rbd:' -- "$cur")
 			  compopt -o nospace 2> /dev/null; return ;;

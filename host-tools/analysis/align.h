@@ -91,6 +91,13 @@ struct iogap_pair {
 				   * paired by time, never used for bounds */
 	uint8_t merged;           /* a read the guest merged with neighbours: its
 				   * top/bottom records cover more than it */
+	/* the guest kernel's request matched to it (kmatch.h), set by the
+	 * run-directory reader's visit when the run has kernel points; NULL:
+	 * none (not recorded, or not matched) */
+	const struct iogap_trace_record *kernel;
+	/* the host kernel's request matched to its bottom filter record (the
+	 * host traced during the VM run), likewise; NULL: none */
+	const struct iogap_trace_record *host_kernel;
 };
 
 enum iogap_pair_dir { IOGAP_PAIR_READ = 0, IOGAP_PAIR_WRITE = 1, IOGAP_PAIR_DIRS = 2 };

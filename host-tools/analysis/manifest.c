@@ -42,11 +42,16 @@ int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, si
 	m->vm_memory_mb = (uint64_t)jp_num(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_MEMORY)), 0);
 	m->clock_offset_ns = (int64_t)jp_num(jp_path(&m->doc, PATH_OF(IOGAP_MF_CLOCK,
 								       IOGAP_MF_OFFSET)), 0);
+	m->kernel_points = jp_get(&m->doc, IOGAP_MF_KERNEL_POINTS) != NULL;
+	m->vm_host_kernel_why = jp_str(jp_get(jp_get(jp_get(&m->doc, IOGAP_MF_KERNEL_POINTS),
+							  IOGAP_MF_KP_VM_HOST), IOGAP_MF_KWHY));
 	for (int i = 0; i < IOGAP_SIDES; i++) {
 		const struct jp_value *p = jp_path(jp_get(&m->doc, IOGAP_MF_PHASES), iogap_side_key[i]);
 
 		m->phase[i].status = jp_str(jp_get(p, IOGAP_MF_STATUS));
 		m->phase[i].message = jp_str(jp_get(p, IOGAP_MF_MESSAGE));
+		p = jp_path(jp_get(&m->doc, IOGAP_MF_KERNEL_POINTS), iogap_side_key[i]);
+		m->phase[i].kernel_why = jp_str(jp_get(p, IOGAP_MF_KWHY));
 	}
 	return 0;
 }

@@ -22,6 +22,7 @@
 #define IOGAP_MF_PHASES "phases"          /* object: one per side, by iogap_side_key, or
 					   * an imported side's label */
 #define IOGAP_MF_CLOCK "clock"            /* object: offset_ns, ... */
+#define IOGAP_MF_KERNEL_POINTS "kernel_points"  /* object: per side key, {trace, why} */
 /* members */
 #define IOGAP_MF_SPEC "spec"
 #define IOGAP_MF_FORMAT "format"
@@ -32,6 +33,14 @@
 #define IOGAP_MF_IMPORTED "imported"      /* in a phase: `iogap import` wrote it */
 #define IOGAP_MF_STATUS "status"
 #define IOGAP_MF_MESSAGE "message"
+#define IOGAP_MF_KTRACE "trace"           /* in kernel_points.SIDE: "SIDE/kernel.trace" or "" */
+#define IOGAP_MF_KWHY "why"               /* in kernel_points.SIDE: why it has none, or "" */
+#define IOGAP_MF_KP_VM_HOST "vm_host"     /* in kernel_points: the host kernel under QEMU */
+
+/* files of a side's directory (docs/iogap-run.md, "Run directory") */
+#define IOGAP_KERNEL_TRACE "kernel.trace" /* the probe's --kernel-trace */
+#define IOGAP_EXTENTS_FILE "extents.txt"  /* bare/, vm/: a file target's extents (extents.h) */
+#define IOGAP_HOST_KERNEL_TRACE "host-kernel.trace"  /* vm/: the host kernel under QEMU */
 
 struct iogap_manifest {
 	bool present;             /* read and parsed; all else is zero otherwise */
@@ -43,8 +52,11 @@ struct iogap_manifest {
 	uint64_t null_latency_ns; /* a null: target's latency-ns= */
 	uint64_t vm_memory_mb;    /* 0 when absent */
 	int64_t clock_offset_ns;  /* guest minus host; 0 when absent */
+	bool kernel_points;       /* kernel_points recorded (phase[].kernel_why) */
+	const char *vm_host_kernel_why;   /* kernel_points.vm_host.why; NULL: none given */
 	struct {
 		const char *status, *message;     /* NULL: the phase is not recorded */
+		const char *kernel_why;           /* why no kernel points; NULL: not recorded */
 	} phase[IOGAP_SIDES];
 };
 

@@ -183,6 +183,8 @@ struct scan {
 	bool rw_only;
 	uint64_t t0;
 	struct iogap_stream_facts *facts;   /* NULL: not paired */
+	struct iogap_kernel_side *ks;       /* a bare side's: its slack for kernel points */
+	uint64_t max_key;
 };
 
 /* A trace's record (validated by the reader) counted and gathered into sc. */
@@ -192,6 +194,15 @@ static void scan_record(struct iogap_trace_file *tf, struct scan *sc,
 	tf->nr++;
 	if (sc->facts)
 		iogap_stream_fact(sc->facts, rec);
+	if (sc->ks) {
+		uint64_t len = rec->complete_ns > rec->start_ns ? rec->complete_ns - rec->start_ns :
+			       rec->start_ns - rec->complete_ns;
+
+		sc->ks->longest = len > sc->ks->longest ? len : sc->ks->longest;
+		if (sc->max_key > rec->complete_ns && sc->max_key - rec->complete_ns > sc->ks->disorder)
+			sc->ks->disorder = sc->max_key - rec->complete_ns;
+		sc->max_key = rec->complete_ns > sc->max_key ? rec->complete_ns : sc->max_key;
+	}
 	if (!sc->si)
 		return;
 	if (rec->job >= sc->si->njobs)
@@ -257,6 +268,8 @@ static int scan_traces(const char *dir, struct iogap_rundir *rd, char *err, size
 		if (!filter) {
 			sc.si = &rd->side[sl[i].of];
 			sc.rw_only = sl[i].of == IOGAP_SIDE_VM;
+			if (sl[i].of != IOGAP_SIDE_VM)
+				sc.ks = &rd->kernel[sl[i].of];
 		}
 		if (sl[i].facts >= 0)
 			sc.facts = &rd->facts[sl[i].facts];
@@ -416,12 +429,247 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 	return 0;
 }
 
+/* ------------------------------------------------------- kernel points */
+
+/* The kernel trace's info (written by the probe): the partition's start,
+ * the target's kind, the stamps' step. */
+static void kernel_info(struct iogap_kernel_side *ks, const char *info)
+{
+	const char *b = strstr(info, "\nsector_base="), *kind = strstr(info, "\ntarget_kind=");
+	const char *res = strstr(info, "\nstamp_resolution_ns=");
+	uint64_t step = res ? strtoull(res + 21, NULL, 10) : 0;
+
+	ks->base = b ? strtoull(b + 13, NULL, 10) * 512u : 0;
+	ks->file = kind && !strncmp(kind + 13, "file\n", 5);
+	/* a trace that does not say its stamps' step (written before the
+	 * binary reader) is taken at the text trace_pipe's microsecond */
+	ks->resolution_ns = step ? step : 1000;
+}
+
+/* A file target's extents (bare/extents.txt for both bare sides,
+ * vm/extents.txt for the host kernel under QEMU). */
+static void kernel_extents(const char *dir, struct iogap_kernel_side *ks, enum iogap_side side)
+{
+	char path[PATH_MAX + 64], e[PATH_MAX + 128];
+
+	snprintf(path, sizeof(path), "%s/%s/" IOGAP_EXTENTS_FILE, dir,
+		 iogap_side_dir[side == IOGAP_SIDE_VM ? IOGAP_SIDE_VM : IOGAP_SIDE_BARE]);
+	if (iogap_extents_load(path, &ks->extents, e, sizeof(e)))
+		snprintf(ks->extents_why, sizeof(ks->extents_why), "%.300s", e);
+}
+
+/* Why a kernel trace the run lacks is missing: the manifest's word. */
+static void kernel_absent(struct iogap_rundir *rd, struct iogap_kernel_side *ks, const char *why,
+			  const char *rel)
+{
+	if (why)
+		snprintf(ks->why, sizeof(ks->why), "%s", why);
+	else if (rd->manifest.kernel_points)
+		snprintf(ks->why, sizeof(ks->why), "%s is missing (its recorder did not finish it)",
+			 rel);
+}
+
+/* One kernel trace (rel in dir) of side: its header checked against the
+ * run, its info read, a file target's extents loaded; the records are read
+ * as the visits go.  Absent: why, from the manifest. */
+static int load_kernel_trace(const char *dir, struct iogap_rundir *rd, struct iogap_kernel_side *ks,
+			     enum iogap_side side, const char *rel, const char *why, char *err,
+			     size_t errlen)
+{
+	struct iogap_trace_reader *r;
+	const struct iogap_trace_header *h;
+
+	snprintf(ks->path, sizeof(ks->path), "%s/%s", dir, rel);
+	if (access(ks->path, F_OK)) {
+		kernel_absent(rd, ks, why, rel);
+		return 0;
+	}
+	if (!(r = iogap_trace_reader_open(ks->path, err, errlen)))
+		return -1;
+	h = iogap_trace_reader_header(r);
+	if (h->run_id && rd->run_id && h->run_id != rd->run_id) {
+		iogap_seterr(err, errlen, "%s: traces from another run: %s (run id %016" PRIx64
+			     ", this run's %016" PRIx64 ")", dir, rel, h->run_id, rd->run_id);
+		iogap_trace_reader_close(r);
+		return -1;
+	}
+	if (!(h->flags & IOGAP_TRACE_F_COMPLETE))
+		incomplete(rd, "%s was not closed by its writer: kernel points end early", rel);
+	if (h->dropped)
+		incomplete(rd, "%s: %" PRIu64 " kernel events were lost (a tracefs buffer "
+			   "overflowed): their requests match none", rel, h->dropped);
+	kernel_info(ks, iogap_trace_reader_info(r));
+	iogap_trace_reader_close(r);
+	if (ks->file)
+		kernel_extents(dir, ks, side);
+	ks->present = rd->kernel_recorded = true;
+	return 0;
+}
+
+/* SIDE/kernel.trace of each side present, vm/host-kernel.trace. */
+static int load_kernel_points(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
+{
+	const struct iogap_clock_map *m = &rd->pairing.map;
+
+	rd->kernel_recorded = rd->manifest.kernel_points;
+	for (int s = 0; s < IOGAP_SIDES; s++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[s]);
+		if (rd->side[s].present &&
+		    load_kernel_trace(dir, rd, &rd->kernel[s], (enum iogap_side)s, rel,
+				      rd->manifest.phase[s].kernel_why, err, errlen))
+			return -1;
+	}
+	if (!rd->have_vm)
+		return 0;
+	if (load_kernel_trace(dir, rd, &rd->host_kernel, IOGAP_SIDE_VM,
+			      "vm/" IOGAP_HOST_KERNEL_TRACE, rd->manifest.vm_host_kernel_why, err,
+			      errlen))
+		return -1;
+	/* the guest's facts, on the host clock: the drift's stretch is far
+	 * below the margin kstream_forget allows */
+	for (int i = 0; i < 2; i++) {
+		struct iogap_kernel_side *ks = i ? &rd->host_kernel : &rd->kernel[IOGAP_SIDE_VM];
+
+		ks->longest = rd->facts[0].longest;
+		ks->disorder = rd->facts[0].disorder;
+	}
+	/* the host kernel's window is found from the mapped guest times: add
+	 * the clock bound's width and a millisecond */
+	rd->host_kernel.extra = (uint64_t)(m->bound_hi_ns > m->bound_lo_ns ?
+					   m->bound_hi_ns - m->bound_lo_ns : 0) + 1000000u;
+	return 0;
+}
+
+/* A side's kernel requests read as its requests are visited, matched
+ * through a window (kmatch.h): a request's candidates complete by its
+ * completion, so the kernel trace (in completion order) is read up to
+ * there; what no request still to come can match is forgotten. */
+struct kstream {
+	struct iogap_kernel_side *ks;
+	struct iogap_trace_reader *r;
+	struct iogap_kmatch *m;
+	struct iogap_trace_record next, matched;
+	bool have_next;
+	uint64_t max_complete;    /* of the requests visited */
+	uint64_t split;           /* requests in several parts (host: bottom records) */
+};
+
+static int kstream_read(struct kstream *k, char *err, size_t errlen)
+{
+	int got = iogap_trace_reader_next(k->r, &k->next, err, errlen);
+
+	k->have_next = got > 0;
+	return got < 0 ? -1 : 0;
+}
+
+/* k->ks NULL when the side has no kernel points. */
+static int kstream_open(struct kstream *k, struct iogap_kernel_side *ks, char *err, size_t errlen)
+{
+	memset(k, 0, sizeof(*k));
+	if (!ks->present)
+		return 0;
+	memset(&ks->counts, 0, sizeof(ks->counts));
+	ks->unmapped = ks->held_max = 0;
+	k->ks = ks;
+	k->m = iogap_kmatch_new(ks->base, ks->resolution_ns);
+	k->r = k->m ? iogap_trace_reader_open(ks->path, err, errlen) : NULL;
+	if (!k->m)
+		iogap_seterr(err, errlen, "out of memory (kernel points)");
+	return k->r ? kstream_read(k, err, errlen) : -1;
+}
+
+static void kstream_close(struct kstream *k)
+{
+	if (k->m) {
+		k->ks->counts = *iogap_kmatch_counts(k->m);
+		k->ks->counts.split += k->split;
+	}
+	iogap_kmatch_free(k->m);
+	if (k->r)
+		iogap_trace_reader_close(k->r);
+	memset(k, 0, sizeof(*k));
+}
+
+/* No request still to come starts before the latest completion so far
+ * (complete: this request's) less the trace's disorder and its longest
+ * request (plus a margin for the guest facts' mapping, the stamps' step
+ * and ks->extra). */
+static void kstream_forget(struct kstream *k, uint64_t complete)
+{
+	const struct iogap_kernel_side *ks = k->ks;
+	uint64_t slack, reach;
+
+	if (!ks)
+		return;
+	slack = ks->longest + ks->disorder;
+	if (complete > k->max_complete)
+		k->max_complete = complete;
+	reach = slack + slack / 1000 + ks->resolution_ns + ks->extra;
+	if (k->max_complete > reach)
+		iogap_kmatch_forget_before(k->m, k->max_complete - reach);
+}
+
+/* req's kernel request into *kernel (NULL: none matched); complete: the
+ * request's completion on the clock kstream_forget goes by.  0, or -1 with
+ * err. */
+static int kstream_match(struct kstream *k, const struct iogap_trace_record *req,
+			 uint64_t complete, const struct iogap_trace_record **kernel, char *err,
+			 size_t errlen)
+{
+	struct iogap_trace_record q = *req;
+	size_t held;
+
+	*kernel = NULL;
+	if (!k->ks || req->op > IOGAP_OP_TRIM)
+		return 0;
+	while (k->have_next && k->next.complete_ns <= req->complete_ns) {
+		if (iogap_kmatch_add_kernel(k->m, &k->next))
+			return iogap_seterr(err, errlen, "%s: a kernel request out of completion "
+					    "order, or out of memory", k->ks->path);
+		if (kstream_read(k, err, errlen))
+			return -1;
+	}
+	kstream_forget(k, complete);
+	held = iogap_kmatch_held(k->m);
+	k->ks->held_max = held > k->ks->held_max ? held : k->ks->held_max;
+	if (k->ks->file && iogap_extents_map(&k->ks->extents, req->offset, req->length,
+					     req->op == IOGAP_OP_READ, &q.offset))
+		k->ks->unmapped++;
+	else if (iogap_kmatch_request(k->m, &q, &k->matched) == IOGAP_KMATCH_MATCHED)
+		*kernel = &k->matched;
+	return 0;
+}
+
 struct pair_visit {
 	struct iogap_rundir *rd;
 	iogap_pair_visit fn;
 	void *ctx;
 	uint64_t seq;             /* the pair's position in the visit */
+	struct kstream k;         /* the guest kernel's requests */
+	struct kstream hk;        /* the host kernel's under QEMU */
+	char kerr[512];           /* why matching them failed */
 };
+
+/* A pair's kernel requests: the guest kernel's for its guest record, the
+ * host kernel's for its bottom record (one part only: a request QEMU sent
+ * down in several is split).  0, or -1 with v->kerr. */
+static int match_pair_kernel(struct pair_visit *v, const struct iogap_pair *p,
+			     struct iogap_pair *q)
+{
+	if (kstream_match(&v->k, p->guest, p->guest->complete_ns, &q->kernel, v->kerr,
+			  sizeof(v->kerr)))
+		return -1;
+	if (!v->hk.ks || !p->bottom)
+		return 0;
+	if (p->bottom_parts > 1)
+		v->hk.split++;
+	else if (kstream_match(&v->hk, p->bottom, p->g_complete, &q->host_kernel, v->kerr,
+			       sizeof(v->kerr)))
+		return -1;
+	return 0;
+}
 
 void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f)
 {
@@ -468,35 +716,53 @@ static int visit_pair(void *ctx, const struct iogap_pair *p)
 	}
 	if (v->rd->pairs_out)
 		write_pair(v->rd->pairs_out, v->seq++, p);
+	if (v->k.ks || v->hk.ks) {
+		struct iogap_pair q = *p;
+
+		if (match_pair_kernel(v, p, &q))
+			return -1;
+		return v->fn(v->ctx, &q);
+	}
 	return v->fn(v->ctx, p);
 }
 
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen)
 {
-	struct pair_visit v = { rd, fn, ctx, 0 };
+	struct pair_visit v = { rd, fn, ctx, 0, { 0 }, { 0 }, "" };
 	struct iogap_pair_stream ps;
 	struct iogap_stream_cut cut;
 	int rc;
 
 	if (!rd->have_vm)
 		return 0;
+	if (kstream_open(&v.k, &rd->kernel[IOGAP_SIDE_VM], err, errlen) ||
+	    kstream_open(&v.hk, &rd->host_kernel, err, errlen)) {
+		kstream_close(&v.k);
+		kstream_close(&v.hk);
+		return -1;
+	}
 	rd->order_checked = rd->order_violations = 0;
 	stream_of(rd, &ps);
 	rc = iogap_pair_stream_run(&ps, &rd->pairing.map, visit_pair, &v, &rd->pairing.counts,
 				   &cut, err, errlen);
+	kstream_close(&v.k);
+	kstream_close(&v.hk);
+	if (v.kerr[0])
+		return iogap_seterr(err, errlen, "%s", v.kerr);
 	note_cut(rd, &cut, false);
 	return rc;
 }
 
-int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
+int iogap_rundir_each_record(struct iogap_rundir *rd, enum iogap_side side,
 			     iogap_record_visit fn, void *ctx, char *err, size_t errlen)
 {
 	const struct iogap_trace_file *tf = side == IOGAP_SIDE_BARE ? &rd->bare :
 					    side == IOGAP_SIDE_MATCHED ? &rd->matched : NULL;
 	struct iogap_trace_reader *r;
-	const struct iogap_trace_record *recs;
-	ptrdiff_t got;
+	const struct iogap_trace_record *recs, *kernel;
+	struct kstream k;
+	ptrdiff_t got = 0;
 	int rc = 0;
 
 	if (!tf) {
@@ -507,11 +773,44 @@ int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side
 		return 0;
 	if (!(r = iogap_trace_reader_open(tf->path, err, errlen)))
 		return -1;
-	while (!rc && (got = iogap_trace_reader_batch(r, &recs, err, errlen)) > 0)
+	if (kstream_open(&k, &rd->kernel[side], err, errlen))
+		got = -1;
+	while (!rc && got >= 0 && (got = iogap_trace_reader_batch(r, &recs, err, errlen)) > 0)
 		for (ptrdiff_t i = 0; !rc && i < got; i++)
-			rc = fn(ctx, &recs[i]);
+			rc = kstream_match(&k, &recs[i], recs[i].complete_ns, &kernel, err, errlen) ?
+			     -1 : fn(ctx, &recs[i], kernel);
+	kstream_close(&k);
 	iogap_trace_reader_close(r);
 	return rc ? rc : got < 0 ? -1 : 0;
+}
+
+/* Leave ks out if it matched fewer than half its requests; true if so. */
+static bool drop_unmatched(struct iogap_kernel_side *ks, const char *rel)
+{
+	const struct iogap_kmatch_counts *c = &ks->counts;
+	uint64_t asked = c->matched + c->none + c->ambiguous + c->split + c->merged + ks->unmapped;
+
+	if (!ks->present || 2 * c->matched >= asked)
+		return false;
+	snprintf(ks->why, sizeof(ks->why), "%s matched only %" PRIu64 " of %" PRIu64 " requests "
+		 "(none %" PRIu64 ", ambiguous %" PRIu64 ", split %" PRIu64 ", merged %" PRIu64
+		 ", unmapped %" PRIu64 "): left out of the stages", rel, c->matched, asked, c->none,
+		 c->ambiguous, c->split, c->merged, ks->unmapped);
+	ks->present = false;
+	return true;
+}
+
+bool iogap_rundir_drop_unmatched_kernel(struct iogap_rundir *rd)
+{
+	bool dropped = drop_unmatched(&rd->host_kernel, "vm/" IOGAP_HOST_KERNEL_TRACE);
+
+	for (int s = 0; s < IOGAP_SIDES; s++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[s]);
+		dropped |= drop_unmatched(&rd->kernel[s], rel);
+	}
+	return dropped;
 }
 
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
@@ -524,7 +823,7 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	vm = !access(path, F_OK);
 	if (scan_traces(dir, rd, err, errlen) || check_run_ids(dir, rd, err, errlen) ||
-	    (vm && align_vm(dir, rd, err, errlen)))
+	    (vm && align_vm(dir, rd, err, errlen)) || load_kernel_points(dir, rd, err, errlen))
 		goto fail;
 	if (!rd->have_bare && !rd->have_vm) {
 		snprintf(err, errlen, "%s: no bare/ or vm/ results", dir);
@@ -538,6 +837,9 @@ fail:
 
 void iogap_rundir_free(struct iogap_rundir *rd)
 {
+	for (int s = 0; s < IOGAP_SIDES; s++)
+		iogap_extents_free(&rd->kernel[s].extents);
+	iogap_extents_free(&rd->host_kernel.extents);
 	free(rd->sync_before);
 	free(rd->sync_after);
 	iogap_manifest_free(&rd->manifest);

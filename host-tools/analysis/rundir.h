@@ -19,6 +19,8 @@
 #include <stdio.h>
 
 #include "align.h"
+#include "extents.h"
+#include "kmatch.h"
 #include "json_parse.h"
 #include "manifest.h"
 #include "sides.h"
@@ -44,6 +46,30 @@ struct iogap_side_info {
 	size_t njobs;             /* highest job index + 1 (0: no records) */
 };
 
+/* A side's kernel points (docs/kernel-points.md): SIDE/kernel.trace,
+ * matched to the side's requests as a visit goes (kmatch.h). */
+struct iogap_kernel_side {
+	bool present;             /* its kernel trace is there and readable */
+	char why[320];            /* why not (present false): the manifest's reason,
+				   * or "" when the run says nothing (older runs) */
+	char path[4096];
+	uint64_t base;            /* disk byte offset of the probe's offset 0 */
+	uint64_t resolution_ns;   /* the kernel stamps' step */
+	bool file;                /* the probe's target is a file: its offsets go
+				   * through extents (bare/extents.txt) */
+	struct iogap_extents extents;
+	char extents_why[320];    /* file: why there is no extent map ("" if there is) */
+	/* the slack for forgetting (ns): the probe trace's longest request and
+	 * disorder, and more for a time that may be off (the clock map's) */
+	uint64_t longest, disorder, extra;
+	/* once a visit has gone through the side: every read, write and trim
+	 * request (ramp included) matched, or counted in a kmatch outcome or as
+	 * unmapped (a file offset without a known place on the disk) */
+	struct iogap_kmatch_counts counts;
+	uint64_t unmapped;
+	uint64_t held_max;        /* most kernel requests held at once */
+};
+
 struct iogap_rundir {
 	/* matched: bare-matched/, the bare-metal run at the VM's IOPS
 	 * (`iogap run --match-load`) */
@@ -65,6 +91,12 @@ struct iogap_rundir {
 	uint64_t run_id;
 	struct iogap_manifest manifest;   /* present when readable */
 	struct iogap_side_info side[IOGAP_SIDES];
+	struct iogap_kernel_side kernel[IOGAP_SIDES];
+	/* the host kernel under QEMU during the VM run (vm/host-kernel.trace),
+	 * matched to each pair's bottom filter record (a request the bottom
+	 * filter saw in several parts counts as split) */
+	struct iogap_kernel_side host_kernel;
+	bool kernel_recorded;     /* the manifest says what each side recorded */
 	/* why the data is incomplete, one reason each (none: complete) */
 	char incomplete[IOGAP_RUNDIR_MAX_REASONS][320];
 	size_t n_incomplete;
@@ -91,21 +123,35 @@ void iogap_rundir_free(struct iogap_rundir *rd);
  * request once, in trace order, and a non-zero return stops the visit and
  * is returned.  -1 with err on a read error.  The traces are read as the
  * visit goes (the VM side paired window by window: pairstream.h). */
-typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r);
+/* kernel: the record's matched kernel request (the side has kernel points
+ * and it matched), else NULL. */
+typedef int (*iogap_record_visit)(void *ctx, const struct iogap_trace_record *r,
+				  const struct iogap_trace_record *kernel);
 
 /* The VM side: one pair per guest read/write record, ramp included, with
- * the refined clock map's times (rd->pairing.map); sets rd->pairing.counts
+ * the refined clock map's times (rd->pairing.map), p->kernel its matched
+ * guest kernel request (rd->kernel[IOGAP_SIDE_VM]) and p->host_kernel the
+ * host kernel's (rd->host_kernel); sets rd->pairing.counts
  * and rd->order_* (and notes in rd->incomplete requests paired in a window
  * cut to the memory budget). */
 int iogap_rundir_each_pair(struct iogap_rundir *rd, iogap_pair_visit fn, void *ctx,
 			   char *err, size_t errlen);
+/* After a visit: a kernel trace that matched fewer than half of the
+ * requests it was asked about (a sparse file's holes, buffered I/O served
+ * by the page cache) is left out of the run (present false, why says how
+ * it matched), so a side's stages do not shrink to the few requests it
+ * matched; true if one was (the caller gathers its statistics again). */
+bool iogap_rundir_drop_unmatched_kernel(struct iogap_rundir *rd);
+
 /* `iogap report --pairs FILE`: from the next pair visit on, every pair is
  * also written to f as one line, as it streams (docs/reports.md
  * "Per-request output"); the header line naming the columns is written
  * now.  The caller checks f for write errors and closes it. */
 void iogap_rundir_pairs_to(struct iogap_rundir *rd, FILE *f);
-/* A bare-metal side (IOGAP_SIDE_BARE or IOGAP_SIDE_MATCHED): every record. */
-int iogap_rundir_each_record(const struct iogap_rundir *rd, enum iogap_side side,
+/* A bare-metal side (IOGAP_SIDE_BARE or IOGAP_SIDE_MATCHED): every record,
+ * matched to the side's kernel requests when it has kernel points
+ * (rd->kernel[side].counts set). */
+int iogap_rundir_each_record(struct iogap_rundir *rd, enum iogap_side side,
 			     iogap_record_visit fn, void *ctx, char *err, size_t errlen);
 
 /* `iogap run --match-load`: the job files jobs[0..n) copied to

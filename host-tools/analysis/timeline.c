@@ -37,6 +37,11 @@ static const bool kernel_fed[IOGAP_TL_POINTS] = {
 #include "timeline.def"
 };
 
+static const bool host_kernel_fed[IOGAP_TL_POINTS] = {
+#define IOGAP_HOST_KERNEL_FED(id) [IOGAP_TL_##id] = true,
+#include "timeline.def"
+};
+
 struct named_stage {
 	int from, to;
 	const char *key, *gap_key, *what, *where, *hint, *color;
@@ -58,24 +63,25 @@ const struct iogap_tl_point_info *iogap_tl_point(enum iogap_tl_point p)
 	return &point_info[p];
 }
 
-iogap_tl_mask iogap_timeline_produced_kernel(enum iogap_tl_side side)
+iogap_tl_mask iogap_timeline_produced_by(enum iogap_tl_side side, bool kernel, bool host_kernel)
 {
 	iogap_tl_mask m = 0;
 
 	for (int p = 0; p < IOGAP_TL_POINTS; p++)
-		if (point_info[p].side == side && point_info[p].produced)
+		if (point_info[p].side == side && point_info[p].produced &&
+		    (kernel || !kernel_fed[p]) && (host_kernel || !host_kernel_fed[p]))
 			m |= (iogap_tl_mask)1 << p;
 	return m;
 }
 
+iogap_tl_mask iogap_timeline_produced_kernel(enum iogap_tl_side side)
+{
+	return iogap_timeline_produced_by(side, true, false);
+}
+
 iogap_tl_mask iogap_timeline_produced(enum iogap_tl_side side)
 {
-	iogap_tl_mask m = iogap_timeline_produced_kernel(side);
-
-	for (int p = 0; p < IOGAP_TL_POINTS; p++)
-		if (kernel_fed[p])
-			m &= ~((iogap_tl_mask)1 << p);
-	return m;
+	return iogap_timeline_produced_by(side, false, false);
 }
 
 static void stamp_all(const struct iogap_tl_source *src, struct iogap_timeline *tl)
@@ -88,14 +94,14 @@ static void stamp_all(const struct iogap_tl_source *src, struct iogap_timeline *
 
 void iogap_timeline_from_pair(const struct iogap_pair *p, struct iogap_timeline *tl)
 {
-	iogap_timeline_from_pair_kernel(p, NULL, tl);
+	iogap_timeline_from_pair_kernel(p, p->kernel, tl);
 }
 
 void iogap_timeline_from_pair_kernel(const struct iogap_pair *p,
 				     const struct iogap_trace_record *kernel,
 				     struct iogap_timeline *tl)
 {
-	struct iogap_tl_source src = { p, p->guest, kernel };
+	struct iogap_tl_source src = { p, p->guest, kernel, p->host_kernel };
 
 	tl->side = IOGAP_TL_VM;
 	tl->job = p->guest->job;
@@ -114,7 +120,7 @@ void iogap_timeline_from_record_kernel(const struct iogap_trace_record *r,
 				       const struct iogap_trace_record *kernel,
 				       struct iogap_timeline *tl)
 {
-	struct iogap_tl_source src = { NULL, r, kernel };
+	struct iogap_tl_source src = { NULL, r, kernel, NULL };
 
 	tl->side = IOGAP_TL_BARE;
 	tl->job = r->job;

@@ -34,6 +34,9 @@ struct iogap_tl_source {
 	const struct iogap_pair *pair;
 	const struct iogap_trace_record *record;
 	const struct iogap_trace_record *kernel;  /* its kernel request (kmatch.h), or NULL */
+	/* VM: the host kernel's request under QEMU (matched to the bottom
+	 * filter's record), or NULL */
+	const struct iogap_trace_record *host_kernel;
 };
 
 struct iogap_tl_stamp {
@@ -51,6 +54,7 @@ struct iogap_timeline {
 	int32_t result;
 };
 
+/* (a pair's kernel-fed points come from p->kernel) */
 void iogap_timeline_from_pair(const struct iogap_pair *p, struct iogap_timeline *tl);
 void iogap_timeline_from_record(const struct iogap_trace_record *r, struct iogap_timeline *tl);
 /* The same, with the request's matched kernel request (NULL: none matched):
@@ -74,7 +78,10 @@ struct iogap_tl_point_info {
 const struct iogap_tl_point_info *iogap_tl_point(enum iogap_tl_point p);
 
 /* The points of a side that have a producer: the ones a run can have;
- * without the kernel-fed ones (a run without kernel points) or with them. */
+ * with the kernel-fed ones (the side's probe recorded kernel points) and
+ * the host-kernel-fed ones (the host kernel traced under QEMU) or not. */
+iogap_tl_mask iogap_timeline_produced_by(enum iogap_tl_side side, bool kernel, bool host_kernel);
+/* produced_by(side, false, false) and (side, true, false) */
 iogap_tl_mask iogap_timeline_produced(enum iogap_tl_side side);
 iogap_tl_mask iogap_timeline_produced_kernel(enum iogap_tl_side side);
 

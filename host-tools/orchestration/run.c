@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,9 +24,11 @@
 #include "child.h"
 #include "control.h"
 #include "cpuload.h"
+#include "extents.h"
 #include "iogap-paths.h"
 #include "job.h"
 #include "json_writer.h"
+#include "kernel_points.h"
 #include "preflight.h"
 #include "progress.h"
 #include "orchestration.h"
@@ -38,6 +42,7 @@
 #include "vm.h"
 
 #define SYNC_ROUNDS 200
+#define IOGAP_HOST_TRACEFS "/sys/kernel/tracing"   /* the guest's too */
 
 struct run_opts {
 	const char *dir;
@@ -50,6 +55,7 @@ struct run_opts {
 	bool match_load;           /* --match-load: bare-matched/ at the VM's IOPS */
 	unsigned repeat;           /* --repeat N: N runs into DIR/rep-K (0: one run in DIR) */
 	bool quiet;                /* --quiet: no progress line even on a terminal */
+	bool no_kernel_points;     /* --no-kernel-points: no --kernel-trace on either side */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -94,6 +100,13 @@ struct run_state {
 	char env_names[64][128];
 	size_t nr_env;
 	struct iogap_job_needs needs;   /* what the jobs do to the target */
+	/* per side: why its probe records no kernel points ("": it does,
+	 * into SIDE/kernel.trace; docs/kernel-points.md) */
+	char kernel_why[IOGAP_SIDES][320];
+	/* likewise for the host kernel under QEMU during the VM phase
+	 * (vm/host-kernel.trace), and its recorder while it runs */
+	char host_kernel_why[320];
+	struct iogap_kpoints *host_kernel;
 	int argc;                 /* the command line, for the manifest */
 	char **argv;
 	bool manifest_failed;     /* said so on stderr already */
@@ -224,8 +237,8 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
 /* The bare-metal probe's command line (static buffers: one run a process). */
-static void probe_argv(struct run_state *s, const char *dir, char **jobs, int nr_jobs,
-		       const char *argv[64])
+static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
+		       int nr_jobs, const char *argv[64])
 {
 	static char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32],
 		    latency[64];
@@ -244,6 +257,12 @@ static void probe_argv(struct run_state *s, const char *dir, char **jobs, int nr
 	argv[argc++] = runid;
 	argv[argc++] = "--trace";
 	argv[argc++] = trace;
+	if (!s->kernel_why[side][0]) {
+		static char ktrace[PATH_MAX + 48];
+
+		snprintf(ktrace, sizeof(ktrace), "--kernel-trace=%s/" IOGAP_KERNEL_TRACE, dir);
+		argv[argc++] = ktrace;
+	}
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
 	if (s->target.kind == IOGAP_TARGET_NULL) {
@@ -302,6 +321,25 @@ static const char *last_lines(const char *buf, int lines)
 	return p;
 }
 
+/* Remove from buf the lines that start with prefix (in place). */
+static void drop_lines(char *buf, const char *prefix)
+{
+	char *out = buf;
+	size_t n = strlen(prefix);
+
+	for (const char *p = buf; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (strncmp(p, prefix, n)) {
+			memmove(out, p, len);
+			out += len;
+		}
+		p += len;
+	}
+	*out = '\0';
+}
+
 static void say_interrupted(struct phase *p, const char *what)
 {
 	const char *sig = sigabbrev_np(iogap_interrupted());
@@ -314,9 +352,10 @@ static void say_interrupted(struct phase *p, const char *what)
  * (it ends its jobs and writes what it has), SIGKILL 5 s later.  Its stderr
  * goes to SIDE/probe.err through iogap, which keeps the last of it in
  * memory: the reason of a failure survives a full disk. */
-static enum phase_result run_host_probe(struct run_state *s, struct phase *p, const char *side,
+static enum phase_result run_host_probe(struct run_state *s, struct phase *p, enum iogap_side sd,
 					char **jobs, int nr_jobs)
 {
+	const char *side = iogap_side_dir[sd];
 	char dir[PATH_MAX + 16], errf[PATH_MAX + 32], how[128];
 	const char *argv[64];
 	struct iogap_spawn sp = { .argv = argv, .stderr_path = errf, .capture_stderr = true };
@@ -329,7 +368,7 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, co
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", dir, strerror(errno));
 		return PHASE_FAILED;
 	}
-	probe_argv(s, dir, jobs, nr_jobs, argv);
+	probe_argv(s, sd, dir, jobs, nr_jobs, argv);
 	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
 	if (!iogap_child_wait(&c, UINT64_MAX)) {
@@ -346,12 +385,30 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, co
 		return PHASE_OK;
 	}
 	iogap_child_describe(&c, how, sizeof(how));
+	/* the kernel points' summary is news, not the reason (probe.err keeps it) */
+	drop_lines(c.err_tail, "iogap-probe: kernel points: ");
 	n = (size_t)snprintf(p->message, sizeof(p->message), "the probe failed on bare metal (%s): %s",
 			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) : "it gave no reason");
 	if (c.err_copy_errno && n < sizeof(p->message))
 		iogap_seterr(p->message + n, sizeof(p->message) - n, " [%s could not be written: %s]",
 			     errf, strerror(c.err_copy_errno));
 	return PHASE_FAILED;
+}
+
+/* The guest kernel's tracefs (always mounted in iogap's guest; another
+ * --kernel may lack it): can the probe record block events there? */
+static bool guest_kernel_points(struct run_state *s, struct iogap_ctl *c)
+{
+	int status = -1;
+
+	if (s->kernel_why[IOGAP_SIDE_VM][0])
+		return false;
+	if (iogap_ctl_sh(c, "test -e " IOGAP_HOST_TRACEFS "/events/block/block_rq_issue -a -w "
+			 IOGAP_HOST_TRACEFS "/instances", &status) || status)
+		snprintf(s->kernel_why[IOGAP_SIDE_VM], sizeof(s->kernel_why[0]),
+			 "the guest has no tracefs with block events and writable instances at "
+			 IOGAP_HOST_TRACEFS);
+	return !s->kernel_why[IOGAP_SIDE_VM][0];
 }
 
 static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, const char *as)
@@ -410,6 +467,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	argv[argc++] = "--output=probe.txt";
 	argv[argc++] = "--output-json=probe.json";
 	argv[argc++] = "--trace=probe.trace";
+	if (guest_kernel_points(s, c))
+		argv[argc++] = "--kernel-trace=" IOGAP_KERNEL_TRACE;
 	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
 	argv[argc++] = runid;
 	snprintf(guest_dev, sizeof(guest_dev), "--force=filename=%s",
@@ -472,12 +531,14 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 
 		snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
 		iogap_tail_file(errf, tail, sizeof(tail), 4);
+		drop_lines(tail, "iogap-probe: kernel points: ");
 		snprintf(err, errlen, "the probe failed in the guest (status %d): %s",
 			 s->vm.probe_status, tail[0] ? tail : "it gave no reason");
 		return -1;
 	}
 	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
-	    guest_get(c, vmdir, "probe.trace", NULL))
+	    guest_get(c, vmdir, "probe.trace", NULL) ||
+	    (!s->kernel_why[IOGAP_SIDE_VM][0] && guest_get(c, vmdir, IOGAP_KERNEL_TRACE, NULL)))
 		goto get_failed;
 	/* from here on the run is complete, whatever happens to QEMU */
 	iogap_progress_message("iogap: results fetched from the guest");
@@ -692,6 +753,36 @@ static void phase_json(struct jw *w, const struct phase *p)
 	jw_end(w);
 }
 
+/* Per side that ran or will: its kernel trace, or why there is none. */
+static void kernel_points_json(struct jw *w, const struct run_state *s)
+{
+	const struct phase *ph[IOGAP_SIDES] = { [IOGAP_SIDE_VM] = &s->vm,
+						[IOGAP_SIDE_BARE] = &s->bare,
+						[IOGAP_SIDE_MATCHED] = &s->matched };
+
+	jw_obj(w, IOGAP_MF_KERNEL_POINTS);
+	for (int i = 0; i < IOGAP_SIDES; i++) {
+		char trace[64] = "";
+
+		if (!strcmp(ph[i]->status, "skipped"))
+			continue;
+		if (!s->kernel_why[i][0])
+			snprintf(trace, sizeof(trace), "%s/" IOGAP_KERNEL_TRACE, iogap_side_dir[i]);
+		jw_obj(w, iogap_side_key[i]);
+		jw_str(w, IOGAP_MF_KTRACE, trace);
+		jw_str(w, IOGAP_MF_KWHY, s->kernel_why[i]);
+		jw_end(w);
+	}
+	if (strcmp(s->vm.status, "skipped")) {
+		jw_obj(w, IOGAP_MF_KP_VM_HOST);
+		if (!s->host_kernel_why[0])
+			jw_str(w, IOGAP_MF_KTRACE, "vm/" IOGAP_HOST_KERNEL_TRACE);
+		jw_str(w, IOGAP_MF_KWHY, s->host_kernel_why);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void counts_json(struct jw *w, const char *key, const uint64_t v[IOGAP_PAIR_DIRS])
 {
 	jw_obj(w, key);
@@ -776,6 +867,7 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 	if (s->o.match_load)
 		phase_json(&w, &s->matched);
 	jw_end(&w);
+	kernel_points_json(&w, s);
 	if (s->have_pairing) {
 		const struct iogap_clock_map *m = &s->rd.pairing.map;
 		const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
@@ -924,13 +1016,28 @@ static int stage_add(void *ctx, const struct iogap_pair *p)
 	return 0;
 }
 
+/* The VM's stages (with the kernel points it has) summed over its pairs. */
+static int stage_pass(struct run_state *s, struct stage_sums *ss, char *err, size_t errlen)
+{
+	iogap_timeline_stages(IOGAP_TL_VM,
+			      iogap_timeline_produced_by(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present,
+							 s->rd.host_kernel.present), &s->stages);
+	return iogap_rundir_each_pair(&s->rd, stage_add, ss, err, errlen);
+}
+
 static int stage_stats(struct run_state *s, char *err, size_t errlen)
 {
 	struct stage_sums ss = { .stages = &s->stages, .n = s->stage_n };
 
-	iogap_timeline_stages(IOGAP_TL_VM, iogap_timeline_produced(IOGAP_TL_VM), &s->stages);
-	if (iogap_rundir_each_pair(&s->rd, stage_add, &ss, err, errlen))
+	if (stage_pass(s, &ss, err, errlen))
 		return -1;
+	/* a kernel trace that matched too few requests: again without it */
+	if (iogap_rundir_drop_unmatched_kernel(&s->rd)) {
+		ss = (struct stage_sums){ .stages = &s->stages, .n = s->stage_n };
+		memset(s->stage_n, 0, sizeof(s->stage_n));
+		if (stage_pass(s, &ss, err, errlen))
+			return -1;
+	}
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++)
 		for (size_t k = 0; k < s->stages.n && s->stage_n[d]; k++)
 			s->stage_mean[d][k] = ss.sum[d][k] / (double)s->stage_n[d];
@@ -980,6 +1087,8 @@ static void usage(FILE *f)
 	      "  --match-load          after the VM, bare metal again (bare-matched/) open loop\n"
 	      "                        at the IOPS the VM achieved, per job (rate_iops)\n"
 	      "  --quiet               no progress line (it is shown only on a terminal)\n"
+	      "  --no-kernel-points    no kernel points (block layer issue/complete through\n"
+	      "                        tracefs) on either side\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
 	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
 }
@@ -1027,6 +1136,7 @@ static const struct option run_longopts[] = {
 	{ "match-load", no_argument, NULL, 'L' },
 	{ "repeat", required_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-kernel-points", no_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -1057,6 +1167,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'D': s->o.allow_destroy = true; break;
 		case 'L': s->o.match_load = true; break;
 		case 'q': s->o.quiet = true; break;
+		case 'K': s->o.no_kernel_points = true; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1127,6 +1238,126 @@ static int claim_dir(struct run_state *s)
 	return fd;
 }
 
+/* Can this host's tracefs record block events in a private instance?  ""
+ * or why not, into why.  Mounts tracefs where it is missing (DESIGN.md,
+ * "Tracing"); $IOGAP_TRACEFS names another place, as for the probe. */
+static void host_tracefs(char *why, size_t n)
+{
+	const char *root = getenv("IOGAP_TRACEFS");
+	char p[PATH_MAX];
+
+	if (!root || !*root) {
+		root = IOGAP_HOST_TRACEFS;
+		snprintf(p, sizeof(p), "%s/events", root);
+		if (access(p, F_OK) && mount("nodev", root, "tracefs", 0, NULL))
+			snprintf(why, n, "tracefs is not mounted at %s and mounting it failed: %s",
+				 root, strerror(errno));
+		if (why[0])
+			return;
+	}
+	snprintf(p, sizeof(p), "%.4000s/events/block/block_rq_issue", root);
+	if (access(p, F_OK)) {
+		snprintf(why, n, "no block tracepoints under %.200s (a kernel without them)", root);
+		return;
+	}
+	snprintf(p, sizeof(p), "%.4000s/instances", root);
+	if (access(p, W_OK))
+		snprintf(why, n, "%.200s/instances: %s (private tracefs instances need root)", root,
+			 strerror(errno));
+}
+
+/* A file target's file system must be on a block device the kernel traces. */
+static void target_disk(const struct iogap_target *t, char *why, size_t n)
+{
+	struct stat st;
+	char p[128];
+	dev_t d;
+
+	if (stat(t->path, &st)) {
+		snprintf(why, n, "%.200s: %s", t->path, strerror(errno));
+		return;
+	}
+	d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(d), minor(d));
+	if (access(p, F_OK))
+		snprintf(why, n, "%.200s is on a file system without a block device (tmpfs, a "
+			 "network file system, ...): no block events to record", t->path);
+}
+
+/* Which sides record kernel points: the VM's unless turned off (the guest
+ * is asked when it runs), bare metal's when the host can (kernel_why). */
+static void plan_kernel_points(struct run_state *s)
+{
+	char *bare = s->kernel_why[IOGAP_SIDE_BARE];
+	size_t n = sizeof(s->kernel_why[0]);
+
+	if (s->o.no_kernel_points) {
+		for (int i = 0; i < IOGAP_SIDES; i++)
+			snprintf(s->kernel_why[i], n, "turned off (--no-kernel-points)");
+		snprintf(s->host_kernel_why, n, "turned off (--no-kernel-points)");
+		return;
+	}
+	if (s->target.kind == IOGAP_TARGET_NULL)
+		snprintf(bare, n, "a null: target: the probe's null engine does no block I/O");
+	else if (s->target.kind == IOGAP_TARGET_RBD)
+		snprintf(bare, n, "an rbd: target: its I/O goes to the Ceph cluster, not to a "
+			 "local block device");
+	else
+		target_disk(&s->target, bare, n);
+	if (!bare[0])
+		host_tracefs(bare, n);
+	memcpy(s->kernel_why[IOGAP_SIDE_MATCHED], bare, n);
+	memcpy(s->host_kernel_why, bare, n);
+}
+
+/* A file target's extent map, for the analysis to map the file offsets of
+ * the bare probe's requests (side bare) or the bottom filter's (side vm)
+ * to the disk's (extents.h); taken after the phase, so blocks its jobs
+ * allocated are in it.  A failure is a warning: the report then counts the
+ * requests as not mapped. */
+static void record_extents(struct run_state *s, enum iogap_side side)
+{
+	char out[PATH_MAX + 64], err[PATH_MAX + 256];
+	struct stat st;
+
+	if (stat(s->target.path, &st) || !S_ISREG(st.st_mode))
+		return;
+	snprintf(out, sizeof(out), "%s/%s/" IOGAP_EXTENTS_FILE, s->dir, iogap_side_dir[side]);
+	if (iogap_extents_record(s->target.path, out, err, sizeof(err)))
+		warn(s, "kernel points: the target's extent map: %s (%s requests cannot be matched "
+		     "with the kernel's)", err, iogap_side_name[side]);
+}
+
+/* The host kernel's block events of the target's disk while the VM runs
+ * (the same recorder as the probe's, in iogap's own instance), for the
+ * QEMU side's kernel and device points; a failure to start is a reason in
+ * the manifest, not a failed run. */
+static void host_kernel_start(struct run_state *s)
+{
+	char path[PATH_MAX + 64], err[512];
+
+	if (s->host_kernel_why[0])
+		return;
+	snprintf(path, sizeof(path), "%s/%s/" IOGAP_HOST_KERNEL_TRACE, s->dir,
+		 iogap_side_dir[IOGAP_SIDE_VM]);
+	s->host_kernel = iogap_kpoints_start(s->target.path, path, IOGAP_PRODUCER_PROBE_BARE,
+					     s->run_id, err, sizeof(err));
+	if (!s->host_kernel)
+		snprintf(s->host_kernel_why, sizeof(s->host_kernel_why), "%.300s", err);
+}
+
+static void host_kernel_stop(struct run_state *s)
+{
+	char err[512];
+
+	if (!s->host_kernel)
+		return;
+	if (iogap_kpoints_stop(s->host_kernel, err, sizeof(err)))
+		warn(s, "host kernel points: %s", err);
+	s->host_kernel = NULL;
+	record_extents(s, IOGAP_SIDE_VM);
+}
+
 /* Everything that can be checked before any I/O; 0, or -1 with err. */
 static int prepare(struct run_state *s, char *err, size_t errlen)
 {
@@ -1163,6 +1394,7 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		if (iogap_vm_check_target(&cfg, err, errlen))
 			return -1;
 	}
+	plan_kernel_points(s);   /* last: a refused run mounts nothing */
 	return 0;
 }
 
@@ -1210,7 +1442,11 @@ static void run_phase(struct run_state *s, struct phase *p, const char *side,
 
 static enum phase_result bare_phase(struct run_state *s, struct phase *p)
 {
-	return run_host_probe(s, p, iogap_side_dir[IOGAP_SIDE_BARE], s->o.jobs, s->o.nr_jobs);
+	enum phase_result r = run_host_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
+
+	if (r == PHASE_OK && !s->kernel_why[IOGAP_SIDE_BARE][0])
+		record_extents(s, IOGAP_SIDE_BARE);
+	return r;
 }
 
 /* --match-load: bare metal again, open loop at the IOPS the VM achieved,
@@ -1227,7 +1463,7 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 		return PHASE_FAILED;
 	if (note[0])
 		warn(s, "--match-load: %s", note);
-	r = run_host_probe(s, p, iogap_side_dir[IOGAP_SIDE_MATCHED], jobs, n);
+	r = run_host_probe(s, p, IOGAP_SIDE_MATCHED, jobs, n);
 	for (int i = 0; i < n; i++)
 		free(jobs[i]);
 	return r;
@@ -1235,8 +1471,12 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 
 static enum phase_result vm_phase(struct run_state *s, struct phase *p)
 {
-	enum phase_result r = run_vm(s, p);
+	enum phase_result r;
 	char err[4096];
+
+	host_kernel_start(s);
+	r = run_vm(s, p);
+	host_kernel_stop(s);
 
 	if (r == PHASE_OK)
 		iogap_progress_phase("analysis");

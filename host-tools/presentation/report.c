@@ -316,7 +316,8 @@ struct bare_visit {
 	int side;
 };
 
-static int stats_bare(void *ctx, const struct iogap_trace_record *r)
+static int stats_bare(void *ctx, const struct iogap_trace_record *r,
+		      const struct iogap_trace_record *kernel)
 {
 	struct bare_visit *v = ctx;
 	struct unit *u;
@@ -329,19 +330,46 @@ static int stats_bare(void *ctx, const struct iogap_trace_record *r)
 	if (v->side == v->rep->ref) {
 		struct iogap_timeline tl;
 
-		iogap_timeline_from_record(r, &tl);
+		iogap_timeline_from_record_kernel(r, kernel, &tl);
 		if (iogap_timeline_complete(&tl, &v->rep->bare))
 			add_stages(u->bstage[r->op], &v->rep->bare, &tl);
 	}
 	return add_rec(&u->d[v->side][r->op], r->complete_ns, r) ? 1 : 0;
 }
 
+/* A side's points: with the kernel-fed ones when it recorded kernel
+ * points, the host-kernel-fed ones (VM) when the host kernel was traced. */
+static iogap_tl_mask points_of(const struct report *rep, int side, enum iogap_tl_side tl)
+{
+	return iogap_timeline_produced_by(tl, rep->rd.kernel[side].present,
+					  side == SIDE_VM && rep->rd.host_kernel.present);
+}
+
+static double mean_of(const struct iogap_rstat *s);
+
+/* The sum of the reference side's main stage means. */
+static double bare_stage_sum(const struct report *rep, const struct unit *u, int d)
+{
+	double sum = 0;
+
+	for (size_t s = 0; s < rep->bare.n; s++)
+		if (!(rep->bare.s[s].flags & IOGAP_STAGE_DETAIL))
+			sum += mean_of(&u->bstage[d][s]);
+	return sum;
+}
+
+/* Does the reference side have stages of its own (kernel points)? */
+static bool bare_stages_shown(const struct report *rep)
+{
+	return rep->rd.kernel[rep->ref].present;
+}
+
 /* The stages of the points each side's producers stamp, the gap rows
  * between them, and each unit's stage statistics.  -1: out of memory. */
 static int stages_setup(struct report *rep)
 {
-	iogap_timeline_stages(IOGAP_TL_VM, iogap_timeline_produced(IOGAP_TL_VM), &rep->vm);
-	iogap_timeline_stages(IOGAP_TL_BARE, iogap_timeline_produced(IOGAP_TL_BARE), &rep->bare);
+	iogap_timeline_stages(IOGAP_TL_VM, points_of(rep, SIDE_VM, IOGAP_TL_VM), &rep->vm);
+	iogap_timeline_stages(IOGAP_TL_BARE, points_of(rep, rep->ref, IOGAP_TL_BARE), &rep->bare);
 	iogap_timeline_gap_rows(&rep->vm, &rep->bare, &rep->rows);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
@@ -599,14 +627,19 @@ static void cat(char *out, size_t n, size_t *l, const char *fmt, ...)
 }
 
 /* The keys of the stages compared with bare metal: "B". */
-static void keys_vs_bare(const struct report *rep, char *out, size_t n)
+/* "B", "HK.sub and D", "HK.sub, D and HK.ret"; the number of rows. */
+static size_t keys_vs_bare(const struct report *rep, char *out, size_t n)
 {
-	size_t l = 0;
+	size_t l = 0, k = 0, total = 0;
 
 	out[0] = 0;
 	for (size_t c = 0; c < rep->rows.n; c++)
+		total += row_vs_bare(&rep->rows.r[c]);
+	for (size_t c = 0; c < rep->rows.n; c++)
 		if (row_vs_bare(&rep->rows.r[c]))
-			cat(out, n, &l, "%s%s", l ? " and " : "", rep->rows.r[c].stage.key);
+			cat(out, n, &l, "%s%s", !k++ ? "" : k == total ? " and " : ", ",
+			    rep->rows.r[c].stage.key);
+	return total;
 }
 
 /* At different loads: say so, and name the largest stage only the VM has. */
@@ -617,16 +650,18 @@ static void verdict_load(const struct report *rep, const struct unit *u, int d,
 	int c = g->largest;
 	const struct iogap_stage *s = &rep->rows.r[c].stage;
 	char sure[160], compared[128];
+	bool several;
 
 	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
-	keys_vs_bare(rep, compared, sizeof(compared));
+	several = keys_vs_bare(rep, compared, sizeof(compared)) > 1;
 	cat(out, n, l, "%s %s: not at equal load — the VM ran %.0f IOPS (%.1f in flight), %s %.0f "
-	    "IOPS (%.1f in flight), %.1fx apart: the backend stage differs by queueing, not by "
-	    "virtualization, so %s is not compared with bare metal (run `iogap run --match-load`). "
+	    "IOPS (%.1f in flight), %.1fx apart: the backend %s by queueing, not by "
+	    "virtualization, so %s %s not compared with bare metal (run `iogap run --match-load`). "
 	    "Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the VM's %.1f us "
 	    "per request), spent %s (%s): %s.", u->name, dir_key[d], vm.iops, vm.inflight,
 	    side_name[rep->ref], bare.iops, bare.inflight,
-	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops), compared, s->key,
+	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops),
+	    several ? "stages differ" : "stage differs", compared, several ? "are" : "is", s->key,
 	    g->contrib[c] / 1e3, 100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, s->where,
 	    sure, stage_hint(rep, s));
 }
@@ -834,6 +869,25 @@ static void print_gap_rows(const struct report *rep, FILE *f, const struct gap *
 	}
 }
 
+/* The reference side's main stages (kernel points): rows, then their
+ * sum against its total. */
+static void print_bare_stages(const struct report *rep, FILE *f, const struct unit *u, int d)
+{
+	const struct iogap_rstat *total = &u->bstage[d][rep->bare.n];
+	double sum = bare_stage_sum(rep, u, d), tot = mean_of(total);
+
+	for (size_t s = 0; s < rep->bare.n; s++) {
+		char label[64];
+
+		snprintf(label, sizeof(label), "bare %s", rep->bare.s[s].key);
+		if (!(rep->bare.s[s].flags & IOGAP_STAGE_DETAIL))
+			print_row(f, label, &u->bstage[d][s], 0, false);
+	}
+	fprintf(f, "  bare stages (%s, %" PRIu64 " requests matched in the kernel) sum to %.2f us, "
+		"%+.3f%% of their total %.2f us\n", side_name[rep->ref], total->n, sum / 1e3,
+		tot > 0 ? 100.0 * (sum - tot) / tot : 0.0, tot / 1e3);
+}
+
 static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 {
 	const struct unit *u = &rep->u[k];
@@ -846,8 +900,10 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 		return;
 	fprintf(f, "\n== %s (job %s), %s ==\n", u->name, u->jobs, dir_key[d]);
 	if (vm->lat[K_LAT].n)
-		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " seen at the top and bottom filter "
+		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " seen at the top and bottom filter%s%s "
 			"(%.1f%%)%s\n", vm->lat[K_LAT].n, total->n,
+			rep->rd.kernel[SIDE_VM].present ? " and matched in the guest kernel" : "",
+			rep->rd.host_kernel.present ? " and the host's" : "",
 			100.0 * (double)total->n / (double)vm->lat[K_LAT].n,
 			u->not_paired[d] ? "; the others are left out of the stage rows" : "");
 	fprintf(f, "  %-12s %9s %9s %9s %9s %9s %9s %9s %9s  %s\n", "stage (us)", "N", "min",
@@ -863,6 +919,8 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 		print_row(f, "bare slat", &bare->lat[K_SLAT], 0, true);
 		print_row(f, "bare clat", &bare->lat[K_CLAT], 0, false);
 	}
+	if (bare_stages_shown(rep) && u->bstage[d][rep->bare.n].n)
+		print_bare_stages(rep, f, u, d);
 	if (total->n) {
 		double tot = mean_of(total), sum = 0;
 
@@ -925,6 +983,53 @@ static void print_throughput(const struct report *rep, FILE *f)
 	}
 }
 
+/* "matched 5, none 1, ...": a side's kernel matching, every outcome. */
+static void kernel_counts_text(const struct iogap_kernel_side *ks, char *out, size_t n)
+{
+	const struct iogap_kmatch_counts *c = &ks->counts;
+
+	snprintf(out, n, "matched %" PRIu64 ", none %" PRIu64 ", ambiguous %" PRIu64 ", split %"
+		 PRIu64 ", merged %" PRIu64 ", unmapped %" PRIu64, c->matched, c->none, c->ambiguous,
+		 c->split, c->merged, ks->unmapped);
+}
+
+/* One kernel trace's line: how its requests matched, or why it is absent. */
+static void print_kernel_side(FILE *f, const char *name, const char *absent,
+			      const struct iogap_kernel_side *ks)
+{
+	char c[256];
+
+	if (!ks->present) {
+		fprintf(f, "%s: none (%s): %s\n", name, ks->why[0] ? ks->why : "not recorded",
+			absent);
+		return;
+	}
+	kernel_counts_text(ks, c, sizeof(c));
+	fprintf(f, "%s: requests %s%s%s\n", name, c,
+		ks->file && ks->extents_why[0] ? "; no extent map: " : "",
+		ks->file ? ks->extents_why : "");
+}
+
+/* Which sides have kernel points (and how their requests matched), which
+ * lack them and why; said only for runs that recorded what they did. */
+static void print_kernel_points(const struct report *rep, FILE *f)
+{
+	char name[96];
+
+	if (!rep->rd.kernel_recorded)
+		return;
+	for (int s = 0; s < SIDES; s++) {
+		snprintf(name, sizeof(name), "%s kernel points", side_name[s]);
+		if (rep->rd.side[s].present)
+			print_kernel_side(f, name, "its kernel and device stages are absent",
+					  &rep->rd.kernel[s]);
+	}
+	if (rep->rd.have_vm)
+		print_kernel_side(f, "VM host kernel points (under QEMU, bottom filter requests)",
+				  "the backend's kernel and device stages (HK.sub, D, HK.ret) are "
+				  "absent", &rep->rd.host_kernel);
+}
+
 /* The stages with an end on the guest's clock: "G.submit, G->Q, Q->G". */
 static void guest_stage_keys(const struct report *rep, char *out, size_t n)
 {
@@ -973,6 +1078,7 @@ static void print_text(const struct report *rep, FILE *f)
 				", injected top->bottom delay-ns=%" PRIu64 "\n",
 				rep->null_latency_ns, rep->inject_delay_ns);
 	}
+	print_kernel_points(rep, f);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++)
 			print_unit_dir(rep, f, k, d);
@@ -1119,6 +1225,20 @@ static void json_stages(struct jw *w, const struct report *rep, const struct uni
 	jw_float(w, "stage_sum_error_pct", 100.0 * (sum - tot) / tot);
 }
 
+/* The reference side's stages (kernel points), their sum and its total. */
+static void json_bare_stages(struct jw *w, const struct report *rep, const struct unit *u, int d)
+{
+	const struct iogap_rstat *total = &u->bstage[d][rep->bare.n];
+
+	jw_obj(w, "bare_stages");
+	jw_str(w, "side", side_key[rep->ref]);
+	for (size_t s = 0; s < rep->bare.n; s++)
+		json_rstat(w, rep->bare.s[s].key, &u->bstage[d][s], 0);
+	json_rstat(w, "total", total, 0);
+	jw_float(w, "stage_sum_ns", bare_stage_sum(rep, u, d));
+	jw_end(w);
+}
+
 /* The gap table: a row's key, then "other". */
 static const char *row_key(const struct report *rep, size_t c)
 {
@@ -1170,6 +1290,41 @@ static void json_load(struct jw *w, const struct report *rep, size_t k)
 	jw_end(w);
 }
 
+/* One kernel trace's matching, or why it is absent. */
+static void json_kernel_side(struct jw *w, const char *key, const struct iogap_kernel_side *ks)
+{
+	jw_obj(w, key);
+	jw_int(w, "recorded", ks->present);
+	jw_str(w, "why", ks->present ? "" : ks->why[0] ? ks->why : "not recorded");
+	if (ks->present) {
+		jw_u64(w, "matched", ks->counts.matched);
+		jw_u64(w, "none", ks->counts.none);
+		jw_u64(w, "ambiguous", ks->counts.ambiguous);
+		jw_u64(w, "split", ks->counts.split);
+		jw_u64(w, "merged", ks->counts.merged);
+		jw_u64(w, "unmapped", ks->unmapped);
+		jw_u64(w, "window_max", ks->held_max);
+		if (ks->file)
+			jw_str(w, "extents_error", ks->extents_why);
+	}
+	jw_end(w);
+}
+
+/* kernel_points: per side present, its matching or why it has none; the
+ * VM's host kernel as vm_host. */
+static void json_kernel_points(struct jw *w, const struct report *rep)
+{
+	if (!rep->rd.kernel_recorded)
+		return;
+	jw_obj(w, "kernel_points");
+	for (int s = 0; s < SIDES; s++)
+		if (rep->rd.side[s].present)
+			json_kernel_side(w, side_key[s], &rep->rd.kernel[s]);
+	if (rep->rd.have_vm)
+		json_kernel_side(w, "vm_host", &rep->rd.host_kernel);
+	jw_end(w);
+}
+
 static int write_json(const struct report *rep, FILE *f)
 {
 	struct jw w = { .f = f };
@@ -1184,6 +1339,7 @@ static int write_json(const struct report *rep, FILE *f)
 	jw_u64(&w, "null_latency_ns", rep->null_latency_ns);
 	jw_u64(&w, "inject_delay_ns", rep->inject_delay_ns);
 	json_truth(&w, rep);
+	json_kernel_points(&w, rep);
 	if (rep->rd.have_vm) {
 		const struct iogap_pair_counts *c = &rep->rd.pairing.counts;
 
@@ -1236,6 +1392,8 @@ static int write_json(const struct report *rep, FILE *f)
 					json_side(&w, rep, u, s, d);
 			if (total_of(rep, u, d)->n)
 				json_stages(&w, rep, u, d);
+			if (bare_stages_shown(rep) && u->bstage[d][rep->bare.n].n)
+				json_bare_stages(&w, rep, u, d);
 			if (g && g->ok)
 				json_gap(&w, rep, g);
 			verdict(rep, k, d, v, sizeof(v));
@@ -1521,10 +1679,11 @@ static void svg_stages(FILE *f, const struct report *rep)
 static void html_stage_table(FILE *f, const struct report *rep, const struct unit *u, int d)
 {
 	const struct iogap_rstat *st = u->stage[d], *total = total_of(rep, u, d);
-	const struct iogap_rstat *rows[IOGAP_TL_MAX_STAGES + 4];
-	const char *names[IOGAP_TL_MAX_STAGES + 4];
-	double errs[IOGAP_TL_MAX_STAGES + 4];
-	bool shared[IOGAP_TL_MAX_STAGES + 4] = { false };
+	const struct iogap_rstat *rows[2 * IOGAP_TL_MAX_STAGES + 4];
+	const char *names[2 * IOGAP_TL_MAX_STAGES + 4];
+	char bare_names[IOGAP_TL_MAX_STAGES][64];
+	double errs[2 * IOGAP_TL_MAX_STAGES + 4];
+	bool shared[2 * IOGAP_TL_MAX_STAGES + 4] = { false };
 	int n = 0;
 	double tot = mean_of(total);
 
@@ -1541,6 +1700,11 @@ static void html_stage_table(FILE *f, const struct report *rep, const struct uni
 		rows[n] = &u->d[SIDE_BARE][d].lat[K_LAT], names[n] = "bare total", errs[n++] = 0;
 		rows[n] = &u->d[SIDE_BARE][d].lat[K_SLAT], names[n] = "bare slat", errs[n++] = 0;
 		rows[n] = &u->d[SIDE_BARE][d].lat[K_CLAT], names[n] = "bare clat", errs[n++] = 0;
+	}
+	for (size_t s = 0; bare_stages_shown(rep) && s < rep->bare.n; s++) {
+		snprintf(bare_names[s], sizeof(bare_names[s]), "bare %s", rep->bare.s[s].key);
+		if (u->bstage[d][s].n && !(rep->bare.s[s].flags & IOGAP_STAGE_DETAIL))
+			rows[n] = &u->bstage[d][s], names[n] = bare_names[s], errs[n++] = 0;
 	}
 	fputs("<table class=\"num\"><tr><th>stage (µs)</th><th>N</th><th>min</th><th>mean</th>"
 	      "<th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>clock ±</th>"
@@ -1744,13 +1908,8 @@ static int read_cpuload(struct report *rep, char *err, size_t errlen)
 	return 0;
 }
 
-static void report_free(struct report *rep)
+static void units_free(struct report *rep)
 {
-	for (int s = 0; s < SIDES; s++)
-		if (rep->cpu[s].have) {
-			iogap_cpu_summary_free(&rep->cpu[s].sum);
-			iogap_cpuload_free(&rep->cpu[s].cl);
-		}
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int s = 0; s < SIDES; s++)
 			for (int d = 0; d < 2; d++)
@@ -1762,7 +1921,32 @@ static void report_free(struct report *rep)
 		}
 	free(rep->u);
 	free(rep->unit_of);
+	rep->u = NULL;
+	rep->unit_of = NULL;
+	rep->nu = 0;
+}
+
+static void report_free(struct report *rep)
+{
+	for (int s = 0; s < SIDES; s++)
+		if (rep->cpu[s].have) {
+			iogap_cpu_summary_free(&rep->cpu[s].sum);
+			iogap_cpuload_free(&rep->cpu[s].cl);
+		}
+	units_free(rep);
 	iogap_rundir_free(&rep->rd);
+}
+
+/* A kernel trace that matched too few requests is left out and the stats
+ * pass done again without it (the pairs file, written once, is complete). */
+static int stats_without_unmatched_kernel(struct report *rep, char *err, size_t errlen)
+{
+	if (!iogap_rundir_drop_unmatched_kernel(&rep->rd))
+		return 0;
+	rep->rd.pairs_out = NULL;
+	rep->records = 0;
+	units_free(rep);
+	return make_units(rep, err, errlen) || stats_pass(rep, err, errlen) ? -1 : 0;
 }
 
 static void usage(FILE *f)
@@ -1857,7 +2041,8 @@ int iogap_cmd_report(int argc, char **argv)
 		iogap_rundir_pairs_to(&rep->rd, pairs_f);
 	t = now_s();
 	if ((pairs && !pairs_f) || stats_pass(rep, err, sizeof(err)) ||
-	    close_pairs(pairs_f, pairs, err, sizeof(err))) {
+	    close_pairs(pairs_f, pairs, err, sizeof(err)) ||
+	    stats_without_unmatched_kernel(rep, err, sizeof(err))) {
 		fprintf(stderr, "iogap report: %s\n", err);
 		report_free(rep);
 		free(rep);

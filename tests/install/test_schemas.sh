@@ -1,7 +1,7 @@
 #!/bin/bash
 # docs/schemas/: the report, compare and manifest documents iogap writes
 # validate against their JSON Schemas (2020-12, python3-jsonschema): synthetic
-# runs (mkrun) with report --json and compare --json, their manifests, an
+# runs (mkrun, with and without kernel points) with report --json and compare --json, their manifests, an
 # imported run's, and the manifest of a real (bare-metal, null target) run.
 # A document broken on purpose must fail, so the schemas do constrain.
 . "$(dirname "$0")/../tap.sh"
@@ -36,6 +36,8 @@ runs=(
 	"incomplete:--vm 100000 --bare-seconds 2 --bare-iops 50000 --open vm/top.trace"
 	"vm-only:--vm 100000 --phase bare=ok --phase vm=failed"
 	"bare-only:--bare-seconds 3 --mean-ns 50000"
+	"kernel:--vm 100000 --bare-seconds 2 --kernel-points vm,bare,vm_host"
+	"kernel-vm:--vm 100000 --bare-seconds 2 --kernel-points vm"
 )
 echo "1..12"
 cd "$W" || exit 1
@@ -56,7 +58,7 @@ ok $? "a real bare-metal run (null target) for its manifest"
 
 valid report-1.schema.json "report --json of ${#runs[@]} synthetic runs" ./*.report.json
 valid compare-1.schema.json "compare --json of synthetic and imported runs" ./*.compare.json
-valid manifest-1.schema.json "mkrun's manifests" ./{plain,matched,cpu-hog,incomplete,vm-only,bare-only}/manifest.json
+valid manifest-1.schema.json "mkrun's manifests" ./{plain,matched,cpu-hog,incomplete,vm-only,bare-only,kernel,kernel-vm}/manifest.json
 valid manifest-1.schema.json "an imported run's manifest" imported/manifest.json
 valid manifest-1.schema.json "iogap run's manifest" real/manifest.json
 reports=(./*.report.json) compares=(./*.compare.json)

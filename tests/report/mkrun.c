@@ -25,6 +25,17 @@
  * --open FILE: FILE (e.g. vm/top.trace) left without the COMPLETE flag;
  * --foreign FILE: FILE written with another run's id;
  * --phase NAME=STATUS: manifest.json's phases.NAME.status (repeatable).
+ * --kernel-points SIDES: kernel points (docs/kernel-points.md) for the
+ *   sides listed (of "vm", "bare", "vm_host", comma-separated):
+ *   SIDE/kernel.trace (vm_host: vm/host-kernel.trace, the host kernel under
+ *   QEMU), a kernel request per request, issued SUB ns after its start and
+ *   completing RET ns before its completion (vm: the guest records, 3000 and
+ *   4000 on the guest clock; vm_host: the bottom filter's records, 2000 and
+ *   3000; bare: half its slat and 5000), except every 10th request (none:
+ *   counted "none") and every 50th, recorded twice (counted "ambiguous");
+ *   the manifest's kernel_points names them, and for one not listed says
+ *   why "mkrun: not asked".  Without it nothing about kernel points is
+ *   written.
  * --rate-jobs FILE: then write FILE as `iogap run --match-load` would run it
  *   (iogap_rundir_rated_jobs) to D/job0.fio; prints "note ..." if any.
  * manifest.json gets target.spec = SPEC (compare groups runs by it) and
@@ -50,7 +61,6 @@
 static const char *dir;
 static const char *open_file, *foreign_file;
 static uint64_t stall_ns;
-
 /* Clear the COMPLETE flag, as a writer that never closed leaves it. */
 static int leave_open(const char *path)
 {
@@ -121,6 +131,86 @@ static int trace_close(struct trace_out *o)
 		return -1;
 	}
 	return open_file && !strcmp(o->name, open_file) ? leave_open(o->path) : 0;
+}
+
+static const char *kernel_sides;   /* --kernel-points */
+
+/* A side's kernel requests, sorted by completion when written (as the
+ * probe's kernel trace has them). */
+struct kernel_out {
+	struct iogap_trace_record *k;
+	size_t n, cap, seq;
+};
+
+static bool kernel_wanted(const char *side)
+{
+	size_t l = strlen(side);
+
+	for (const char *p = kernel_sides; p && (p = strstr(p, side)); p += l)
+		if ((p == kernel_sides || p[-1] == ',') && (p[l] == ',' || !p[l]))
+			return true;
+	return false;
+}
+
+static int kernel_push(struct kernel_out *ko, const struct iogap_trace_record *k)
+{
+	if (ko->n == ko->cap) {
+		size_t cap = ko->cap ? 2 * ko->cap : 4096;
+		struct iogap_trace_record *nk = realloc(ko->k, cap * sizeof(*nk));
+
+		if (!nk)
+			return -1;
+		ko->k = nk;
+		ko->cap = cap;
+	}
+	ko->k[ko->n++] = *k;
+	return 0;
+}
+
+/* The kernel request(s) of request r: [start + sub, complete - ret]. */
+static int kernel_add(struct kernel_out *ko, const struct iogap_trace_record *r, uint64_t sub,
+		      uint64_t ret)
+{
+	struct iogap_trace_record k = { 0 };
+	size_t seq = ko->seq++;
+
+	if (seq % 10 == 9)
+		return 0;
+	k.op = r->op;
+	k.offset = r->offset;
+	k.length = r->length;
+	k.result = (int32_t)r->length;
+	k.start_ns = k.issue_ns = r->start_ns + sub;
+	k.complete_ns = r->complete_ns - ret;
+	return kernel_push(ko, &k) || (seq % 50 == 0 && kernel_push(ko, &k)) ? -1 : 0;
+}
+
+static int by_completion(const void *a, const void *b)
+{
+	const struct iogap_trace_record *x = a, *y = b;
+
+	return (x->complete_ns > y->complete_ns) - (x->complete_ns < y->complete_ns);
+}
+
+static int kernel_write(struct kernel_out *ko, const char *file, uint16_t producer,
+			uint16_t clock)
+{
+	char name[64];
+	struct trace_out out = {
+		.name = name, .layer = producer == IOGAP_PRODUCER_PROBE_GUEST ? "guest-kernel" :
+				       "bare-kernel",
+		.producer = producer, .clock = clock,
+		.info = "tool=mkrun kernel points\nsource=mkrun\nstamp_resolution_ns=1\n"
+			"target=x\ntarget_kind=disk\ndevice=254:0\nsector_base=0\n",
+	};
+	int rc;
+
+	snprintf(name, sizeof(name), "%s", file);
+	qsort(ko->k, ko->n, sizeof(*ko->k), by_completion);
+	rc = trace_append(&out, ko->k, ko->n) || trace_close(&out) ? -1 : 0;
+	free(ko->k);
+	memset(ko, 0, sizeof(*ko));
+	return rc;
 }
 
 /* fio JSON's numbers (the subset compare and report read), gathered chunk
@@ -226,6 +316,8 @@ static int write_bare(const char *side, uint64_t seed, double secs, double iops,
 	size_t cap = 1 << 16, n = 0, total = 0;
 	struct iogap_trace_record *r = malloc(cap * sizeof(*r));
 	struct fio_acc *acc = calloc(1, sizeof(*acc));
+	struct kernel_out ko = { 0 };
+	bool kp = !strcmp(side, "bare") && kernel_wanted("bare");
 	char path[4096], name[4096];
 	struct trace_out out = {
 		.name = name, .layer = "bare", .producer = IOGAP_PRODUCER_PROBE_BARE,
@@ -258,6 +350,8 @@ static int write_bare(const char *side, uint64_t seed, double secs, double iops,
 		r[n].op = synth_u01(&rs) < 0.5 ? IOGAP_OP_READ : IOGAP_OP_WRITE;
 		r[n].thread = 1;
 		t = iops > 0 ? t + (uint64_t)(1e9 / iops) : r[n].complete_ns + 300;
+		if (kp && kernel_add(&ko, &r[n], slat / 2, 5000))
+			rc = -1;
 		total++;
 		if (++n == cap || t >= end) {
 			fio_add(acc, r, n);
@@ -266,6 +360,9 @@ static int write_bare(const char *side, uint64_t seed, double secs, double iops,
 		}
 	}
 	rc = rc || trace_close(&out);
+	if (kp)
+		rc = rc || kernel_write(&ko, "bare/kernel.trace", IOGAP_PRODUCER_PROBE_BARE,
+					IOGAP_CLOCK_HOST_MONOTONIC);
 	snprintf(path, sizeof(path), "%s/probe.json", side);
 	rc = rc || write_fio_json(path, acc, "mixed");
 	printf("%s records %zu\n", side, total);
@@ -313,6 +410,7 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 		  .producer = IOGAP_PRODUCER_FILTER, .clock = IOGAP_CLOCK_HOST_MONOTONIC },
 	};
 	struct fio_acc *acc = calloc(1, sizeof(*acc));
+	struct kernel_out ko = { 0 }, hko = { 0 };
 	size_t ng = 0;
 	char path[4096];
 	int rc = !acc || synth_begin(c, s, c->n < 1000000 ? c->n : 1000000) ? -1 : 0;
@@ -326,6 +424,10 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 		if (stall_ns && ng <= c->n / 2 && c->n / 2 < ng + s->ng)
 			s->g[c->n / 2 - ng].start_ns -= stall_ns;
 		ng += s->ng;
+		for (size_t i = 0; kernel_wanted("vm") && i < s->ng && !rc; i++)
+			rc = kernel_add(&ko, &s->g[i], 3000, 4000);
+		for (size_t i = 0; kernel_wanted("vm_host") && i < s->nb && !rc; i++)
+			rc = kernel_add(&hko, &s->b[i], 2000, 3000);
 		*records += s->ng + s->nt + s->nb;
 		fio_add(acc, s->g, s->ng);
 		rc = trace_append(&out[0], s->g, s->ng) || trace_append(&out[1], s->t, s->nt) ||
@@ -333,6 +435,12 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 	}
 	rc = rc || trace_close(&out[0]) || trace_close(&out[1]) || trace_close(&out[2]) ||
 	     write_fio_json("vm/probe.json", acc, "mixed");
+	if (kernel_wanted("vm"))
+		rc = rc || kernel_write(&ko, "vm/kernel.trace", IOGAP_PRODUCER_PROBE_GUEST,
+					IOGAP_CLOCK_GUEST_MONOTONIC);
+	if (kernel_wanted("vm_host"))
+		rc = rc || kernel_write(&hko, "vm/host-kernel.trace", IOGAP_PRODUCER_PROBE_BARE,
+					IOGAP_CLOCK_HOST_MONOTONIC);
 	free(acc);
 	if (rc)
 		return -1;
@@ -385,6 +493,8 @@ int main(int argc, char **argv)
 			open_file = argv[++i];
 		else if (!strcmp(argv[i], "--foreign") && i + 1 < argc)
 			foreign_file = argv[++i];
+		else if (!strcmp(argv[i], "--kernel-points") && i + 1 < argc)
+			kernel_sides = argv[++i];
 		else if (!strcmp(argv[i], "--rate-jobs") && i + 1 < argc)
 			rate_jobs = argv[++i];
 		else if (!strcmp(argv[i], "--phase") && i + 1 < argc && nphase < 8)
@@ -393,7 +503,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
 				"[--scale F] [--mean-ns M] [--spec SPEC] [--bare-iops R] "
 				"[--matched-iops R] [--stall NS] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
-				"[--phase NAME=STATUS]...\n");
+				"[--phase NAME=STATUS]... [--kernel-points vm,bare,vm_host]\n");
 			return 2;
 		}
 	}
@@ -417,7 +527,20 @@ int main(int argc, char **argv)
 		fprintf(f, "%s\n    \"%.*s\" : { \"status\" : \"%s\", \"message\" : \"mkrun\" }",
 			i ? "," : "", (int)(eq - phase[i]), phase[i], eq + 1);
 	}
-	fprintf(f, "\n  }\n}\n");
+	fprintf(f, "\n  }");
+	if (kernel_sides) {
+		static const char *const kp[][2] = { { "vm", "vm/kernel.trace" },
+						     { "bare", "bare/kernel.trace" },
+						     { "vm_host", "vm/host-kernel.trace" } };
+
+		fprintf(f, ",\n  \"kernel_points\" : {");
+		for (int i = 0; i < 3; i++)
+			fprintf(f, "%s\n    \"%s\" : { \"%s\" : \"%s\" }", i ? "," : "", kp[i][0],
+				kernel_wanted(kp[i][0]) ? "trace" : "why",
+				kernel_wanted(kp[i][0]) ? kp[i][1] : "mkrun: not asked");
+		fprintf(f, "\n  }");
+	}
+	fprintf(f, "\n}\n");
 	fclose(f);
 
 	if (nvm) {

@@ -53,7 +53,7 @@ for r in $(seq "$ROUNDS"); do
 	for c in base backend filter; do
 		read -r L D <<<"$(config $c)"
 		d=$WORK/$c.$r
-		"$IOGAP" run --vm-only --accel tcg --iothread --dir "$d" \
+		"$IOGAP" run --vm-only --accel tcg --iothread --no-kernel-points --dir "$d" \
 			--target "null:1G,latency-ns=$L" --inject-delay-ns "$D" "$WORK/job.fio" >"$d.log" 2>&1 &&
 			"$IOGAP" report "$d" --json "$d.json" >"$d.txt" 2>&1
 		ok $? "round $r, $c: TCG run (null-co latency-ns=$L, filter delay-ns=$D) and its report" "$d.log"

@@ -28,7 +28,7 @@ rw=randwrite
 stonewall
 JOB
 
-"$IOGAP" run --accel tcg --match-load --dir "$WORK/run" --target "file:$WORK/disk.img" \
+"$IOGAP" run --accel tcg --match-load --no-kernel-points --dir "$WORK/run" --target "file:$WORK/disk.img" \
 	"$WORK/job.fio" >"$WORK/run.log" 2>&1
 ok $? "iogap run --match-load (TCG)" "$WORK/run.log"
 python3 - "$WORK/run" >"$WORK/iops" 2>&1 <<'PY'
@@ -87,7 +87,7 @@ ok $st "matched: equal-load reference, no flag; unmatched: flagged exactly when 
 # --- two CPU hogs beside QEMU ---------------------------------------------
 hogs=()
 for _ in 1 2; do sh -c 'while :; do :; done' & hogs+=($!); done
-"$IOGAP" run --vm-only --accel tcg --dir "$WORK/hog" --target "file:$WORK/disk.img" \
+"$IOGAP" run --vm-only --accel tcg --no-kernel-points --dir "$WORK/hog" --target "file:$WORK/disk.img" \
 	"$WORK/job.fio" >"$WORK/hog.log" 2>&1
 st=$?
 kill "${hogs[@]}"

@@ -73,21 +73,22 @@ static void test_deeper(void)
 			    BIT(VM_DEV_COMPLETE);
 	iogap_tl_mask barep = iogap_timeline_produced(IOGAP_TL_BARE) | BIT(BARE_K_ISSUE) |
 			      BIT(BARE_DEV_COMPLETE);
-	struct iogap_stages vm, bare, bare_plain;
+	struct iogap_stages vm, bare, bare_plain, unnamed;
 	struct iogap_gap_rows gr;
 	char want[512];
 
 	iogap_timeline_stages(IOGAP_TL_VM, vmp, &vm);
 	iogap_timeline_stages(IOGAP_TL_BARE, barep, &bare);
-	ok(!strcmp(keys(&vm), "G.submit,G->Q,Q.fmt,Q.bottom.in->HK.issue,HK.issue->D.complete,"
-		   "D.complete->Q.bottom.out,Q.ret,Q->G"), "VM stages with kernel and device: %s",
-	   keys(&vm));
-	ok(!strcmp(vm.s[3].where, "between QEMU's bottom filter entry and the host kernel issuing "
-		   "it to the device"), "an unnamed stage is described by its points: %s",
-	   vm.s[3].where);
+	ok(!strcmp(keys(&vm), "G.submit,G->Q,Q.fmt,HK.sub,D,HK.ret,Q.ret,Q->G"),
+	   "VM stages with kernel and device: %s", keys(&vm));
+	iogap_timeline_stages(IOGAP_TL_VM, vmp & ~BIT(VM_TOP_ENTRY), &unnamed);
+	ok(!strcmp(unnamed.s[1].key, "G.start->Q.bottom.in") &&
+	   !strcmp(unnamed.s[1].where, "between the guest's start of the request and QEMU's bottom "
+		   "filter entry"), "an unnamed stage is described by its points: %s: %s",
+	   unnamed.s[1].key, unnamed.s[1].where);
 	iogap_timeline_gap_rows(&vm, &bare, &gr);
-	snprintf(want, sizeof(want), "G->Q[-1..-1],Q.fmt[-1..-1],Q.bottom.in->HK.issue[%d..%d],"
-		 "HK.issue->D.complete[%d..%d],D.complete->Q.bottom.out[%d..%d],Q.ret[-1..-1],"
+	snprintf(want, sizeof(want), "G->Q[-1..-1],Q.fmt[-1..-1],K.sub[%d..%d],"
+		 "device[%d..%d],K.ret[%d..%d],Q.ret[-1..-1],"
 		 "Q->G[-1..-1]", IOGAP_TL_BARE_START, IOGAP_TL_BARE_K_ISSUE, IOGAP_TL_BARE_K_ISSUE,
 		 IOGAP_TL_BARE_DEV_COMPLETE, IOGAP_TL_BARE_DEV_COMPLETE, IOGAP_TL_BARE_REAP);
 	ok(!strcmp(rows(&gr), want), "kernel with kernel, device with device: %s", rows(&gr));

@@ -10,6 +10,6 @@ ok $? "both phases ok"
 sections=$(grep -c '^== ' "$WORK/out"); verdicts=$(grep -c '^verdict: ' "$WORK/out")
 [ "$sections" -ge 6 ] && [ "$verdicts" = "$sections" ]
 ok $? "the report covers every job and direction of the six phases, each with a verdict ($sections)"
-grep -q '^  G->Q ' "$WORK/out" && grep -q '^the gap: VM ' "$WORK/out"
+grep -Eq '^  (G->Q|GK->Q) ' "$WORK/out" && grep -q '^the gap: VM ' "$WORK/out"
 ok $? "stage tables and the gap are printed"
 finish
