@@ -528,10 +528,10 @@ int iogap_kpoints_stop(struct iogap_kpoints *k, char *err, size_t errlen)
 		ret = -1;
 	}
 	if (!ret && (k->lost || k->nout || k->orphan_completes || k->late))
-		fprintf(stderr, "iogap-probe: kernel points: %" PRIu64 " requests, %" PRIu64
+		fprintf(stderr, "%s: kernel points: %" PRIu64 " requests, %" PRIu64
 			" events lost, %zu issued but not completed, %" PRIu64
 			" completed but issued before recording, %" PRIu64 " events read after "
-			"later ones were paired\n", k->requests, k->lost, k->nout,
+			"later ones were paired\n", program_invocation_short_name, k->requests, k->lost, k->nout,
 			k->orphan_completes, k->late);
 	teardown(k);
 	return ret;
