@@ -4,7 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 echo "1..4"
 "$IOGAP" demo --accel tcg --dir "$WORK/demo" > "$WORK/out" 2>&1
-ok $? "iogap demo finishes ($(grep -m1 'clock sanity' "$WORK/out"))"
+st=$?
+ok $st "iogap demo finishes ($(grep -m1 'clock sanity' "$WORK/out"))"
+# what made it fail, for the log: the run's messages and the report's first lines
+[ $st = 0 ] || { echo "# exit $st"; grep -v '^ ' "$WORK/out" | head -40 | sed 's/^/# /'; }
 manifest "$WORK/demo" 'm["phases"]["bare"]["status"] == "ok" and m["phases"]["vm"]["status"] == "ok"'
 ok $? "both phases ok"
 sections=$(grep -c '^== ' "$WORK/out"); verdicts=$(grep -c '^verdict: ' "$WORK/out")
