@@ -1976,8 +1976,9 @@ static struct iogap_trace_writer *open_trace(const struct iogap_run_opts *opts,
 	uname(&u);
 	n += (size_t)snprintf(info + n, sizeof(info) - n,
 			      "tool=iogap-probe %s\nrun_id=%016" PRIx64 "\nhost=%s\nkernel=%s %s\n"
-			      "tag_writes=%d\n",
-			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes);
+			      "tag_writes=%d\nstamps=%s\n",
+			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes,
+			      iogap_stamp_source());
 	n = iogap_trace_info_put_jobs(info, sizeof(info), n, jobs);
 	return iogap_trace_writer_open(opts->trace_path, &h, info, err, errlen);
 }
