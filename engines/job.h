@@ -167,6 +167,8 @@ struct iogap_job {
 	bool log_offset;
 	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's
 				   * switches (gtod_reduce sets all four) */
+	bool clock_gettime;       /* clocksource=clock_gettime or gettimeofday:
+				   * no TSC stamps for the run (stamp.h) */
 	unsigned continue_on_error; /* enum iogap_coe bits */
 	double percentile_list[IOGAP_MAX_PERCENTILES];
 	unsigned percentile_nr;

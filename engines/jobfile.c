@@ -878,15 +878,16 @@ static int opt_cpumask(struct parse_ctx *c, struct iogap_job *j, const char *key
 	return 0;
 }
 
-/* fio's clocksource: every choice reads CLOCK_MONOTONIC here, the clock
- * of the trace format (docs/iogap-probe.md) */
+/* fio's clocksource: cpu (the TSC, where the kernel trusts it: the
+ * default) or a clock_gettime per stamp; every stamp is CLOCK_MONOTONIC
+ * ns, the trace format's clock (docs/iogap-probe.md) */
 static int opt_clocksource(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			   const char *val)
 {
-	(void)j;
 	NEED_VALUE(c, key, val);
 	if (strcmp(val, "gettimeofday") && strcmp(val, "clock_gettime") && strcmp(val, "cpu"))
 		return bad_value(c, key, val, "expected gettimeofday, clock_gettime or cpu");
+	j->clock_gettime = strcmp(val, "cpu") != 0;
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "stamp.h"
 #include "util.h"
 
 char *iogap_read_file(const char *path, size_t max, size_t *len)
@@ -101,10 +102,16 @@ int iogap_seterr(char *err, size_t errlen, const char *fmt, ...)
 
 uint64_t iogap_now_ns(void)
 {
-	struct timespec ts;
+	/* a thread's stamps never go back: a TSC stamp may come out a few ns
+	 * early across a re-anchoring (stamp.h), and a record's issue and
+	 * completion must not precede its start */
+	static __thread uint64_t last;
+	uint64_t t = iogap_stamp_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (__builtin_expect(t < last, 0))
+		return last;
+	last = t;
+	return t;
 }
 
 void iogap_sleep_until_ns(uint64_t t)

@@ -31,6 +31,7 @@
 #include "engine.h"
 #include "rand.h"
 #include "runner.h"
+#include "stamp.h"
 #include "safety.h"
 #include "trace_file.h"
 #include "kernel_points.h"
@@ -1975,8 +1976,9 @@ static struct iogap_trace_writer *open_trace(const struct iogap_run_opts *opts,
 	uname(&u);
 	n += (size_t)snprintf(info + n, sizeof(info) - n,
 			      "tool=iogap-probe %s\nrun_id=%016" PRIx64 "\nhost=%s\nkernel=%s %s\n"
-			      "tag_writes=%d\n",
-			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes);
+			      "tag_writes=%d\nstamps=%s\n",
+			      opts->version, run_id, host, u.release, u.machine, opts->tag_writes,
+			      iogap_stamp_source());
 	n = iogap_trace_info_put_jobs(info, sizeof(info), n, jobs);
 	return iogap_trace_writer_open(opts->trace_path, &h, info, err, errlen);
 }
@@ -2049,6 +2051,16 @@ static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *
 	return 0;
 }
 
+/* Stamps from the TSC (fio's clocksource=cpu) unless a job asks for a
+ * clock_gettime per stamp, or the TSC is not to be trusted (stamp.h). */
+static void choose_clock(const struct iogap_job_list *jobs)
+{
+	for (size_t i = 0; i < jobs->nr; i++)
+		if (jobs->jobs[i].clock_gettime)
+			return;
+	iogap_stamp_init();
+}
+
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
 		   struct iogap_run_report *report, char *err, size_t errlen)
 {
@@ -2062,9 +2074,11 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
 	struct status_ctx sc;
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t run_start = iogap_now_ns();
+	uint64_t run_start;
 	int ret = -1;
 
+	choose_clock(jobs);
+	run_start = iogap_now_ns();
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
 		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The filter's time stamps alone (qemu-filter/stamp.c): the source is chosen by
+ * The filter's time stamps alone (engines/stamp.c): the source is chosen by
  * the rule of stamp.h, the stamps are CLOCK_MONOTONIC nanoseconds (bracketed by
  * clock_gettime reads, across many re-anchorings of the TSC map), a known
  * sleep shows in full, and per thread they never go back.  The bounds are the
@@ -133,20 +133,20 @@ static void test_threads(void)
 	   (unsigned long long)(r[0].worst > r[1].worst ? r[0].worst : r[1].worst));
 }
 
-/* IOGAP_FILTER_CLOCK=monotonic: clock_gettime, whatever the machine. */
+/* IOGAP_CLOCK=monotonic: clock_gettime, whatever the machine. */
 static void test_forced(void)
 {
 	pid_t pid = fork();
 	int st = 0;
 
 	if (pid == 0) {
-		setenv("IOGAP_FILTER_CLOCK", "monotonic", 1);
+		setenv("IOGAP_CLOCK", "monotonic", 1);
 		iogap_stamp_init();
-		_exit(!strcmp(iogap_stamp_source(), "clock_gettime (IOGAP_FILTER_CLOCK=monotonic)") &&
+		_exit(!strcmp(iogap_stamp_source(), "clock_gettime (IOGAP_CLOCK=monotonic)") &&
 		      !iogap_stamp_clock.use_tsc ? 0 : 1);
 	}
 	waitpid(pid, &st, 0);
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "IOGAP_FILTER_CLOCK=monotonic forces clock_gettime");
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "IOGAP_CLOCK=monotonic forces clock_gettime");
 }
 
 int main(void)
@@ -154,7 +154,7 @@ int main(void)
 	bool want = tsc_expected();
 
 	tap_plan(5);
-	unsetenv("IOGAP_FILTER_CLOCK");
+	unsetenv("IOGAP_CLOCK");
 	test_forced();
 	iogap_stamp_init();
 	ok(iogap_stamp_clock.use_tsc == want,

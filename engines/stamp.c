@@ -78,10 +78,10 @@ static bool cpu_has_stable_tsc(void)
 /* NULL when the TSC may be used, else why not. */
 static const char *tsc_refused(void)
 {
-	const char *force = getenv("IOGAP_FILTER_CLOCK");
+	const char *force = getenv("IOGAP_CLOCK");
 
 	if (force && !strcmp(force, "monotonic"))
-		return "IOGAP_FILTER_CLOCK=monotonic";
+		return "IOGAP_CLOCK=monotonic";
 #if !defined(__x86_64__)
 	return "no TSC on this architecture";
 #endif

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Request time stamps of the filter: host CLOCK_MONOTONIC nanoseconds, as in
- * every trace, but read from the TSC where the kernel itself trusts it.
+ * Request time stamps of the filter and the probe: CLOCK_MONOTONIC
+ * nanoseconds, as in every trace, but read from the TSC where the kernel
+ * itself trusts it (fio's clocksource=cpu, its default on such machines).
  *
  * Why: clock_gettime() (vDSO) costs several times a bare rdtsc on this kind of
  * machine (it orders the read with lfence and goes through the vDSO), and the
- * filter takes two stamps per request.  The records keep CLOCK_MONOTONIC ns, so
+ * filter takes two stamps per request, the probe two or three.  The records keep CLOCK_MONOTONIC ns, so
  * the ring, the drain and every trace file are unchanged.
  *
  * How: ticks become ns through a piecewise-linear map, ns = ns0 + (tsc - tsc0)
@@ -22,13 +23,16 @@
  *
  * TSC only when the kernel uses it as its clocksource (it then keeps it
  * synchronized across CPUs and checks it) and the CPU says constant_tsc and
- * nonstop_tsc; IOGAP_FILTER_CLOCK=monotonic forces clock_gettime.  Otherwise,
+ * nonstop_tsc; IOGAP_CLOCK=monotonic forces clock_gettime.  Otherwise,
  * or on another architecture, every stamp is a clock_gettime().
  *
- * No QEMU dependency (tests/filter/stamp.c uses it alone).
+ * No QEMU dependency and no other source of ours: the filter compiles it in,
+ * tests/filter/stamp.c uses it alone.  Stamps of one thread can come out a
+ * few ns early across a re-anchoring: callers that need them ordered clamp
+ * (the filter per record, iogap_now_ns() per thread).
  */
-#ifndef IOGAP_QEMU_FILTER_STAMP_H
-#define IOGAP_QEMU_FILTER_STAMP_H
+#ifndef IOGAP_STAMP_H
+#define IOGAP_STAMP_H
 
 #include <stdbool.h>
 #include <stddef.h>
