@@ -172,7 +172,7 @@ static void reanchor(void)
 		mult = s.mult;
 	/* cancel the error err = true - mapped over the next window */
 	err = (__int128)now.ns - (__int128)here;
-	fix = (err << 32) / (__int128)iogap_stamp_clock.window_ticks;
+	fix = err * ((__int128)1 << 32) / (__int128)iogap_stamp_clock.window_ticks;   /* err may be < 0: no shift */
 	limit = mult >> MAX_CORRECTION_SHIFT;
 	if (fix > (__int128)limit)
 		fix = limit;
