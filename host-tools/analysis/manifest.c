@@ -11,7 +11,8 @@
 const char *const iogap_manifest_config[] = {
 	PATH_OF(IOGAP_MF_TARGET, IOGAP_MF_SPEC), PATH_OF(IOGAP_MF_TARGET, IOGAP_MF_FORMAT),
 	PATH_OF(IOGAP_MF_VM, IOGAP_MF_ACCEL), "vm/machine", "vm/smp", "vm/memory_mb",
-	"vm/cache", "vm/aio", "vm/iothread", PATH_OF(IOGAP_MF_VM, IOGAP_MF_INJECT_DELAY), NULL
+	"vm/cache", "vm/aio", "vm/iothread", PATH_OF(IOGAP_MF_VM, IOGAP_MF_INJECT_DELAY),
+	PATH_OF(IOGAP_MF_VM, IOGAP_MF_PASSTHROUGH), NULL
 };
 
 /* The null: target's simulated latency ("null:...,latency-ns=N"), 0 if none. */
@@ -40,6 +41,8 @@ int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, si
 	m->inject_delay_ns = jp_u64(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_INJECT_DELAY)), 0);
 	m->null_latency_ns = null_latency(m->target_spec);
 	m->vm_memory_mb = (uint64_t)jp_num(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_MEMORY)), 0);
+	s = jp_str(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_PASSTHROUGH)));
+	m->passthrough = s ? s : "";
 	m->clock_offset_ns = (int64_t)jp_num(jp_path(&m->doc, PATH_OF(IOGAP_MF_CLOCK,
 								       IOGAP_MF_OFFSET)), 0);
 	m->kernel_points = jp_get(&m->doc, IOGAP_MF_KERNEL_POINTS) != NULL;

@@ -29,6 +29,8 @@
 #define IOGAP_MF_ACCEL "accel"
 #define IOGAP_MF_INJECT_DELAY "inject_delay_ns"   /* only when set */
 #define IOGAP_MF_MEMORY "memory_mb"
+#define IOGAP_MF_PASSTHROUGH "passthrough"   /* in vm: the assigned device ("nvme",
+					       * "vfio-pci,host=BDF"); "": none */
 #define IOGAP_MF_OFFSET "offset_ns"
 #define IOGAP_MF_IMPORTED "imported"      /* in a phase: `iogap import` wrote it */
 #define IOGAP_MF_STATUS "status"
@@ -51,6 +53,9 @@ struct iogap_manifest {
 	uint64_t inject_delay_ns;
 	uint64_t null_latency_ns; /* a null: target's latency-ns= */
 	uint64_t vm_memory_mb;    /* 0 when absent */
+	/* vm.passthrough: the guest's disk was a device given to it without
+	 * QEMU's block layer (no filter nodes, no filter traces); "" when not */
+	const char *passthrough;
 	int64_t clock_offset_ns;  /* guest minus host; 0 when absent */
 	bool kernel_points;       /* kernel_points recorded (phase[].kernel_why) */
 	const char *vm_host_kernel_why;   /* kernel_points.vm_host.why; NULL: none given */

@@ -262,8 +262,9 @@ static int scan_traces(const char *dir, struct iogap_rundir *rd, char *err, size
 			snprintf(tf->path, sizeof(tf->path), "%s/%s", dir, rel);
 		}
 		/* a side without its probe trace did not run; a VM side with one
-		 * needs both filter traces (the reader says if one is missing) */
-		if (filter ? !rd->guest.loaded : access(tf->path, F_OK))
+		 * needs both filter traces (the reader says if one is missing),
+		 * unless it had no filter nodes */
+		if (filter ? !rd->guest.loaded || !rd->filters : access(tf->path, F_OK))
 			continue;
 		if (!filter) {
 			sc.si = &rd->side[sl[i].of];
@@ -294,8 +295,9 @@ static void stream_of(const struct iogap_rundir *rd, struct iogap_pair_stream *p
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->guest.path = rd->guest.path;
-	ps->top.path = rd->top.path;
-	ps->bottom.path = rd->bottom.path;
+	/* no filter nodes: no records (an empty array) to pair with */
+	ps->top.path = rd->filters ? rd->top.path : NULL;
+	ps->bottom.path = rd->filters ? rd->bottom.path : NULL;
 	ps->pp = &rd->ping_pong;
 	memcpy(ps->facts, rd->facts, sizeof(ps->facts));
 }
@@ -415,7 +417,7 @@ static int align_vm(const char *dir, struct iogap_rundir *rd, char *err, size_t 
 	}
 	if (bounds_folded(rd, &b, &cut, err, errlen))
 		return -1;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < (rd->filters ? 3 : 1); i++) {
 		const struct iogap_trace_file *tf = i ? i == 1 ? &rd->top : &rd->bottom : &rd->guest;
 
 		check_trace_state(rd, tf->path + strlen(dir) + 1, tf);
@@ -820,6 +822,7 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 
 	memset(rd, 0, sizeof(*rd));
 	read_manifest(dir, rd);
+	rd->filters = !(rd->manifest.passthrough && rd->manifest.passthrough[0]);
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	vm = !access(path, F_OK);
 	if (scan_traces(dir, rd, err, errlen) || check_run_ids(dir, rd, err, errlen) ||

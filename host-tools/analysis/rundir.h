@@ -75,6 +75,10 @@ struct iogap_rundir {
 	 * (`iogap run --match-load`) */
 	struct iogap_trace_file bare, guest, top, bottom, matched;
 	bool have_bare, have_vm, have_matched;
+	/* the VM had filter nodes (vm/top.trace, vm/bottom.trace); false for
+	 * a passed-through device (manifest vm.passthrough): its requests then
+	 * pair with no filter record and its stages are the guest's own */
+	bool filters;
 	struct iogap_sync_sample *sync_before, *sync_after;
 	size_t n_before, n_after;
 	/* valid when have_vm: map (refined) once loaded; counts once the

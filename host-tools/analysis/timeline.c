@@ -42,6 +42,17 @@ static const bool host_kernel_fed[IOGAP_TL_POINTS] = {
 #include "timeline.def"
 };
 
+static const bool filter_fed[IOGAP_TL_POINTS] = {
+#define IOGAP_FILTER_FED(id) [IOGAP_TL_##id] = true,
+#include "timeline.def"
+};
+
+/* +1: 0 means none (a designated initializer leaves the rest 0) */
+static const int direct_equiv_plus1[IOGAP_TL_POINTS] = {
+#define IOGAP_DIRECT_EQUIV(vm, bare) [IOGAP_TL_##vm] = IOGAP_TL_##bare + 1,
+#include "timeline.def"
+};
+
 struct named_stage {
 	int from, to;
 	const char *key, *gap_key, *what, *where, *hint, *color;
@@ -63,25 +74,36 @@ const struct iogap_tl_point_info *iogap_tl_point(enum iogap_tl_point p)
 	return &point_info[p];
 }
 
-iogap_tl_mask iogap_timeline_produced_by(enum iogap_tl_side side, bool kernel, bool host_kernel)
+iogap_tl_mask iogap_timeline_produced_by(enum iogap_tl_side side, bool kernel, bool host_kernel,
+					 bool filters)
 {
 	iogap_tl_mask m = 0;
 
 	for (int p = 0; p < IOGAP_TL_POINTS; p++)
 		if (point_info[p].side == side && point_info[p].produced &&
-		    (kernel || !kernel_fed[p]) && (host_kernel || !host_kernel_fed[p]))
+		    (kernel || !kernel_fed[p]) && (host_kernel || !host_kernel_fed[p]) &&
+		    (filters || !filter_fed[p]))
 			m |= (iogap_tl_mask)1 << p;
 	return m;
 }
 
 iogap_tl_mask iogap_timeline_produced_kernel(enum iogap_tl_side side)
 {
-	return iogap_timeline_produced_by(side, true, false);
+	return iogap_timeline_produced_by(side, true, false, true);
 }
 
 iogap_tl_mask iogap_timeline_produced(enum iogap_tl_side side)
 {
-	return iogap_timeline_produced_by(side, false, false);
+	return iogap_timeline_produced_by(side, false, false, true);
+}
+
+/* Does the point set have a filter point (QEMU's block layer in the path)? */
+static bool has_filter_points(iogap_tl_mask points)
+{
+	for (int p = 0; p < IOGAP_TL_POINTS; p++)
+		if (filter_fed[p] && points & ((iogap_tl_mask)1 << p))
+			return true;
+	return false;
 }
 
 static void stamp_all(const struct iogap_tl_source *src, struct iogap_timeline *tl)
@@ -235,10 +257,12 @@ int iogap_timeline_find_stage(const struct iogap_stages *ss, int from, int to)
 	return -1;
 }
 
-/* The bare point equivalent to VM point p, if the bare run has it; -1 if not. */
-static int bare_anchor(const struct iogap_stages *bare, int p)
+/* The bare point equivalent to VM point p, if the bare run has it; -1 if
+ * not.  A VM without filter points compares its own points directly. */
+static int bare_anchor(const struct iogap_stages *vm, const struct iogap_stages *bare, int p)
 {
-	int e = point_info[p].bare_equiv;
+	int e = has_filter_points(vm->points) ? point_info[p].bare_equiv :
+		direct_equiv_plus1[p] - 1;
 
 	return e >= 0 && bare && (bare->points & ((iogap_tl_mask)1 << e)) ? e : -1;
 }
@@ -248,11 +272,11 @@ static int bare_anchor(const struct iogap_stages *bare, int p)
 static size_t row_end(const struct iogap_stages *vm, const struct iogap_stages *bare, size_t i,
 		      int *bf, int *bt)
 {
-	int a = bare_anchor(bare, vm->s[i].from);
+	int a = bare_anchor(vm, bare, vm->s[i].from);
 
 	*bf = *bt = -1;
 	for (size_t j = i; a >= 0 && j < vm->n; j++) {
-		int b = vm->s[j].flags & IOGAP_STAGE_DETAIL ? -1 : bare_anchor(bare, vm->s[j].to);
+		int b = vm->s[j].flags & IOGAP_STAGE_DETAIL ? -1 : bare_anchor(vm, bare, vm->s[j].to);
 
 		if (b >= 0) {
 			*bf = a;

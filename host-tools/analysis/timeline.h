@@ -78,10 +78,12 @@ struct iogap_tl_point_info {
 const struct iogap_tl_point_info *iogap_tl_point(enum iogap_tl_point p);
 
 /* The points of a side that have a producer: the ones a run can have;
- * with the kernel-fed ones (the side's probe recorded kernel points) and
- * the host-kernel-fed ones (the host kernel traced under QEMU) or not. */
-iogap_tl_mask iogap_timeline_produced_by(enum iogap_tl_side side, bool kernel, bool host_kernel);
-/* produced_by(side, false, false) and (side, true, false) */
+ * with the kernel-fed ones (the side's probe recorded kernel points), the
+ * host-kernel-fed ones (the host kernel traced under QEMU) and the
+ * filter-fed ones (the VM had filter nodes: not with --passthrough) or not. */
+iogap_tl_mask iogap_timeline_produced_by(enum iogap_tl_side side, bool kernel, bool host_kernel,
+					 bool filters);
+/* produced_by(side, false, false, true) and (side, true, false, true) */
 iogap_tl_mask iogap_timeline_produced(enum iogap_tl_side side);
 iogap_tl_mask iogap_timeline_produced_kernel(enum iogap_tl_side side);
 
@@ -143,7 +145,8 @@ static inline int64_t iogap_timeline_total_ns(const struct iogap_timeline *tl,
  * such point (the bare run knows nothing finer there); a row whose ends
  * both have equivalents in the bare run contributes VM - bare, the bare
  * run's interval between them (bare_from..bare_to); any other row counts
- * whole (only the VM has it).
+ * whole (only the VM has it).  A VM without filter points takes its
+ * points' direct equivalents (timeline.def, IOGAP_DIRECT_EQUIV).
  */
 struct iogap_gap_row {
 	size_t first, last;       /* VM stages [first, last] */

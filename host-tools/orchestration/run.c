@@ -4,6 +4,7 @@
  * sides and from QEMU's block layer, clocks aligned and requests paired.
  * Everything lands in one run directory (docs/iogap-run.md).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -56,6 +57,8 @@ struct run_opts {
 	unsigned repeat;           /* --repeat N: N runs into DIR/rep-K (0: one run in DIR) */
 	bool quiet;                /* --quiet: no progress line even on a terminal */
 	bool no_kernel_points;     /* --no-kernel-points: no --kernel-trace on either side */
+	const char *passthrough;   /* --passthrough nvme|BDF: no filter, the disk assigned */
+	const char *bare_run;      /* --bare-run DIR: bare metal is DIR's recorded run */
 	uint64_t inject_delay_ns;  /* test only (--inject-delay-ns): delay on the bottom filter */
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
@@ -80,6 +83,7 @@ struct run_state {
 	char tools[PATH_MAX];     /* directory of the iogap binary */
 	char probe[PATH_MAX], filter_so[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
 	uint64_t run_id;
+	char passthrough[64];     /* manifest vm.passthrough: "nvme", "vfio-pci,host=BDF" */
 	const char *accel_used;
 	char accel_note[512];
 	struct phase bare, vm, matched;
@@ -113,6 +117,12 @@ struct run_state {
 };
 
 static int stage_stats(struct run_state *s, char *err, size_t errlen);
+
+/* --passthrough BDF: a PCI device assigned to the guest (vfio-pci). */
+static bool vfio(const struct run_state *s)
+{
+	return s->o.passthrough && strcmp(s->o.passthrough, "nvme");
+}
 
 __attribute__((format(printf, 2, 3)))
 static void warn(struct run_state *s, const char *fmt, ...)
@@ -472,7 +482,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
 	argv[argc++] = runid;
 	snprintf(guest_dev, sizeof(guest_dev), "--force=filename=%s",
-		 iogap_target_guest_dev(&s->target));
+		 iogap_target_guest_dev(&s->target, s->o.passthrough));
 	argv[argc++] = guest_dev;
 	if (s->target.kind == IOGAP_TARGET_ZNS)
 		argv[argc++] = "--force=zonemode=zbd";   /* zone size: the device's */
@@ -674,7 +684,8 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 	char vmdir[PATH_MAX + 8], what[2048];
 	struct iogap_vm_config cfg = {
 		.qemu = "qemu-system-x86_64",
-		.kernel = s->kernel, .initrd = s->initrd, .filter_so = s->filter_so,
+		.kernel = s->kernel, .initrd = s->initrd,
+		.filter_so = s->o.passthrough ? NULL : s->filter_so, .passthrough = s->o.passthrough,
 		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
 		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
 		.inject_delay_ns = s->o.inject_delay_ns, .ring_size = s->o.ring_size,
@@ -702,7 +713,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 	}
 	if (iogap_vm_start(&cfg, &vm, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
-	if (start_drains(s, &vm, vmdir, p->message, sizeof(p->message))) {
+	if (cfg.filter_so && start_drains(s, &vm, vmdir, p->message, sizeof(p->message))) {
 		iogap_vm_kill(&vm);
 		return PHASE_FAILED;
 	}
@@ -854,7 +865,9 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
 	jw_str(&w, "kernel", s->kernel);
 	jw_str(&w, "initrd", s->initrd);
-	jw_str(&w, "filter", s->filter_so);
+	jw_str(&w, "filter", s->o.passthrough ? "" : s->filter_so);
+	if (s->o.passthrough)
+		jw_str(&w, IOGAP_MF_PASSTHROUGH, s->passthrough);
 	jw_str(&w, "guest_agent", s->guest_hello);
 	jw_u64(&w, "top_records", s->ring_records[0]);
 	jw_u64(&w, "top_dropped", s->ring_dropped[0]);
@@ -959,7 +972,10 @@ static void print_summary(struct run_state *s)
 	       s->vm.message[0] ? ": " : "", s->vm.message);
 	if (!s->have_pairing)
 		return;
-	{
+	if (s->o.passthrough)
+		printf("  passthrough: %s (no filter nodes: the VM's stages are the guest's)\n",
+		       s->passthrough);
+	else {
 		const struct iogap_clock_map *m = &s->rd.pairing.map;
 		const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
 
@@ -1021,7 +1037,8 @@ static int stage_pass(struct run_state *s, struct stage_sums *ss, char *err, siz
 {
 	iogap_timeline_stages(IOGAP_TL_VM,
 			      iogap_timeline_produced_by(IOGAP_TL_VM, s->rd.kernel[IOGAP_SIDE_VM].present,
-							 s->rd.host_kernel.present), &s->stages);
+							 s->rd.host_kernel.present, s->rd.filters),
+			      &s->stages);
 	return iogap_rundir_each_pair(&s->rd, stage_add, ss, err, errlen);
 }
 
@@ -1090,7 +1107,13 @@ static void usage(FILE *f)
 	      "  --no-kernel-points    no kernel points (block layer issue/complete through\n"
 	      "                        tracefs) on either side\n"
 	      "  --inject-delay-ns N   test only: the bottom filter sleeps N ns before each\n"
-	      "                        request (a known delay in Q.fmt, for accuracy tests)\n", f);
+	      "                        request (a known delay in Q.fmt, for accuracy tests)\n"
+	      "  --passthrough nvme|BDF  the guest's disk without QEMU's block layer in the\n"
+	      "                        data path (no filter nodes): nvme = the target on QEMU's\n"
+	      "                        emulated NVMe (a stand-in), BDF = that PCI device given\n"
+	      "                        to the guest with vfio-pci (needs --bare-run)\n"
+	      "  --bare-run DIR        the bare-metal side is DIR's recorded run (its bare/,\n"
+	      "                        run id and, without --target, target)\n", f);
 }
 
 /* A whole number in [min, max], or an error naming the option. */
@@ -1137,9 +1160,38 @@ static const struct option run_longopts[] = {
 	{ "repeat", required_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-kernel-points", no_argument, NULL, 'K' },
+	{ "passthrough", required_argument, NULL, 'P' },
+	{ "bare-run", required_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
+
+/* --passthrough and --bare-run against the rest; 0, or -1 said on stderr. */
+static int passthrough_options(struct run_state *s)
+{
+	const char *pt = s->o.passthrough, *bad = NULL;
+
+	if (pt && strcmp(pt, "nvme") && (!*pt || strlen(pt) > 16 ||
+					 strspn(pt, "0123456789abcdefABCDEF:.") != strlen(pt)))
+		bad = "--passthrough takes nvme or a PCI address (0000:5e:00.0)";
+	else if (pt && (s->o.iothread || s->o.inject_delay_ns))
+		bad = "--passthrough has no virtio-blk and no filter: no --iothread or "
+		      "--inject-delay-ns";
+	else if (vfio(s) && !s->o.bare_run)
+		bad = "--passthrough BDF needs --bare-run: the device is the guest's during the run";
+	else if (s->o.bare_run && (s->o.vm_only || s->o.bare_only || s->o.match_load ||
+				   s->o.repeat))
+		bad = "--bare-run is the bare side: no --vm-only, --bare-only, --match-load or "
+		      "--repeat";
+	if (bad) {
+		fprintf(stderr, "iogap run: %s\n", bad);
+		return -1;
+	}
+	if (pt)
+		snprintf(s->passthrough, sizeof(s->passthrough), "%s%s",
+			 vfio(s) ? "vfio-pci,host=" : "", pt);
+	return 0;
+}
 
 static int parse_options(struct run_state *s, int argc, char **argv)
 {
@@ -1168,6 +1220,8 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'L': s->o.match_load = true; break;
 		case 'q': s->o.quiet = true; break;
 		case 'K': s->o.no_kernel_points = true; break;
+		case 'P': s->o.passthrough = optarg; break;
+		case 'X': s->o.bare_run = optarg; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1189,7 +1243,9 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 	}
 	s->o.jobs = argv + optind;
 	s->o.nr_jobs = argc - optind;
-	if (!s->o.target_spec || !s->o.nr_jobs) {
+	if (passthrough_options(s))
+		return 2;
+	if ((!s->o.target_spec && !s->o.bare_run) || !s->o.nr_jobs) {
 		fprintf(stderr, "iogap run: need --target and at least one job file\n");
 		usage(stderr);
 		return 2;
@@ -1236,6 +1292,69 @@ static int claim_dir(struct run_state *s)
 	if (realpath(s->dir, real))
 		snprintf(s->dir, sizeof(s->dir), "%s", real);
 	return fd;
+}
+
+/* --bare-run DIR: its bare phase must have succeeded; its run id becomes
+ * this run's (its traces carry it), its target this one's unless given,
+ * and its kernel points' reason stays. */
+static int load_bare_run(struct run_state *s, char *err, size_t errlen)
+{
+	static char spec[4200];
+	const char *dir = s->o.bare_run, *st, *why;
+	struct iogap_manifest m;
+	int rc = 0;
+
+	if (iogap_manifest_read(dir, &m, err, errlen))
+		return -1;
+	st = m.phase[IOGAP_SIDE_BARE].status;
+	why = m.phase[IOGAP_SIDE_BARE].kernel_why;
+	if (!st || strcmp(st, "ok"))
+		rc = iogap_seterr(err, errlen, "--bare-run %.3000s: its bare-metal phase is %s, not ok",
+				  dir, st ? st : "not recorded");
+	else if (!m.run_id || !m.target_spec)
+		rc = iogap_seterr(err, errlen, "--bare-run %.3000s: manifest.json has no run id or "
+				  "target", dir);
+	if (!rc) {
+		s->run_id = m.run_id;
+		snprintf(spec, sizeof(spec), "%s", m.target_spec);
+		if (!s->o.target_spec)
+			s->o.target_spec = spec;
+		snprintf(s->kernel_why[IOGAP_SIDE_BARE], sizeof(s->kernel_why[0]), "%s",
+			 why ? why : "");
+	}
+	iogap_manifest_free(&m);
+	return rc;
+}
+
+/* --bare-run: the recorded run's bare/ files become this run's bare side. */
+static enum phase_result copy_bare_phase(struct run_state *s, struct phase *p)
+{
+	char from[PATH_MAX], to[PATH_MAX + 16];
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	snprintf(from, sizeof(from), "%s/%s", s->o.bare_run, iogap_side_dir[IOGAP_SIDE_BARE]);
+	snprintf(to, sizeof(to), "%s/%s", s->dir, iogap_side_dir[IOGAP_SIDE_BARE]);
+	if (!(d = opendir(from)) || (mkdir(to, 0755) && errno != EEXIST)) {
+		iogap_seterr(p->message, sizeof(p->message), "%s: %s", d ? to : from, strerror(errno));
+		if (d)
+			closedir(d);
+		return PHASE_FAILED;
+	}
+	while (!rc && (de = readdir(d))) {
+		char a[PATH_MAX + 300], b[PATH_MAX + 300];
+
+		if (de->d_type != DT_REG)
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", from, de->d_name);
+		snprintf(b, sizeof(b), "%s/%s", to, de->d_name);
+		rc = iogap_copy_file(a, b, p->message, sizeof(p->message));
+	}
+	closedir(d);
+	if (!rc)
+		snprintf(p->message, sizeof(p->message), "recorded: copied from %.900s", from);
+	return rc ? PHASE_FAILED : PHASE_OK;
 }
 
 /* Can this host's tracefs record block events in a private instance?  ""
@@ -1288,16 +1407,21 @@ static void target_disk(const struct iogap_target *t, char *why, size_t n)
  * is asked when it runs), bare metal's when the host can (kernel_why). */
 static void plan_kernel_points(struct run_state *s)
 {
-	char *bare = s->kernel_why[IOGAP_SIDE_BARE];
+	char host[sizeof(s->kernel_why[0])] = "";
+	/* a recorded bare run (--bare-run) keeps what it recorded */
+	char *bare = s->o.bare_run ? host : s->kernel_why[IOGAP_SIDE_BARE];
 	size_t n = sizeof(s->kernel_why[0]);
 
 	if (s->o.no_kernel_points) {
 		for (int i = 0; i < IOGAP_SIDES; i++)
-			snprintf(s->kernel_why[i], n, "turned off (--no-kernel-points)");
+			if (i != IOGAP_SIDE_BARE || !s->o.bare_run)
+				snprintf(s->kernel_why[i], n, "turned off (--no-kernel-points)");
 		snprintf(s->host_kernel_why, n, "turned off (--no-kernel-points)");
 		return;
 	}
-	if (s->target.kind == IOGAP_TARGET_NULL)
+	if (vfio(s))
+		snprintf(bare, n, "the device is assigned to the guest (vfio-pci): not the host's");
+	else if (s->target.kind == IOGAP_TARGET_NULL)
 		snprintf(bare, n, "a null: target: the probe's null engine does no block I/O");
 	else if (s->target.kind == IOGAP_TARGET_RBD)
 		snprintf(bare, n, "an rbd: target: its I/O goes to the Ceph cluster, not to a "
@@ -1308,6 +1432,9 @@ static void plan_kernel_points(struct run_state *s)
 		host_tracefs(bare, n);
 	memcpy(s->kernel_why[IOGAP_SIDE_MATCHED], bare, n);
 	memcpy(s->host_kernel_why, bare, n);
+	if (s->o.passthrough)
+		snprintf(s->host_kernel_why, n, "passthrough: QEMU's block layer is not in the data "
+			 "path (no bottom filter requests to match the host kernel's with)");
 }
 
 /* A file target's extent map, for the analysis to map the file offsets of
@@ -1374,8 +1501,13 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		if (iogap_copy_file(s->o.jobs[i], dst, err, errlen))
 			return -1;
 	}
-	if (iogap_target_parse(s->o.target_spec, &s->target, err, errlen) ||
-	    locate(s, err, errlen))
+	if ((s->o.bare_run && load_bare_run(s, err, errlen)) || locate(s, err, errlen))
+		return -1;
+	if (vfio(s)) {   /* the device is the guest's: nothing of it to check here */
+		plan_kernel_points(s);
+		return 0;
+	}
+	if (iogap_target_parse(s->o.target_spec, &s->target, err, errlen))
 		return -1;
 	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only)
 		return iogap_seterr(err, errlen, "%.3000s is a %s image: bare metal cannot run on it the "
@@ -1400,7 +1532,11 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 
 static void new_run_id(struct run_state *s)
 {
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	int fd;
+
+	if (s->run_id)
+		return;   /* --bare-run's: its traces carry it */
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || read(fd, &s->run_id, sizeof(s->run_id)) != sizeof(s->run_id))
 		s->run_id = iogap_now_ns();
@@ -1532,7 +1668,10 @@ static int run_phases(struct run_state *s)
 	}
 	new_run_id(s);
 	iogap_progress_start(s->o.quiet);
-	if (!s->o.vm_only) {
+	if (s->o.bare_run) {
+		s->bare.status = copy_bare_phase(s, &s->bare) == PHASE_OK ? "ok" : "failed";
+		write_manifest(s);
+	} else if (!s->o.vm_only) {
 		iogap_progress_phase("bare metal");
 		run_phase(s, &s->bare, iogap_side_dir[IOGAP_SIDE_BARE], bare_phase);
 	}

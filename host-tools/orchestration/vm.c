@@ -208,9 +208,9 @@ int iogap_rbd_cache_settings(const struct iogap_target *t, char *out, size_t len
 	return r < 0 ? -1 : 0;
 }
 
-const char *iogap_target_guest_dev(const struct iogap_target *t)
+const char *iogap_target_guest_dev(const struct iogap_target *t, const char *passthrough)
 {
-	return t->kind == IOGAP_TARGET_ZNS ? "/dev/nvme0n1" : "/dev/vda";
+	return t->kind == IOGAP_TARGET_ZNS || passthrough ? "/dev/nvme0n1" : "/dev/vda";
 }
 
 /* Append to a growing string; -1 when it would overflow. */
@@ -302,7 +302,7 @@ static void double_commas(const char *in, char *out, size_t len)
 int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen)
 {
 	static char drive[32768], json[16384], append[2048], chardev[4200], serial[4200],
-		    smp[16], mem[16], machine[64], zns_ns[160];
+		    smp[16], mem[16], machine[64], zns_ns[160], vfio[96];
 	const char *argv[MAX_ARGS];
 	int argc = 0;
 	FILE *f;
@@ -356,7 +356,11 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 	argv[argc++] = "-device"; argv[argc++] = "virtio-serial-pci";
 	argv[argc++] = "-chardev"; argv[argc++] = chardev;
 	argv[argc++] = "-device"; argv[argc++] = "virtserialport,chardev=ctl,name=iogap.ctl";
-	if (cfg->target) {
+	if (cfg->passthrough && strcmp(cfg->passthrough, "nvme")) {
+		/* an assigned PCI device: no drive, the guest's driver talks to it */
+		snprintf(vfio, sizeof(vfio), "vfio-pci,host=%s", cfg->passthrough);
+		argv[argc++] = "-device"; argv[argc++] = vfio;
+	} else if (cfg->target) {
 		char doubled[32768];
 
 		if (drive_json(cfg, vm, json, sizeof(json))) {
@@ -370,7 +374,9 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 			return -1;
 		}
 		argv[argc++] = "-drive"; argv[argc++] = drive;
-		if (cfg->target->kind == IOGAP_TARGET_ZNS) {
+		if (cfg->passthrough) {
+			argv[argc++] = "-device"; argv[argc++] = "nvme,drive=d0,serial=iogap0";
+		} else if (cfg->target->kind == IOGAP_TARGET_ZNS) {
 			/* the zones live in the device model; the block graph below is plain */
 			snprintf(zns_ns, sizeof(zns_ns),
 				 "nvme-ns,drive=d0,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=%" PRIu64,

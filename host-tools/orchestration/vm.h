@@ -55,6 +55,11 @@ struct iogap_vm_config {
 	const char *dir;          /* where sockets, rings, logs go */
 	const struct iogap_target *target;   /* NULL: no disk */
 	bool read_only;           /* the jobs only read: QEMU opens the drive read-only */
+	/* NULL: the target behind virtio-blk (with filter nodes when
+	 * filter_so); "nvme": the target on QEMU's emulated NVMe, no filter (a
+	 * stand-in for an assigned device); else a PCI address given to the
+	 * guest with vfio-pci (no drive at all) */
+	const char *passthrough;
 };
 
 struct iogap_vm {
@@ -66,8 +71,8 @@ struct iogap_vm {
 };
 
 /* The target's device node inside iogap's guest: /dev/vda, or /dev/nvme0n1
- * for zns targets. */
-const char *iogap_target_guest_dev(const struct iogap_target *t);
+ * for zns targets and a passed-through device (passthrough non-NULL). */
+const char *iogap_target_guest_dev(const struct iogap_target *t, const char *passthrough);
 
 /* Start QEMU in the background; writes the command line to dir/qemu.cmdline. */
 int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen);

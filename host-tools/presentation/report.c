@@ -342,7 +342,8 @@ static int stats_bare(void *ctx, const struct iogap_trace_record *r,
 static iogap_tl_mask points_of(const struct report *rep, int side, enum iogap_tl_side tl)
 {
 	return iogap_timeline_produced_by(tl, rep->rd.kernel[side].present,
-					  side == SIDE_VM && rep->rd.host_kernel.present);
+					  side == SIDE_VM && rep->rd.host_kernel.present,
+					  rep->rd.filters);
 }
 
 static double mean_of(const struct iogap_rstat *s);
@@ -900,8 +901,10 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 		return;
 	fprintf(f, "\n== %s (job %s), %s ==\n", u->name, u->jobs, dir_key[d]);
 	if (vm->lat[K_LAT].n)
-		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " seen at the top and bottom filter%s%s "
+		fprintf(f, "VM: %" PRIu64 " requests, %" PRIu64 " %s%s%s "
 			"(%.1f%%)%s\n", vm->lat[K_LAT].n, total->n,
+			rep->rd.filters ? "seen at the top and bottom filter" :
+			"with every point (passthrough: no filter nodes)",
 			rep->rd.kernel[SIDE_VM].present ? " and matched in the guest kernel" : "",
 			rep->rd.host_kernel.present ? " and the host's" : "",
 			100.0 * (double)total->n / (double)vm->lat[K_LAT].n,
@@ -1069,10 +1072,16 @@ static void print_text(const struct report *rep, FILE *f)
 		fprintf(f, "VM accel: %s%s\n", rep->accel[0] ? rep->accel : "unknown",
 			!strcmp(rep->accel, "tcg") ? " (TCG: software emulation; guest-side timings "
 			"include emulation and are far larger than under KVM)" : "");
-		fprintf(f, "clock: %s, bound width %.1f us (%s), crossing stages +-%.1f us (%s)\n",
-			m->method ? m->method : "?", (double)(m->bound_hi_ns - m->bound_lo_ns) / 1e3,
-			m->bound_consistent ? "consistent" : "INCONSISTENT: ping-pong estimate kept",
-			rep->err_ns / 1e3, rep->err_source);
+		if (rep->rd.filters)
+			fprintf(f, "clock: %s, bound width %.1f us (%s), crossing stages +-%.1f us "
+				"(%s)\n", m->method ? m->method : "?",
+				(double)(m->bound_hi_ns - m->bound_lo_ns) / 1e3, m->bound_consistent ?
+				"consistent" : "INCONSISTENT: ping-pong estimate kept", rep->err_ns / 1e3,
+				rep->err_source);
+		else
+			fprintf(f, "passthrough: %s (no filter nodes: every VM stage is on the guest's "
+				"clock, clock %s)\n", rep->rd.manifest.passthrough,
+				m->method ? m->method : "?");
 		if (rep->null_latency_ns || rep->inject_delay_ns)
 			fprintf(f, "known delays: backend null-co latency-ns=%" PRIu64
 				", injected top->bottom delay-ns=%" PRIu64 "\n",
@@ -1338,6 +1347,8 @@ static int write_json(const struct report *rep, FILE *f)
 	jw_str(&w, "accel", rep->accel);
 	jw_u64(&w, "null_latency_ns", rep->null_latency_ns);
 	jw_u64(&w, "inject_delay_ns", rep->inject_delay_ns);
+	if (!rep->rd.filters)   /* only then: other runs' JSON stays as it was */
+		jw_str(&w, "passthrough", rep->rd.manifest.passthrough);
 	json_truth(&w, rep);
 	json_kernel_points(&w, rep);
 	if (rep->rd.have_vm) {
