@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
 	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
-	      "       iogap passthrough check [...]   (iogap passthrough --help)\n"
+	      "       iogap passthrough check|run [...]   (iogap passthrough --help)\n"
 	      "       iogap libvirt enable|disable|insert|remove|cleanup|graph DOMAIN ...\n"
 	      "       iogap --version\n"
 	      "\n"

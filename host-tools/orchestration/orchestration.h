@@ -10,5 +10,9 @@
 
 /* `iogap run ...`: argv[0] is "run".  Returns the exit status. */
 int iogap_cmd_run(int argc, char **argv);
+/* `iogap run` arguments read as iogap_cmd_run reads them, silently (it
+ * says what is wrong): argv is permuted so that argv[returned..argc) are
+ * the job files; *dir is --dir's value, NULL without it. */
+int iogap_run_scan(int argc, char **argv, const char **dir);
 
 #endif

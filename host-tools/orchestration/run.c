@@ -1759,6 +1759,20 @@ static int run_repeat(struct run_state *s, int argc, char **argv)
 	return worst;
 }
 
+int iogap_run_scan(int argc, char **argv, const char **dir)
+{
+	int opt, err = opterr;
+
+	*dir = NULL;
+	optind = 1;
+	opterr = 0;   /* iogap_cmd_run says what is wrong */
+	while ((opt = getopt_long(argc, argv, "", run_longopts, NULL)) != -1)
+		if (opt == 'd')
+			*dir = optarg;
+	opterr = err;
+	return optind;
+}
+
 int iogap_cmd_run(int argc, char **argv)
 {
 	struct run_state *s = calloc(1, sizeof(*s));

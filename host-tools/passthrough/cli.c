@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `iogap passthrough check`: arguments, then one of the three checks. */
+/* `iogap passthrough check`: arguments, then one of the three checks; `run` goes to run.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +15,20 @@ static void usage(FILE *f)
 	      "       iogap passthrough check --guest [--device BDF] [--root DIR] [--json]\n"
 	      "       iogap passthrough check --bare FIO_OUTPUT --vm FIO_OUTPUT | --run RUN_DIR\n"
 	      "                               [--p50-within 5us,10%] [--p99-within T] [--force] [--json]\n"
+	      "       iogap passthrough run --device nvme|BDF [--p50-within T] [--p99-within T]\n"
+	      "                             [--force] [iogap run options] JOBFILE...\n"
 	      "  The host's setup for an assigned PCI device, the device as the guest sees it,\n"
 	      "  or whether two fio outputs compare (docs/passthrough.md).  Findings: LEVEL\n"
 	      "  CODE: message / why / do, then the verdict.  --root reads sysfs and procfs\n"
 	      "  under DIR (a tree from scripts/passthrough-collect.sh).  --run: RUN_DIR/bare\n"
 	      "  and RUN_DIR/vm probe.json (iogap import of the two sides, or iogap run).\n"
+	      "  run: the job on bare metal and in the guest, the report and the verdict\n"
+	      "  (iogap passthrough run --help).\n"
 	      "  Exit 0 pass, 1 fail (a warning or worse), 2 usage or unusable input.\n", f);
 }
 
 /* "5us,10%", "5us", "10%": within 5 µs or within 10% of bare metal. */
-static bool parse_within(const char *s, struct pt_within *w)
+bool pt_parse_within(const char *s, struct pt_within *w)
 {
 	static const struct { const char *u; double ns; } units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
@@ -101,8 +105,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		else if (!strcmp(o, "--qemu-pid") && (a->host.qemu_pid = strtol(v, &end, 10)) > 0 &&
 			 !*end)
 			;
-		else if ((!strcmp(o, "--p50-within") && parse_within(v, &a->p50)) ||
-			 (!strcmp(o, "--p99-within") && parse_within(v, &a->p99)))
+		else if ((!strcmp(o, "--p50-within") && pt_parse_within(v, &a->p50)) ||
+			 (!strcmp(o, "--p99-within") && pt_parse_within(v, &a->p99)))
 			;
 		else {
 			fprintf(stderr, "iogap passthrough: %s %s: unknown option or bad value\n", o, v);
@@ -153,6 +157,8 @@ int iogap_cmd_passthrough(int argc, char **argv)
 	const char *conflict;
 	int rc;
 
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return pt_run(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "check")) {
 		usage(argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
 		return argc > 1 && !strcmp(argv[1], "--help") ? 0 : 2;
@@ -169,8 +175,6 @@ int iogap_cmd_passthrough(int argc, char **argv)
 		a.bare = a.run_bare;
 		a.vm = a.run_vm;
 	}
-	if (!a.p50.set && !a.p99.set)   /* the example: QD1 p50 within 5 µs or 10% */
-		a.p50 = (struct pt_within){ .set = true, .abs_ns = 5e3, .pct = 10 };
 	if (a.root && strcmp(a.root, "/"))
 		p.root = a.root;
 	if (a.bare)

@@ -44,7 +44,7 @@ void pt_unreadable(struct pt *p, const char *path, const char *what)
 		   "%s: %s", path, what);
 }
 
-void pt_print(const struct pt *p, const char *verdict)
+void pt_print_findings(const struct pt *p)
 {
 	for (size_t i = 0; i < p->count; i++) {
 		const struct pt_finding *f = &p->f[i];
@@ -52,6 +52,11 @@ void pt_print(const struct pt *p, const char *verdict)
 		printf("%s %s: %s\n    why: %s\n    do: %s\n", level_name[f->lv], f->code,
 		       f->msg ? f->msg : "", f->why, f->todo);
 	}
+}
+
+void pt_print(const struct pt *p, const char *verdict)
+{
+	pt_print_findings(p);
 	printf("verdict: %s\n", verdict);
 }
 

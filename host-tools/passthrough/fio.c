@@ -166,6 +166,21 @@ static bool judge_all(struct pt *p, const struct fioi_result *bare, const struct
 	return ok && *judged;
 }
 
+int pt_lint_jobs(struct pt *p, const char *const *jobs, size_t n, char *verdict, size_t vn)
+{
+	struct lint_sink ls = { .p = p };
+	char err[1024];
+
+	if (iogap_lint_jobfiles(jobs, n, take_lint, &ls, err, sizeof(err))) {
+		fprintf(stderr, "iogap passthrough: %s\n", err);
+		return -1;
+	}
+	if (ls.invalid)
+		snprintf(verdict, vn, "comparison invalid: %s (lint's findings above say why and what "
+			 "to do; nothing was run; --force runs and compares anyway)", ls.reasons);
+	return ls.invalid;
+}
+
 int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt_within *p50,
 		 const struct pt_within *p99, bool force, char *verdict, size_t n)
 {
@@ -173,9 +188,14 @@ int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt
 	const struct fioi_result *rp[2] = { &r[0], &r[1] };
 	const char *what[2] = { bare, vm };
 	struct lint_sink ls = { .p = p };
+	/* the example: QD1 p50 within 5 µs or 10% */
+	const struct pt_within def = { .set = true, .abs_ns = 5e3, .pct = 10 };
 	char err[1024];
 	unsigned judged;
 	bool ok;
+
+	if (!p50->set && !p99->set)
+		p50 = &def;
 
 	memset(r, 0, sizeof(r));
 	for (int i = 0; i < 2; i++)

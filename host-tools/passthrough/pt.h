@@ -32,6 +32,7 @@ void pt_finding(struct pt *p, enum pt_level lv, const char *code, const char *wh
 /* "unreadable": an input a check needs is missing or malformed. */
 void pt_unreadable(struct pt *p, const char *path, const char *what);
 void pt_print(const struct pt *p, const char *verdict);
+void pt_print_findings(const struct pt *p);   /* pt_print without the verdict */
 void pt_print_json(const struct pt *p, const char *verdict);
 void pt_free(struct pt *p);
 
@@ -83,5 +84,14 @@ struct pt_within {
 };
 int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt_within *p50,
 		 const struct pt_within *p99, bool force, char *verdict, size_t n);
+/* "5us,10%", "5us", "10%" into w; false if malformed. */
+bool pt_parse_within(const char *s, struct pt_within *w);
+/* Lint's findings on job files before they run (pt_check_fio's rule: a
+ * warning makes the comparison invalid): 1 invalid, with the verdict; 0
+ * valid; -1 with a message on stderr for an unreadable job file. */
+int pt_lint_jobs(struct pt *p, const char *const *jobs, size_t n, char *verdict, size_t vn);
+
+/* `iogap passthrough run ...` (argv[0] "run"): the exit status. */
+int pt_run(int argc, char **argv);
 
 #endif

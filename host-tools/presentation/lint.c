@@ -702,6 +702,19 @@ static void check_cpu_saturation(struct lint *L, const char *side_dir)
 	iogap_cpuload_free(&cl);
 }
 
+/* Every finding of L to sink, then L's findings freed. */
+static void emit(struct lint *L, iogap_lint_sink sink, void *ctx)
+{
+	for (size_t i = 0; i < L->count; i++) {
+		sink(ctx, (int)L->f[i].lv, L->f[i].code, L->f[i].msg ? L->f[i].msg : "", L->f[i].why,
+		     L->f[i].todo);
+		free(L->f[i].msg);
+	}
+	free(L->f);
+	L->f = NULL;
+	L->count = 0;
+}
+
 void iogap_lint_results(const struct fioi_result *const *r, const char *const *what, size_t n,
 			uint64_t ram, iogap_lint_sink sink, void *ctx)
 {
@@ -721,13 +734,29 @@ void iogap_lint_results(const struct fioi_result *const *r, const char *const *w
 			check_job(&L, &s[i], &s[i].r.jobs[k]);
 	for (size_t i = 1; i < n; i++)
 		compare_sides(&L, &s[0], &s[i]);
-	for (size_t i = 0; i < L.count; i++) {
-		sink(ctx, (int)L.f[i].lv, L.f[i].code, L.f[i].msg ? L.f[i].msg : "", L.f[i].why,
-		     L.f[i].todo);
-		free(L.f[i].msg);
-	}
-	free(L.f);
+	emit(&L, sink, ctx);
 	free(s);
+}
+
+int iogap_lint_jobfiles(const char *const *paths, size_t n, iogap_lint_sink sink, void *ctx,
+			char *err, size_t errlen)
+{
+	struct lint L = { 0 };
+	struct side *sides = NULL;
+	size_t ns = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = load_file(&sides, &ns, paths[i], err, errlen);
+	for (size_t i = 0; i < ns && !ret; i++)
+		for (size_t k = 0; k < sides[i].r.nr; k++)
+			check_job(&L, &sides[i], &sides[i].r.jobs[k]);
+	if (!ret)
+		emit(&L, sink, ctx);
+	for (size_t i = 0; i < ns; i++)
+		fioi_free(&sides[i].r);
+	free(sides);
+	return ret;
 }
 
 static void usage(FILE *f)

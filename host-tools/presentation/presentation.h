@@ -26,5 +26,10 @@ typedef void (*iogap_lint_sink)(void *ctx, int level, const char *code, const ch
 				const char *why, const char *todo);
 void iogap_lint_results(const struct fioi_result *const *r, const char *const *what, size_t n,
 			uint64_t ram, iogap_lint_sink sink, void *ctx);
+/* Lint's checks of job files before they run (this machine's RAM for the
+ * cache check), each finding to sink.  0, or -1 with err for a file that
+ * cannot be read or is neither a job file nor fio output. */
+int iogap_lint_jobfiles(const char *const *paths, size_t n, iogap_lint_sink sink, void *ctx,
+			char *err, size_t errlen);
 
 #endif

@@ -643,28 +643,34 @@ static size_t keys_vs_bare(const struct report *rep, char *out, size_t n)
 	return total;
 }
 
-/* At different loads: say so, and name the largest stage only the VM has. */
+/* At different loads: say so, and name the largest stage only the VM has
+ * (a VM without filter points has none: each of its stages has a bare one). */
 static void verdict_load(const struct report *rep, const struct unit *u, int d,
 			 const struct gap *g, char *out, size_t n, size_t *l)
 {
 	struct load vm = side_load(u, SIDE_VM), bare = side_load(u, rep->ref);
 	int c = g->largest;
-	const struct iogap_stage *s = &rep->rows.r[c].stage;
+	const struct iogap_stage *s;
 	char sure[160], compared[128];
 	bool several;
 
-	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
 	several = keys_vs_bare(rep, compared, sizeof(compared)) > 1;
 	cat(out, n, l, "%s %s: not at equal load — the VM ran %.0f IOPS (%.1f in flight), %s %.0f "
 	    "IOPS (%.1f in flight), %.1fx apart: the backend %s by queueing, not by "
-	    "virtualization, so %s %s not compared with bare metal (run `iogap run --match-load`). "
-	    "Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the VM's %.1f us "
-	    "per request), spent %s (%s): %s.", u->name, dir_key[d], vm.iops, vm.inflight,
-	    side_name[rep->ref], bare.iops, bare.inflight,
-	    fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops),
-	    several ? "stages differ" : "stage differs", compared, several ? "are" : "is", s->key,
-	    g->contrib[c] / 1e3, 100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, s->where,
-	    sure, stage_hint(rep, s));
+	    "virtualization, so %s %s not compared with bare metal (run `iogap run --match-load`).",
+	    u->name, dir_key[d], vm.iops, vm.inflight, side_name[rep->ref], bare.iops,
+	    bare.inflight, fmax(vm.iops, bare.iops) / fmin(vm.iops, bare.iops),
+	    several ? "stages differ" : "stage differs", compared, several ? "are" : "is");
+	if (c < 0) {
+		cat(out, n, l, " Every VM stage has its bare-metal counterpart: none is named.");
+		return;
+	}
+	s = &rep->rows.r[c].stage;
+	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
+	cat(out, n, l, " Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the "
+	    "VM's %.1f us per request), spent %s (%s): %s.", s->key, g->contrib[c] / 1e3,
+	    100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, s->where, sure,
+	    stage_hint(rep, s));
 }
 
 /* A detail stage inside the gap row that is most of its contribution. */
@@ -1268,7 +1274,7 @@ static void json_gap(struct jw *w, const struct report *rep, const struct gap *g
 	for (size_t c = 0; c <= rep->rows.n; c++)
 		jw_float(w, row_key(rep, c), g->err[c]);
 	jw_end(w);
-	jw_str(w, "largest", row_key(rep, (size_t)g->largest));
+	jw_str(w, "largest", g->largest < 0 ? "" : row_key(rep, (size_t)g->largest));
 	jw_end(w);
 }
 
