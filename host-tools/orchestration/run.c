@@ -1329,7 +1329,7 @@ static int load_bare_run(struct run_state *s, char *err, size_t errlen)
 /* --bare-run: the recorded run's bare/ files become this run's bare side. */
 static enum phase_result copy_bare_phase(struct run_state *s, struct phase *p)
 {
-	char from[PATH_MAX], to[PATH_MAX + 16];
+	char from[PATH_MAX], to[PATH_MAX + 16], real[PATH_MAX];
 	DIR *d;
 	struct dirent *de;
 	int rc = 0;
@@ -1353,7 +1353,8 @@ static enum phase_result copy_bare_phase(struct run_state *s, struct phase *p)
 	}
 	closedir(d);
 	if (!rc)
-		snprintf(p->message, sizeof(p->message), "recorded: copied from %.900s", from);
+		snprintf(p->message, sizeof(p->message), "recorded: copied from %.900s",
+			 realpath(from, real) ? real : from);
 	return rc ? PHASE_FAILED : PHASE_OK;
 }
 

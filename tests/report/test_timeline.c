@@ -3,7 +3,8 @@
  * The request timeline (host-tools/analysis/timeline.h, docs/timeline.md):
  * the stages of a point set, detail stages, clocks and crossings, the gap
  * rows' pairing with bare metal (kernel with kernel, device with device,
- * merged where the bare run knows nothing finer), and a request's stage
+ * merged where the bare run knows nothing finer), a VM without filter
+ * points (passthrough) compared point for point, and a request's stage
  * durations from its pair or record.
  */
 #include <stdio.h>
@@ -103,6 +104,45 @@ static void test_deeper(void)
 	   rows(&gr));
 }
 
+/* A passed-through device (no filter points): the guest kernel's issue to
+ * its completion is the device, and each guest stage has its bare one. */
+static void test_passthrough(void)
+{
+	iogap_tl_mask vmp = iogap_timeline_produced_by(IOGAP_TL_VM, true, false, false);
+	struct iogap_stages vm, bare, bare_plain;
+	struct iogap_gap_rows gr;
+	struct iogap_trace_record g = { .start_ns = 1000, .issue_ns = 1300, .complete_ns = 9000 };
+	struct iogap_trace_record k = { .issue_ns = 2000, .complete_ns = 7000 };
+	struct iogap_pair p = { .guest = &g, .kernel = &k, .g_start = 501000, .g_issue = 501300,
+				.g_complete = 509000 };
+	struct iogap_timeline tl;
+	char want[512];
+
+	ok(!(vmp & (BIT(VM_TOP_ENTRY) | BIT(VM_BOTTOM_ENTRY) | BIT(VM_BOTTOM_EXIT) |
+		    BIT(VM_TOP_EXIT) | BIT(VM_HK_ISSUE))), "no filter points without filters");
+	iogap_timeline_stages(IOGAP_TL_VM, vmp, &vm);
+	iogap_timeline_stages(IOGAP_TL_BARE, iogap_timeline_produced_kernel(IOGAP_TL_BARE), &bare);
+	ok(!strcmp(keys(&vm), "G.submit,G.kern,D,G.ret"), "passthrough VM stages: %s", keys(&vm));
+	ok(!(vm.s[1].flags & IOGAP_STAGE_CROSSING) && !(vm.s[2].flags & IOGAP_STAGE_CROSSING) &&
+	   !(vm.s[3].flags & IOGAP_STAGE_CROSSING), "every stage on the guest's clock");
+	iogap_timeline_gap_rows(&vm, &bare, &gr);
+	snprintf(want, sizeof(want), "G.kern[%d..%d],device[%d..%d],G.ret[%d..%d]",
+		 IOGAP_TL_BARE_START, IOGAP_TL_BARE_K_ISSUE, IOGAP_TL_BARE_K_ISSUE,
+		 IOGAP_TL_BARE_DEV_COMPLETE, IOGAP_TL_BARE_DEV_COMPLETE, IOGAP_TL_BARE_REAP);
+	ok(!strcmp(rows(&gr), want), "each against its bare stage: %s", rows(&gr));
+	iogap_timeline_stages(IOGAP_TL_BARE, iogap_timeline_produced(IOGAP_TL_BARE), &bare_plain);
+	iogap_timeline_gap_rows(&vm, &bare_plain, &gr);
+	snprintf(want, sizeof(want), "G.start->G.reap[%d..%d]", IOGAP_TL_BARE_START,
+		 IOGAP_TL_BARE_REAP);
+	ok(!strcmp(rows(&gr), want), "bare run without kernel points: one row against its total: %s",
+	   rows(&gr));
+	iogap_timeline_from_pair(&p, &tl);
+	ok(iogap_timeline_complete(&tl, &vm) && iogap_timeline_stage_ns(&tl, &vm.s[1]) == 1000 &&
+	   iogap_timeline_stage_ns(&tl, &vm.s[2]) == 5000 &&
+	   iogap_timeline_stage_ns(&tl, &vm.s[3]) == 2000,
+	   "a pair without filter records is complete: G.kern 1000, D 5000, G.ret 2000");
+}
+
 static void test_durations(void)
 {
 	struct iogap_trace_record g = { .start_ns = 1000, .issue_ns = 1300, .complete_ns = 9000 };
@@ -148,6 +188,7 @@ int main(void)
 {
 	test_today();
 	test_deeper();
+	test_passthrough();
 	test_durations();
 	tap_plan(tap_n);
 	return tap_done();
