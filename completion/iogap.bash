@@ -12,6 +12,30 @@ _iogap_dirs() {
 	done
 }
 
+# iogap run's options (iogap passthrough run takes them too)
+_iogap_run_opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
+	--machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
+	--allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points
+	--inject-delay-ns --passthrough --bare-run'
+
+# iogap passthrough run: its options, iogap run's, job files
+_iogap_passthrough_run() {
+	case $prev in
+	--device) mapfile -t COMPREPLY < <(compgen -W 'nvme' -- "$cur"); return ;;
+	--bare-run|--dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+	--target) mapfile -t COMPREPLY < <(compgen -W 'file: dev:' -- "$cur")
+		  compopt -o nospace 2> /dev/null; return ;;
+	--accel) mapfile -t COMPREPLY < <(compgen -W 'auto kvm tcg' -- "$cur"); return ;;
+	--p50-within|--p99-within|--smp|--memory|--timeout|--boot-timeout|--append) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "--device --p50-within --p99-within --help
+			$_iogap_run_opts" -- "$cur")
+	else
+		mapfile -t COMPREPLY < <(compgen -f -X '!*.fio' -- "$cur"; compgen -d -S / -- "$cur")
+	fi
+}
+
 _iogap() {
 	local cur prev cmd opts
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -23,16 +47,15 @@ _iogap() {
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
 	run)
-		opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
-		      --machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
-		      --allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points --inject-delay-ns --help'
+		opts="$_iogap_run_opts --help"
 		case $prev in
 		--target) mapfile -t COMPREPLY < <(compgen -W 'file: dev: null: zns: rbd:' -- "$cur")
 			  compopt -o nospace 2> /dev/null; return ;;
 		--accel) mapfile -t COMPREPLY < <(compgen -W 'auto kvm tcg' -- "$cur"); return ;;
 		--cache) mapfile -t COMPREPLY < <(compgen -W 'none writeback writethrough directsync unsafe' -- "$cur"); return ;;
 		--aio) mapfile -t COMPREPLY < <(compgen -W 'native io_uring threads' -- "$cur"); return ;;
-		--dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+		--dir|--bare-run) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+		--passthrough) mapfile -t COMPREPLY < <(compgen -W 'nvme' -- "$cur"); return ;;
 		--kernel|--initrd) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		--machine|--smp|--memory|--timeout|--boot-timeout|--append|--ring-size|--repeat|--inject-delay-ns)
 			return ;;
@@ -66,11 +89,15 @@ _iogap() {
 		[ "$prev" = --ram ] && return ;;
 	passthrough)
 		if [ "$COMP_CWORD" -eq 2 ]; then
-			mapfile -t COMPREPLY < <(compgen -W 'check --help' -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W 'check run --help' -- "$cur")
 			return
 		fi
 		opts='--domain --qemu-pid --device --root --guest --bare --vm --run --p50-within
 		      --p99-within --force --json --help'
+		if [ "${COMP_WORDS[2]}" = run ]; then
+			_iogap_passthrough_run
+			return
+		fi
 		case $prev in
 		--root|--run) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
 		--bare|--vm) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;

@@ -16,14 +16,14 @@ static void usage(FILE *f)
 	      "       iogap passthrough check --bare FIO_OUTPUT --vm FIO_OUTPUT | --run RUN_DIR\n"
 	      "                               [--p50-within 5us,10%] [--p99-within T] [--force] [--json]\n"
 	      "       iogap passthrough run --device nvme|BDF [--p50-within T] [--p99-within T]\n"
-	      "                             [--force] [iogap run options] JOBFILE...\n"
+	      "                             [--force] [--bare-run DIR] [iogap run options] JOBFILE...\n"
 	      "  The host's setup for an assigned PCI device, the device as the guest sees it,\n"
 	      "  or whether two fio outputs compare (docs/passthrough.md).  Findings: LEVEL\n"
 	      "  CODE: message / why / do, then the verdict.  --root reads sysfs and procfs\n"
 	      "  under DIR (a tree from scripts/passthrough-collect.sh).  --run: RUN_DIR/bare\n"
 	      "  and RUN_DIR/vm probe.json (iogap import of the two sides, or iogap run).\n"
 	      "  run: the job on bare metal and in the guest, the report and the verdict\n"
-	      "  (iogap passthrough run --help).\n"
+	      "  (the usage of iogap passthrough run has the rest).\n"
 	      "  Exit 0 pass, 1 fail (a warning or worse), 2 usage or unusable input.\n", f);
 }
 

@@ -33,10 +33,11 @@ static void usage(FILE *f)
 	      "  The same job on bare metal (or DIR's recorded bare-metal run) and in a guest\n"
 	      "  whose disk is DEVICE without QEMU's block layer (nvme: QEMU's emulated NVMe on\n"
 	      "  the target, a stand-in; BDF: the PCI device assigned with vfio-pci), with the\n"
-	      "  guest kernel's points; then its report and the verdict (iogap passthrough\n"
-	      "  check --run).  Lint runs first: a job it warns about (buffered I/O) is not\n"
-	      "  run unless --force.  Exit 0 pass, 1 fail or refused, 2 usage or unusable\n"
-	      "  input; iogap run's status when the run fails.\n", f);
+	      "  guest kernel's points; then its report and the verdict of iogap passthrough\n"
+	      "  check on the run directory.  Lint runs first: a job it warns about (buffered\n"
+	      "  I/O) is not run unless --force.  Other options are iogap run's (not its\n"
+	      "  --force).  Exit 0 pass, 1 fail or refused, 2 usage or unusable input;\n"
+	      "  iogap run's status when the run fails.\n", f);
 }
 
 /* Ours into a; the rest into a->rargv after "run --passthrough DEVICE".
