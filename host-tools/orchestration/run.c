@@ -865,7 +865,8 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
 	jw_str(&w, "kernel", s->kernel);
 	jw_str(&w, "initrd", s->initrd);
-	jw_str(&w, "filter", s->o.passthrough ? "" : s->filter_so);
+	jw_member(&w, "filter");   /* "" without filter nodes: the schema requires it */
+	jw_string(&w, s->o.passthrough ? "" : s->filter_so);
 	if (s->o.passthrough)
 		jw_str(&w, IOGAP_MF_PASSTHROUGH, s->passthrough);
 	jw_str(&w, "guest_agent", s->guest_hello);

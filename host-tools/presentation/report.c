@@ -1274,7 +1274,8 @@ static void json_gap(struct jw *w, const struct report *rep, const struct gap *g
 	for (size_t c = 0; c <= rep->rows.n; c++)
 		jw_float(w, row_key(rep, c), g->err[c]);
 	jw_end(w);
-	jw_str(w, "largest", g->largest < 0 ? "" : row_key(rep, (size_t)g->largest));
+	jw_member(w, "largest");   /* "": none may be named (verdict_load) */
+	jw_string(w, g->largest < 0 ? "" : row_key(rep, (size_t)g->largest));
 	jw_end(w);
 }
 

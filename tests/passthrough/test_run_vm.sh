@@ -5,14 +5,14 @@
 # file.  Structure only, never timings: the guest's stages (G.kern, D, G.ret)
 # and bare metal's (K.sub, D, K.ret) with every request counted, the gap
 # row by row, the verdict, a run directory that report, compare, lint and
-# check --run read; a recorded bare run (--bare-run); a buffered job refused
+# check --run read (its manifest and report valid by their schemas); a recorded bare run (--bare-run); a buffered job refused
 # before anything runs; vfio-pci's command line; usage errors.
 # shellcheck source=tests/run/lib.sh
 . "$(dirname "$0")/../run/lib.sh"
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] && [ -w /sys/kernel/tracing/instances ] ||
 	skip_all "no tracefs with block events and writable instances on this host (bare metal's kernel points)"
-echo "1..14"
+echo "1..15"
 # okf STATUS DESCRIPTION FILE: ok, with the end of FILE as a diagnostic when it failed
 okf() { ok "$1" "$2"; [ "$1" = 0 ] || tail -40 "$3" | sed 's/^/# /'; }
 N=300
@@ -45,6 +45,10 @@ ok $? "no filter: the manifest says passthrough nvme, QEMU's NVMe on the drive, 
 
 "$IOGAP" report "$WORK/a" --json "$WORK/a.json" > "$WORK/a.report" 2>&1
 okf $? "iogap report reads the run directory" "$WORK/a.report"
+V=${IOGAP_SRC:?}/tests/install/validate.py
+"$V" "$IOGAP_SRC/docs/schemas/manifest-1.schema.json" "$WORK/a/manifest.json" > "$WORK/schema.out" 2>&1 &&
+	"$V" "$IOGAP_SRC/docs/schemas/report-1.schema.json" "$WORK/a.json" >> "$WORK/schema.out" 2>&1
+okf $? "the manifest and the report's JSON validate against their schemas" "$WORK/schema.out"
 python3 - "$WORK/a.json" "$N" > "$WORK/stages.txt" 2>&1 <<'PY'
 import json, sys
 r, n = json.load(open(sys.argv[1])), int(sys.argv[2])
