@@ -961,6 +961,26 @@ static void write_manifest(struct run_state *s)
 	}
 }
 
+/* The clock and the pairing's counts (a VM with filter nodes). */
+static void print_pairing(const struct run_state *s)
+{
+	static const char *dirs[] = { "read", "write" };
+	const struct iogap_clock_map *m = &s->rd.pairing.map;
+	const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
+
+	printf("  clock: %s, offset %" PRId64 " ns, drift %.1f ppb, bound width %" PRId64
+	       " ns%s\n", m->method, m->offset_ns, m->drift_ppb,
+	       m->bound_hi_ns - m->bound_lo_ns, m->bound_consistent ? "" : " (INCONSISTENT)");
+	for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
+		if (!pc->guest[d])
+			continue;
+		printf("  %-5s: %" PRIu64 " requests, %" PRIu64 " paired (%" PRIu64
+		       " by tag, %" PRIu64 " merged by the guest), %" PRIu64 " ambiguous, %"
+		       PRIu64 " unpaired\n", dirs[d], pc->guest[d], pc->paired_top[d],
+		       pc->exact[d], pc->merged[d], pc->ambiguous[d], pc->unpaired[d]);
+	}
+}
+
 /* Until the attribution report lands: mean per stage over exact pairs. */
 static void print_summary(struct run_state *s)
 {
@@ -976,22 +996,8 @@ static void print_summary(struct run_state *s)
 	if (s->o.passthrough)
 		printf("  passthrough: %s (no filter nodes: the VM's stages are the guest's)\n",
 		       s->passthrough);
-	else {
-		const struct iogap_clock_map *m = &s->rd.pairing.map;
-		const struct iogap_pair_counts *pc = &s->rd.pairing.counts;
-
-		printf("  clock: %s, offset %" PRId64 " ns, drift %.1f ppb, bound width %" PRId64
-		       " ns%s\n", m->method, m->offset_ns, m->drift_ppb,
-		       m->bound_hi_ns - m->bound_lo_ns, m->bound_consistent ? "" : " (INCONSISTENT)");
-		for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
-			if (!pc->guest[d])
-				continue;
-			printf("  %-5s: %" PRIu64 " requests, %" PRIu64 " paired (%" PRIu64
-			       " by tag, %" PRIu64 " merged by the guest), %" PRIu64 " ambiguous, %"
-			       PRIu64 " unpaired\n", dirs[d], pc->guest[d], pc->paired_top[d],
-			       pc->exact[d], pc->merged[d], pc->ambiguous[d], pc->unpaired[d]);
-		}
-	}
+	else
+		print_pairing(s);
 	for (int d = 0; d < IOGAP_PAIR_DIRS; d++) {
 		const char *sep = "";
 
@@ -1515,6 +1521,9 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		return iogap_seterr(err, errlen, "%.3000s is a %s image: bare metal cannot run on it the "
 				    "way the guest sees it; use --vm-only", s->target.path,
 				    s->target.format);
+	if (s->target.kind == IOGAP_TARGET_ZNS && s->o.passthrough)
+		return iogap_seterr(err, errlen, "a zns: target is QEMU's emulated zoned namespace: "
+				    "not with --passthrough");
 	if (s->target.kind == IOGAP_TARGET_ZNS && !s->o.bare_only)
 		check_zns_depth(s);
 	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))

@@ -1809,6 +1809,11 @@ static int write_html(const struct report *rep, FILE *f)
 			rep->accel[0] ? rep->accel : "unknown",
 			rep->rd.pairing.map.method ? rep->rd.pairing.map.method : "?", rep->err_ns / 1e3,
 			rep->err_source);
+		if (!rep->rd.filters) {
+			fputs(" Passthrough: ", f);
+			html_esc(f, rep->rd.manifest.passthrough);
+			fputs(" (no filter nodes: every VM stage is on the guest's clock).", f);
+		}
 		if (!strcmp(rep->accel, "tcg"))
 			fputs(" <b>The VM ran under TCG</b>: guest-side timings include emulation.", f);
 	}
@@ -1884,9 +1889,10 @@ static int write_html(const struct report *rep, FILE *f)
 			svg_time(f, "p99", title, u, d, 1);
 			fputs("</div>\n", f);
 		}
-	fputs("<p class=\"note\">Definitions: docs/reports.md. Stage rows cover the VM requests "
-	      "seen at both filter layers; percentiles are fio's histogram buckets.</p>\n"
-	      "</body></html>\n", f);
+	fprintf(f, "<p class=\"note\">Definitions: docs/reports.md. Stage rows cover the VM requests "
+		"%s; percentiles are fio's histogram buckets.</p>\n</body></html>\n",
+		rep->rd.filters ? "seen at both filter layers" :
+		"with every point (passthrough: no filter nodes)");
 	return ferror(f) ? -1 : 0;
 }
 

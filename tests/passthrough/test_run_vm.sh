@@ -43,7 +43,7 @@ manifest "$WORK/a" 'm["vm"]["passthrough"] == "nvme" and not m["vm"].get("filter
 	! grep -q 'LD_PRELOAD\|iogap-filter\|virtio-blk' "$WORK/a/vm/qemu.cmdline"
 ok $? "no filter: the manifest says passthrough nvme, QEMU's NVMe on the drive, no filter traces"
 
-"$IOGAP" report "$WORK/a" --json "$WORK/a.json" > "$WORK/a.report" 2>&1
+"$IOGAP" report "$WORK/a" --json "$WORK/a.json" --html "$WORK/a.html" > "$WORK/a.report" 2>&1
 okf $? "iogap report reads the run directory" "$WORK/a.report"
 V=${IOGAP_SRC:?}/tests/install/validate.py
 "$V" "$IOGAP_SRC/docs/schemas/manifest-1.schema.json" "$WORK/a/manifest.json" > "$WORK/schema.out" 2>&1 &&
@@ -78,8 +78,9 @@ PY
 ok $? "gap rows: G.kern, device, G.ret against bare metal's stages: $(cat "$WORK/gap.txt")"
 grep -q '^passthrough: nvme (no filter nodes' "$WORK/a.report" &&
 	grep -q "^VM: $N requests, $N with every point (passthrough: no filter nodes) and matched in the guest kernel" "$WORK/a.report" &&
-	grep -q '^  device (D - bare) ' "$WORK/a.report" && grep -q '^verdict: qd1 read: ' "$WORK/a.report"
-okf $? "text report: passthrough named, the requests with every point, the device row, a verdict" "$WORK/a.report"
+	grep -q '^  device (D - bare) ' "$WORK/a.report" && grep -q '^verdict: qd1 read: ' "$WORK/a.report" &&
+	grep -q 'Passthrough: nvme (no filter nodes' "$WORK/a.html"
+okf $? "text and HTML report: passthrough named, the requests with every point, the device row, a verdict" "$WORK/a.report"
 
 "$IOGAP" passthrough check --run "$WORK/a" > "$WORK/check.out" 2>&1
 rc=$?
@@ -136,6 +137,11 @@ rc3=$?
 ok $? "usage errors exit 2: no --device ($rc1), a BDF without --bare-run ($rc2), a bad threshold ($rc3)"
 "$IOGAP" run --passthrough nvme --iothread --target "file:$WORK/disk.img" "$WORK/j.fio" \
 	> "$WORK/u4.out" 2>&1
-[ $? = 2 ] && grep -q 'no --iothread' "$WORK/u4.out"
-okf $? "iogap run --passthrough refuses filter and virtio-blk options" "$WORK/u4.out"
+rc4=$?
+"$IOGAP" run --passthrough nvme --accel tcg --dir "$WORK/z" --target "zns:$WORK/disk.img" \
+	"$WORK/j.fio" >> "$WORK/u4.out" 2>&1
+rc5=$?
+[ $rc4 = 2 ] && grep -q 'no --iothread' "$WORK/u4.out" &&
+	[ $rc5 = 1 ] && grep -q 'not with --passthrough' "$WORK/u4.out"
+okf $? "iogap run --passthrough refuses filter and virtio-blk options ($rc4) and a zns: target ($rc5)" "$WORK/u4.out"
 finish
