@@ -1351,12 +1351,12 @@ static enum phase_result copy_bare_phase(struct run_state *s, struct phase *p)
 	}
 	while (!rc && (de = readdir(d))) {
 		char a[PATH_MAX + 300], b[PATH_MAX + 300];
+		struct stat st;
 
-		if (de->d_type != DT_REG)
-			continue;
 		snprintf(a, sizeof(a), "%s/%s", from, de->d_name);
 		snprintf(b, sizeof(b), "%s/%s", to, de->d_name);
-		rc = iogap_copy_file(a, b, p->message, sizeof(p->message));
+		if (!stat(a, &st) && S_ISREG(st.st_mode))
+			rc = iogap_copy_file(a, b, p->message, sizeof(p->message));
 	}
 	closedir(d);
 	if (!rc)
