@@ -12,7 +12,7 @@
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] && [ -w /sys/kernel/tracing/instances ] ||
 	skip_all "no tracefs with block events and writable instances on this host (bare metal's kernel points)"
-echo "1..15"
+echo "1..16"
 # okf STATUS DESCRIPTION FILE: ok, with the end of FILE as a diagnostic when it failed
 okf() { ok "$1" "$2"; [ "$1" = 0 ] || tail -40 "$3" | sed 's/^/# /'; }
 N=300
@@ -103,6 +103,13 @@ rc=$?
 	"$IOGAP" report "$WORK/b" --json "$WORK/b.json" > /dev/null 2>&1 &&
 	python3 -c "import json,sys; j=json.load(open('$WORK/b.json'))['jobs'][0]['read']; sys.exit(not (j['stages']['D']['n'] == $N and j['bare_stages']['D']['n'] == $N))"
 okf $? "--bare-run: the recorded bare side, its run id and target, the guest's stages against it (exit $rc)" "$WORK/b.out"
+cp -r "$WORK/a" "$WORK/bad" &&
+	python3 -c "import json; f='$WORK/bad/manifest.json'; m=json.load(open(f)); m['phases']['bare']['status']='failed'; json.dump(m, open(f, 'w'))"
+run "$WORK/b2" --bare-run "$WORK/bad"
+rc=$?
+[ $rc = 1 ] && grep -q "bare-run .*/bad: its bare-metal phase is failed, not ok" "$WORK/b2.out" &&
+	[ ! -e "$WORK/b2/vm" ]
+okf $? "--bare-run of a run whose bare phase failed: refused before the VM (exit $rc)" "$WORK/b2.out"
 
 # lint first: a buffered job is refused before anything runs
 sed 's/direct=1/direct=0/; s/psync/libaio/' "$WORK/j.fio" > "$WORK/buf.fio"
