@@ -232,8 +232,9 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
 			return -1;
 		if (access(want[i].dst, R_OK)) {
-			/* the VM pieces matter only when there is a VM phase */
-			if (i == 0 || !s->o.bare_only) {
+			/* the VM pieces matter only when there is a VM phase, the
+			 * filter only when it has filter nodes */
+			if (i == 0 || (!s->o.bare_only && !(i == 1 && s->o.passthrough))) {
 				snprintf(err, errlen, "cannot find %s at %s (set %s, or %s)",
 					 want[i].what, want[i].dst, want[i].env,
 					 inst ? "reinstall iogap" : "build it");

@@ -12,7 +12,7 @@
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] && [ -w /sys/kernel/tracing/instances ] ||
 	skip_all "no tracefs with block events and writable instances on this host (bare metal's kernel points)"
-echo "1..16"
+echo "1..17"
 # okf STATUS DESCRIPTION FILE: ok, with the end of FILE as a diagnostic when it failed
 okf() { ok "$1" "$2"; [ "$1" = 0 ] || tail -40 "$3" | sed 's/^/# /'; }
 N=300
@@ -119,6 +119,13 @@ rc=$?
 [ $rc = 1 ] && [ ! -e "$WORK/c" ] && grep -q '^WARNING buffered-async: ' "$WORK/c.out" &&
 	grep -q '^verdict: comparison invalid: the runs were buffered (direct=0).*nothing was run; --force runs and compares anyway)$' "$WORK/c.out"
 okf $? "a buffered job: lint's findings, refused before any run (exit $rc)" "$WORK/c.out"
+"$IOGAP" passthrough run --device nvme --force --accel tcg --quiet --dir "$WORK/f" \
+	--target "file:$WORK/disk.img" "$WORK/buf.fio" > "$WORK/f.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q '^lint: the comparison will be invalid; running anyway (--force)$' "$WORK/f.out" &&
+	[ -s "$WORK/f/vm/probe.json" ] &&
+	grep -q '^verdict: comparison invalid, compared anyway (--force): ' "$WORK/f.out"
+okf $? "--force: the buffered job runs, the verdict says the comparison is invalid (exit $rc)" "$WORK/f.out"
 
 # an assigned PCI device: vfio-pci on QEMU's command line, no drive (no such device here)
 "$IOGAP" passthrough run --device 0000:ff:1f.7 --accel tcg --quiet --dir "$WORK/v" \
