@@ -597,13 +597,15 @@ static enum backend backend_of(const char *spec)
 }
 
 /* How sure: over incomplete data never "firm" (the missing part may change it). */
-static void sure_text(const struct report *rep, char *buf, size_t n, double contrib, double err)
+static void sure_text(const struct report *rep, const struct iogap_stage *s, char *buf, size_t n,
+		      double contrib, double err)
 {
 	bool partial = rep->rd.n_incomplete > 0;
+	bool guest = iogap_tl_point(s->from)->clock == IOGAP_TL_GUEST;
 
 	if (err <= 0)
-		snprintf(buf, n, "measured on the host clock alone: no clock error bar%s",
-			 partial ? "; over incomplete data" : "");
+		snprintf(buf, n, "measured on the %s clock alone: no clock error bar%s",
+			 guest ? "guest's" : "host", partial ? "; over incomplete data" : "");
 	else if (err < 0.25 * fabs(contrib) && !partial)
 		snprintf(buf, n, "firm: the clock error bar (+-%.1f us) is %.0f%% of it", err / 1e3,
 			 100.0 * err / fabs(contrib));
@@ -666,7 +668,7 @@ static void verdict_load(const struct report *rep, const struct unit *u, int d,
 		return;
 	}
 	s = &rep->rows.r[c].stage;
-	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
+	sure_text(rep, s, sure, sizeof(sure), g->contrib[c], g->err[c]);
 	cat(out, n, l, " Of the stages only the VM has, the largest is %s, %.1f us (%.0f%% of the "
 	    "VM's %.1f us per request), spent %s (%s): %s.", s->key, g->contrib[c] / 1e3,
 	    100.0 * g->contrib[c] / g->vm_total, g->vm_total / 1e3, s->where, sure,
@@ -703,7 +705,7 @@ static void verdict_gap(const struct report *rep, const struct unit *u, int d,
 		    "request).", u->name, dir_key[d], g->vm_total / 1e3, g->bare_total / 1e3);
 		return;
 	}
-	sure_text(rep, sure, sizeof(sure), g->contrib[c], g->err[c]);
+	sure_text(rep, s, sure, sizeof(sure), g->contrib[c], g->err[c]);
 	if (row_vs_bare(row))
 		cat(out, n, l, "%s %s: %.0f%% of the %+.1f us per request (VM %.1f us vs bare metal "
 		    "%.1f us) is %s being slower in the VM (%s %.1f us vs %.1f us on bare "
@@ -730,7 +732,8 @@ static void verdict_vm_only(const struct report *rep, const struct unit *u, int 
 		if (!(rep->vm.s[i].flags & IOGAP_STAGE_DETAIL) &&
 		    (best < 0 || mean_of(&st[i]) > mean_of(&st[best])))
 			best = (int)i;
-	sure_text(rep, sure, sizeof(sure), mean_of(&st[best]), stage_err(rep, &rep->vm.s[best]));
+	sure_text(rep, &rep->vm.s[best], sure, sizeof(sure), mean_of(&st[best]),
+		  stage_err(rep, &rep->vm.s[best]));
 	cat(out, n, l, "%s %s: no bare-metal run to compare with; the largest stage in the VM is "
 	    "%s, %.0f%% of the %.1f us per request, spent %s (%s): %s.", u->name, dir_key[d],
 	    rep->vm.s[best].key, tot > 0 ? 100.0 * mean_of(&st[best]) / tot : 0, tot / 1e3,

@@ -36,6 +36,8 @@
  *   the manifest's kernel_points names them, and for one not listed says
  *   why "mkrun: not asked".  Without it nothing about kernel points is
  *   written.
+ * --passthrough: the VM without filter nodes (`iogap run --passthrough`): no
+ *   vm/top.trace or vm/bottom.trace, the manifest's vm.passthrough "nvme".
  * --rate-jobs FILE: then write FILE as `iogap run --match-load` would run it
  *   (iogap_rundir_rated_jobs) to D/job0.fio; prints "note ..." if any.
  * manifest.json gets target.spec = SPEC (compare groups runs by it) and
@@ -134,6 +136,7 @@ static int trace_close(struct trace_out *o)
 }
 
 static const char *kernel_sides;   /* --kernel-points */
+static bool passthrough;           /* --passthrough: no filter traces */
 
 /* A side's kernel requests, sorted by completion when written (as the
  * probe's kernel trace has them). */
@@ -430,10 +433,12 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 			rc = kernel_add(&hko, &s->b[i], 2000, 3000);
 		*records += s->ng + s->nt + s->nb;
 		fio_add(acc, s->g, s->ng);
-		rc = trace_append(&out[0], s->g, s->ng) || trace_append(&out[1], s->t, s->nt) ||
-		     trace_append(&out[2], s->b, s->nb);
+		rc = trace_append(&out[0], s->g, s->ng) ||
+		     (!passthrough && (trace_append(&out[1], s->t, s->nt) ||
+				       trace_append(&out[2], s->b, s->nb)));
 	}
-	rc = rc || trace_close(&out[0]) || trace_close(&out[1]) || trace_close(&out[2]) ||
+	rc = rc || trace_close(&out[0]) ||
+	     (!passthrough && (trace_close(&out[1]) || trace_close(&out[2]))) ||
 	     write_fio_json("vm/probe.json", acc, "mixed");
 	if (kernel_wanted("vm"))
 		rc = rc || kernel_write(&ko, "vm/kernel.trace", IOGAP_PRODUCER_PROBE_GUEST,
@@ -495,6 +500,8 @@ int main(int argc, char **argv)
 			foreign_file = argv[++i];
 		else if (!strcmp(argv[i], "--kernel-points") && i + 1 < argc)
 			kernel_sides = argv[++i];
+		else if (!strcmp(argv[i], "--passthrough"))
+			passthrough = true;
 		else if (!strcmp(argv[i], "--rate-jobs") && i + 1 < argc)
 			rate_jobs = argv[++i];
 		else if (!strcmp(argv[i], "--phase") && i + 1 < argc && nphase < 8)
@@ -503,7 +510,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
 				"[--scale F] [--mean-ns M] [--spec SPEC] [--bare-iops R] "
 				"[--matched-iops R] [--stall NS] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
-				"[--phase NAME=STATUS]... [--kernel-points vm,bare,vm_host]\n");
+				"[--phase NAME=STATUS]... [--kernel-points vm,bare,vm_host] [--passthrough]\n");
 			return 2;
 		}
 	}
@@ -516,9 +523,9 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	fprintf(f, "{\n  \"iogap\" : \"mkrun\",\n  \"run_id\" : \"%016x\",\n  \"target\" : "
-		"{\n    \"spec\" : \"%s\"\n  },\n  \"vm\" : {\n    \"accel\" : \"synthetic\"\n  },\n"
+		"{\n    \"spec\" : \"%s\"\n  },\n  \"vm\" : {\n    \"accel\" : \"synthetic\"%s\n  },\n"
 		"  \"clock\" : {\n    \"offset_ns\" : %" PRId64 "\n  },\n  \"phases\" : {", RUN_ID, spec,
-		(int64_t)synth_cfg0.off0);
+		passthrough ? ",\n    \"passthrough\" : \"nvme\"" : "", (int64_t)synth_cfg0.off0);
 	for (size_t i = 0; i < nphase; i++) {
 		const char *eq = strchr(phase[i], '=');
 
