@@ -5,14 +5,15 @@
 # file.  Structure only, never timings: the guest's stages (G.kern, D, G.ret)
 # and bare metal's (K.sub, D, K.ret) with every request counted, the gap
 # row by row, the verdict, a run directory that report, compare, lint and
-# check --run read (its manifest and report valid by their schemas); a recorded bare run (--bare-run); a buffered job refused
+# check --run read (its manifest and report valid by their schemas); with
+# --match-load, bare metal at the VM's IOPS as the reference; a recorded bare run (--bare-run); a buffered job refused
 # before anything runs; vfio-pci's command line; usage errors.
 # shellcheck source=tests/run/lib.sh
 . "$(dirname "$0")/../run/lib.sh"
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
 [ -e /sys/kernel/tracing/events/block/block_rq_issue ] && [ -w /sys/kernel/tracing/instances ] ||
 	skip_all "no tracefs with block events and writable instances on this host (bare metal's kernel points)"
-echo "1..17"
+echo "1..18"
 # okf STATUS DESCRIPTION FILE: ok, with the end of FILE as a diagnostic when it failed
 okf() { ok "$1" "$2"; [ "$1" = 0 ] || tail -40 "$3" | sed 's/^/# /'; }
 N=300
@@ -92,6 +93,16 @@ rc=$?
 "$IOGAP" compare "$WORK/a" "$WORK/a" > "$WORK/cmp.out" 2>&1 &&
 	grep -q 'passthrough=nvme' "$WORK/cmp.out" && [ $rc -le 1 ]
 okf $? "lint (exit $rc) and compare read it" "$WORK/cmp.out"
+
+# --match-load (iogap run's): bare metal again at the VM's IOPS, the gap's reference
+run "$WORK/m" --match-load --target "file:$WORK/disk.img"
+rc=$?
+[ $rc -le 1 ] && [ -s "$WORK/m/bare-matched/kernel.trace" ] &&
+	"$IOGAP" report "$WORK/m" --json "$WORK/m.json" > /dev/null 2>&1 &&
+	python3 -c "import json,sys; j=json.load(open('$WORK/m.json'))['jobs'][0]; r=j['read']
+sys.exit(not (j['load']['reference'] == 'bare_matched' and r['bare_stages']['side'] == 'bare_matched' and
+              sorted(r['gap']['contrib_ns']) == ['G.kern', 'G.ret', 'device', 'other']))"
+okf $? "--match-load: the guest's stages against bare metal's at the VM's IOPS (exit $rc)" "$WORK/m.out"
 
 # a recorded bare-metal run: the VM only, the bare side copied with its run id
 run "$WORK/b" --bare-run "$WORK/a"
