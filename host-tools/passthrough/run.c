@@ -58,6 +58,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			usage(stdout);
 			return -1;
 		}
+		if (!strncmp(o, "--repeat", 8)) {
+			fprintf(stderr, "iogap passthrough run: one run, no --repeat (repeat with iogap "
+				"run --passthrough, then check --run each run)\n");
+			return 2;
+		}
 		if (!strcmp(o, "--force")) {
 			a->force = true;
 		} else if (value && !v) {

@@ -156,10 +156,14 @@ rc2=$?
 "$IOGAP" passthrough run --device nvme --p50-within 5parsecs --target "file:$WORK/disk.img" \
 	"$WORK/j.fio" > "$WORK/u3.out" 2>&1
 rc3=$?
-[ $rc1 = 2 ] && grep -q -- '--device nvme|BDF is needed' "$WORK/u1.out" &&
+"$IOGAP" passthrough run --device nvme --repeat 2 --target "file:$WORK/disk.img" "$WORK/j.fio" \
+	> "$WORK/u5.out" 2>&1
+rc6=$?
+[ $rc6 = 2 ] && grep -q 'no --repeat' "$WORK/u5.out" &&
+	[ $rc1 = 2 ] && grep -q -- '--device nvme|BDF is needed' "$WORK/u1.out" &&
 	[ $rc2 = 2 ] && grep -q -- '--passthrough BDF needs --bare-run' "$WORK/u2.out" &&
 	[ $rc3 = 2 ] && grep -q 'bad threshold' "$WORK/u3.out"
-ok $? "usage errors exit 2: no --device ($rc1), a BDF without --bare-run ($rc2), a bad threshold ($rc3)"
+ok $? "usage errors exit 2: no --device ($rc1), a BDF without --bare-run ($rc2), a bad threshold ($rc3), --repeat ($rc6)"
 "$IOGAP" run --passthrough nvme --iothread --target "file:$WORK/disk.img" "$WORK/j.fio" \
 	> "$WORK/u4.out" 2>&1
 rc4=$?
