@@ -40,8 +40,40 @@ static void usage(FILE *f)
 	      "  iogap run's status when the run fails.\n", f);
 }
 
+/* Our option o (v: the next argument, or NULL) into a: how many arguments
+ * it takes (0: not ours, iogap run's), or -1 for a usage error (said). */
+static int our_option(const char *o, const char *v, struct run_args *a)
+{
+	bool value = !strcmp(o, "--device") || !strcmp(o, "--p50-within") ||
+		     !strcmp(o, "--p99-within");
+
+	if (!strncmp(o, "--repeat", 8)) {
+		fprintf(stderr, "iogap passthrough run: one run, no --repeat (repeat with iogap "
+			"run --passthrough, then check --run each run)\n");
+		return -1;
+	}
+	if (!strcmp(o, "--force")) {
+		a->force = true;
+		return 1;
+	}
+	if (!value)
+		return 0;
+	if (!v) {
+		fprintf(stderr, "iogap passthrough run: %s needs a value\n", o);
+		return -1;
+	}
+	if ((!strcmp(o, "--p50-within") && !pt_parse_within(v, &a->p50)) ||
+	    (!strcmp(o, "--p99-within") && !pt_parse_within(v, &a->p99))) {
+		fprintf(stderr, "iogap passthrough run: %s %s: bad threshold\n", o, v);
+		return -1;
+	}
+	if (!strcmp(o, "--device"))
+		a->device = v;
+	return 2;
+}
+
 /* Ours into a; the rest into a->rargv after "run --passthrough DEVICE".
- * 0, or the exit status (help, usage error). */
+ * 0, or the exit status (help, usage error), -1 after --help. */
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	a->rargv = calloc((size_t)argc + 6, sizeof(*a->rargv));
@@ -50,34 +82,18 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	a->rargv[a->rargc++] = "run";
 	a->rargc += 2;            /* --passthrough DEVICE, once known */
 	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool value = !strcmp(o, "--device") || !strcmp(o, "--p50-within") ||
-			     !strcmp(o, "--p99-within");
+		int took;
 
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return -1;
 		}
-		if (!strncmp(o, "--repeat", 8)) {
-			fprintf(stderr, "iogap passthrough run: one run, no --repeat (repeat with iogap "
-				"run --passthrough, then check --run each run)\n");
+		took = our_option(argv[i], i + 1 < argc ? argv[i + 1] : NULL, a);
+		if (took < 0)
 			return 2;
-		}
-		if (!strcmp(o, "--force")) {
-			a->force = true;
-		} else if (value && !v) {
-			fprintf(stderr, "iogap passthrough run: %s needs a value\n", o);
-			return 2;
-		} else if (value && ((!strcmp(o, "--p50-within") && !pt_parse_within(v, &a->p50)) ||
-				     (!strcmp(o, "--p99-within") && !pt_parse_within(v, &a->p99)))) {
-			fprintf(stderr, "iogap passthrough run: %s %s: bad threshold\n", o, v);
-			return 2;
-		} else if (value) {
-			a->device = !strcmp(o, "--device") ? v : a->device;
-			i++;
-		} else {
+		if (!took)
 			a->rargv[a->rargc++] = argv[i];
-		}
+		i += took > 1;
 	}
 	if (!a->device) {
 		fprintf(stderr, "iogap passthrough run: --device nvme|BDF is needed\n");
