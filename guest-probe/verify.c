@@ -448,8 +448,8 @@ int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint3
 
 /* ---- the log of written blocks --------------------------------------------- */
 
-int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t len,
-			 uint16_t numberio)
+int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t offset,
+			 uint32_t len, uint16_t numberio)
 {
 	if (log->next == log->nr)   /* all read back (verify_backlog): start over */
 		log->nr = log->next = 0;
@@ -462,7 +462,7 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t
 		log->v = v;
 		log->cap = cap;
 	}
-	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio };
+	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file };
 	return 0;
 }
 

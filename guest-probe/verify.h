@@ -74,13 +74,14 @@ struct iogap_verify_piece {
 	uint64_t offset;
 	uint32_t len;
 	uint16_t numberio;
+	uint16_t file;            /* which of the worker's files */
 };
 struct iogap_verify_log {
 	struct iogap_verify_piece *v;
 	size_t nr, cap, next;
 };
-int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t len,
-			 uint16_t numberio);
+int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t offset,
+			 uint32_t len, uint16_t numberio);
 /* The next piece to read back, NULL after the last one. */
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log);
 void iogap_verify_log_clear(struct iogap_verify_log *log);
