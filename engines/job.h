@@ -102,6 +102,7 @@ struct iogap_job {
 	unsigned file_service;    /* enum iogap_file_service */
 	unsigned file_service_nr; /* switch file after this many I/Os (:N); 1 */
 	double file_service_param; /* zipf theta, pareto h, normal deviation % */
+	double file_service_center; /* fio's ":value:center" (0..1); -1 = none */
 	bool create_serialize;    /* lay files out one job at a time; fio default 1 */
 	bool create_fsync;        /* fsync after laying a file out; fio default 1 */
 	bool create_only;         /* lay out, then stop */

@@ -1330,6 +1330,7 @@ static void job_defaults(struct iogap_job *j)
 	j->do_verify = true;
 	j->nrfiles = 1;
 	j->file_service_nr = 1;
+	j->file_service_center = -1;
 	j->create_serialize = true;
 	j->create_fsync = true;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)

@@ -95,8 +95,8 @@ static int opt_filesize(struct iogap_job *j, const char *val, char *why, size_t 
 }
 
 /* file_service_type=random|roundrobin|sequential[:N] (N I/Os per file
- * before switching) or zipf|pareto|normal|gauss[:value] (fio's defaults:
- * theta 1.1, h 0.2, deviation 0) */
+ * before switching) or zipf|pareto|normal|gauss[:value[:center]] (fio's
+ * defaults: theta 1.1, h 0.2, deviation 0; no center) */
 static int opt_file_service(struct iogap_job *j, const char *val, char *why, size_t whylen)
 {
 	static const struct { const char *name; unsigned type; double def; } types[] = {
@@ -125,8 +125,18 @@ static int opt_file_service(struct iogap_job *j, const char *val, char *why, siz
 						    "at least 1", types[i].name);
 			return 0;
 		}
-		if (post && (p = strtod(post + 1, &end), end == post + 1 || *end))
+		j->file_service_center = -1;
+		if (post && (p = strtod(post + 1, &end), end == post + 1 || (*end && *end != ':')))
 			return iogap_seterr(why, whylen, "the value after %s: is a number", types[i].name);
+		if (post && *end == ':') {   /* fio's center of the distribution */
+			const char *c = end + 1;
+
+			j->file_service_center = strtod(c, &end);
+			if (end == c || *end || j->file_service_center < 0.0 ||
+			    j->file_service_center > 1.0)
+				return iogap_seterr(why, whylen, "the center after %s:value: is "
+						    "between 0 and 1", types[i].name);
+		}
 		if ((types[i].type == IOGAP_FSERVICE_ZIPF && (p <= 0.0 || p == 1.0)) ||
 		    (types[i].type == IOGAP_FSERVICE_PARETO && (p <= 0.0 || p >= 1.0)) ||
 		    (types[i].type == IOGAP_FSERVICE_GAUSS && (p < 0.0 || p >= 100.0)))

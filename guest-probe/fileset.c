@@ -31,6 +31,11 @@ int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint6
 			return -ENOMEM;
 		s->skew.no_hash = true;   /* fio: file 0 is the hottest */
 	}
+	if (j->file_service_center >= 0.0)   /* normal: the middle is its 0.5 */
+		s->rand_off = (uint64_t)((double)ranges * (s->service == IOGAP_FSERVICE_GAUSS ?
+			      j->file_service_center + 0.5 : j->file_service_center)) % ranges;
+	else if (s->service != IOGAP_FSERVICE_GAUSS)
+		s->rand_off = iogap_rand_below(&s->rnd, ranges);
 	if (s->service == IOGAP_FSERVICE_GAUSS && j->file_service_param > 0.0) {
 		s->gauss_stddev = (uint64_t)ceil((double)ranges * j->file_service_param / 100.0);
 		if (s->gauss_stddev > ranges / 2)
@@ -76,14 +81,13 @@ static unsigned draw(struct iogap_fileset *s)
 {
 	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
 
-	switch (s->service) {
-	case IOGAP_FSERVICE_RANDOM:
+	uint64_t v;
+
+	if (s->service == IOGAP_FSERVICE_RANDOM)
 		return (unsigned)iogap_rand_below(&s->rnd, s->nr);
-	case IOGAP_FSERVICE_GAUSS:
-		return (unsigned)(gauss_next(s, ranges) >> FSERVICE_SHIFT);
-	default:
-		return (unsigned)(iogap_skew_next(&s->skew, &s->rnd) >> FSERVICE_SHIFT);
-	}
+	v = s->service == IOGAP_FSERVICE_GAUSS ? gauss_next(s, ranges) :
+	    iogap_skew_next(&s->skew, &s->rnd);
+	return (unsigned)(((v + s->rand_off) % ranges) >> FSERVICE_SHIFT);
 }
 
 /* May f serve the next I/O?  A file outside the open set joins it while

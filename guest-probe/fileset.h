@@ -40,6 +40,8 @@ struct iogap_fileset {
 	struct iogap_rand rnd;
 	struct iogap_skew skew;   /* zipf, pareto over nr << 10 ranges */
 	uint64_t gauss_stddev;    /* normal: in ranges */
+	uint64_t rand_off;        /* where rank 0 lies: the center, or (zipf,
+				   * pareto without one) drawn, as fio */
 };
 
 /* Offsets in trace records of a job with several files per clone carry
