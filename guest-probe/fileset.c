@@ -17,11 +17,24 @@
 
 #define FSERVICE_SHIFT 10   /* fio's: skewed draws over nr << 10 ranges */
 
+/* A file of a set without room for a block is done from the start (fio
+ * finds no offset in it). */
+static void skip_empty(struct iogap_fileset *s)
+{
+	for (unsigned i = 0; i < s->nr && s->nr > 1; i++) {
+		if (s->f[i].region_len < s->min_bs) {
+			s->f[i].done = true;
+			s->nr_done++;
+		}
+	}
+}
+
 int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint64_t seed)
 {
 	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
 
 	s->open_max = j->openfiles && j->openfiles < s->nr ? j->openfiles : s->nr;
+	skip_empty(s);
 	s->service = j->file_service;
 	s->service_nr = j->file_service_nr ? j->file_service_nr : 1;
 	iogap_rand_seed(&s->rnd, seed ^ 0x6666);
@@ -177,6 +190,7 @@ void iogap_fileset_restart(struct iogap_fileset *s)
 		s->f[i].active = false;
 	}
 	s->nr_active = s->nr_done = 0;
+	skip_empty(s);
 	s->cur = NULL;
 	s->left = 0;
 	s->next = 0;

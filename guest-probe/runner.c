@@ -1188,7 +1188,7 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 	f->region_len = j->size || j->filesize_low ? share : size - f->region_start;
 	if (size && f->region_start + f->region_len > size)
 		f->region_len = size - f->region_start;
-	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+	for (int d = 0; d < IOGAP_DDIR_NR && j->nrfiles == 1; d++) {   /* several: fileset.c */
 		if (j->rw & (1u << d) && j->bs_max[d] > f->region_len) {
 			snprintf(w->err, sizeof(w->err), "%s: block size %u is larger than the %" PRIu64
 				 " bytes to work on", path, j->bs_max[d], f->region_len);
@@ -1445,8 +1445,9 @@ static void *worker_main(void *arg)
 	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
 	atomic_store(&w->running, 1);
 
-	/* fio's loops: the same job again, from the start of the region */
-	for (unsigned loop = 0; loop < j->loops; loop++) {
+	/* fio's loops: the same job again, from the start of the region;
+	 * create_only: the files are laid out, nothing more */
+	for (unsigned loop = 0; loop < j->loops && !j->create_only; loop++) {
 		if (loop)
 			restart_pass(w);
 		r = run_loop(w);
@@ -1552,7 +1553,7 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 		have += (uint64_t)wr;
 	}
 	free(buf);
-	if (fsync(fd)) {
+	if (j->create_fsync && fsync(fd)) {
 		snprintf(err, errlen, "%s: fsync after layout: %s", j->filename, strerror(errno));
 		close(fd);
 		return -1;
