@@ -220,6 +220,10 @@ struct iogap_job {
 	unsigned verify;          /* enum iogap_verify_type */
 	bool do_verify;           /* read back what a pass wrote; fio default 1 */
 	bool verify_only;         /* the writes are only logged, then read back */
+	bool verify_dump;         /* a failed block's data into a file (fio's) */
+	bool experimental_verify; /* fio replays the writes' offsets for the
+				   * read-back instead of logging them; the
+				   * probe's log reads back the same blocks */
 	bool verify_fatal;        /* stop at the first failure even when
 				   * continue_on_error covers verify */
 	uint32_t verify_interval; /* bytes per header; finalize: fio's default */

@@ -433,7 +433,7 @@ static int opt_bsrange(struct parse_ctx *c, struct iogap_job *j, const char *key
 		uint32_t lo, hi;
 
 		snprintf(one, sizeof(one), "%s", parts[d]);
-		dash = strchr(one, '-');
+		dash = strpbrk(one, "-:");   /* fio's check_range takes either */
 		if (!dash)
 			return bad_value(c, key, val, "expected min-max");
 		*dash = '\0';
@@ -672,6 +672,8 @@ BOOL_OPT(opt_unlink, unlink)
 BOOL_OPT(opt_exitall, exitall)
 BOOL_OPT(opt_do_verify, do_verify)
 BOOL_OPT(opt_verify_fatal, verify_fatal)
+BOOL_OPT(opt_verify_dump, verify_dump)
+BOOL_OPT(opt_experimental_verify, experimental_verify)
 BOOL_OPT(opt_verify_only, verify_only)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
@@ -1300,6 +1302,8 @@ static const struct opt_def options[] = {
 	{ "verify", opt_verify },
 	{ "do_verify", opt_do_verify },
 	{ "verify_fatal", opt_verify_fatal },
+	{ "verify_dump", opt_verify_dump },
+	{ "experimental_verify", opt_experimental_verify },
 	{ "verify_only", opt_verify_only },
 	{ "verify_interval", opt_verify_interval },
 	{ "verify_backlog", opt_verify_backlog },

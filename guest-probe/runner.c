@@ -512,6 +512,9 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
 		return false;
 	fprintf(stderr, "%s\n", msg);
+	if (j->verify_dump && iogap_verify_dump(r.file, io->offset, io->buf, io->len))
+		fprintf(stderr, "fio: verify_dump of %s at %llu failed\n", r.file,
+			(unsigned long long)io->offset);
 	io->result = -EILSEQ;
 	if (j->verify_fatal)
 		atomic_store_explicit(&w->terminate, 1, memory_order_relaxed);

@@ -3,11 +3,13 @@
  * fio's verify headers and checksums (see verify.h for the layout).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iogap/trace.h"
 #include "job.h"
@@ -464,6 +466,23 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t o
 	}
 	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file };
 	return 0;
+}
+
+int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len)
+{
+	const char *base = strrchr(file, '/');
+	char name[4096];
+	int fd, r = 0;
+
+	snprintf(name, sizeof(name), "%s.%llu.received", base ? base + 1 : file,
+		 (unsigned long long)offset);
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, len) != (ssize_t)len)
+		r = -EIO;
+	close(fd);
+	return r;
 }
 
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log)

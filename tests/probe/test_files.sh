@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..29"
+echo "1..30"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -102,9 +102,15 @@ python3 -c 'import json,sys; j=json.load(open("v.json"))["jobs"][0]; sys.exit(no
 ok $? "verify=crc32c over 3 files: every write read back and checked"
 "$PROBE" --name=v --nrfiles=3 --size=24k --rw=write --verify=crc32c --do_verify=0 > /dev/null &&
 	printf 'XXXX' | dd of=v.0.1 bs=1 seek=5000 conv=notrunc status=none
-"$PROBE" --name=v --nrfiles=3 --size=24k --rw=read --verify=crc32c > /dev/null 2> r.err
-[ $? != 0 ] && grep -q 'v.0.1' r.err && ! grep -q 'v.0.0\|v.0.2' r.err
-ok $? "a corrupted block of v.0.1 fails verify, naming that file: $(head -1 r.err)"
+"$PROBE" --name=v --nrfiles=3 --size=24k --rw=read --verify=crc32c --verify_dump=1 > /dev/null 2> r.err
+[ $? != 0 ] && grep -q 'v.0.1' r.err && ! grep -q 'v.0.0\|v.0.2' r.err &&
+	cmp -s v.0.1.4096.received <(dd if=v.0.1 bs=4096 skip=1 count=1 status=none)
+ok $? "a corrupted block of v.0.1 fails verify, naming that file; verify_dump=1 writes it to v.0.1.4096.received: $(head -1 r.err)"
+"$PROBE" --name=e --nrfiles=2 --size=64k --rw=randwrite --loops=2 --do_verify=1 --verify=md5 \
+	--experimental_verify=1 --output-format=json > e.json 2> e.err
+python3 -c 'import json,sys; j=json.load(open("e.json"))["jobs"][0]; sys.exit(not (j["error"] == 0 and j["read"]["io_bytes"] == j["write"]["io_bytes"] == 131072))' &&
+	[ ! -s e.err ]
+ok $? "experimental_verify=1 (fio's t0026): each loop's writes read back over 2 files"
 
 # layout: refused before writing when the files do not fit
 "$PROBE" --name=big --nrfiles=4 --filesize=1000t --rw=write > /dev/null 2> err.big
