@@ -221,6 +221,9 @@ struct iogap_job {
 	bool do_verify;           /* read back what a pass wrote; fio default 1 */
 	bool verify_only;         /* the writes are only logged, then read back */
 	bool verify_dump;         /* a failed block's data into a file (fio's) */
+	uint8_t verify_pattern[512]; /* written, and checked after verify=meta's
+				   * header (fio's); len 0 = random data */
+	unsigned verify_pattern_len;
 	bool experimental_verify; /* fio replays the writes' offsets for the
 				   * read-back instead of logging them; the
 				   * probe's log reads back the same blocks */

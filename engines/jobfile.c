@@ -1075,6 +1075,8 @@ static const char *pattern_quoted(const char *p, uint8_t *out, size_t room, size
 static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			      const char *val)
 {
+	bool verify = !strcmp(key, "verify_pattern");   /* the same syntax */
+	uint8_t *pat = verify ? j->verify_pattern : j->buffer_pattern;
 	size_t total = 0;
 
 	NEED_VALUE(c, key, val);
@@ -1082,17 +1084,17 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 		size_t room = sizeof(j->buffer_pattern) - total, n = 0;
 
 		if (*p == '"' || *p == '\'')
-			p = pattern_quoted(p, j->buffer_pattern + total, room, &n);
+			p = pattern_quoted(p, pat + total, room, &n);
 		else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-			p = pattern_hex(p, j->buffer_pattern + total, room, &n);
+			p = pattern_hex(p, pat + total, room, &n);
 		else
-			p = pattern_decimal(p, j->buffer_pattern + total, room, &n);
+			p = pattern_decimal(p, pat + total, room, &n);
 		if (!p)
 			return bad_value(c, key, val, "fio's pattern: 0x hex, \"string\", a decimal "
 					 "number or 'file', in any order, at most 512 bytes");
 		total += n;
 	}
-	j->buffer_pattern_len = (unsigned)total;
+	*(verify ? &j->verify_pattern_len : &j->buffer_pattern_len) = (unsigned)total;
 	return 0;
 }
 
@@ -1303,6 +1305,7 @@ static const struct opt_def options[] = {
 	{ "do_verify", opt_do_verify },
 	{ "verify_fatal", opt_verify_fatal },
 	{ "verify_dump", opt_verify_dump },
+	{ "verify_pattern", opt_buffer_pattern },
 	{ "experimental_verify", opt_experimental_verify },
 	{ "verify_only", opt_verify_only },
 	{ "verify_interval", opt_verify_interval },
@@ -1896,6 +1899,9 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 
 	if (j->verify_only && j->time_based)   /* fio's HOWTO: not supported */
 		return perr(c, "job '%s': verify_only does not support time_based", j->name);
+	if (j->verify_pattern_len && j->verify != IOGAP_VERIFY_META)   /* fio: verify=pattern */
+		return perr(c, "job '%s': verify_pattern is supported with verify=meta (its header, "
+			    "then the pattern); verify=pattern is not", j->name);
 	if (!j->verify)
 		return 0;
 	/* fio's test: the clones may share a file */

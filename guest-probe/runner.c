@@ -505,6 +505,8 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
 		.check_numberio = w->vslot[io->slot].check && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
 				  !j->time_based && !j->norandommap && !j->verify_only,
+		.pattern = j->verify_pattern,
+		.pattern_len = j->verify_pattern_len,
 	};
 	char msg[512];
 
@@ -1063,6 +1065,8 @@ static int run_loop(struct worker *w)
 		io->request_id = ((uint64_t)w->thread_number << 40) | ++w->req_seq;
 		io->in_ramp = w->in_ramp;
 		io->result = 0;
+		if (ddir == IOGAP_OP_WRITE && j->verify_pattern_len)   /* reads may have overwritten it */
+			iogap_verify_fill_pattern(j->verify_pattern, j->verify_pattern_len, io->buf, io->len);
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {

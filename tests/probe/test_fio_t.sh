@@ -17,7 +17,6 @@ command -v python3 > /dev/null || skip_all "python3 is not installed"
 TESTS="1 2 3 4 5 6 7 8 9 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26"
 # what the probe lacks for each test it does not pass yet
 declare -A WANTS=(
-	[6]="verify_pattern"
 	[7]="write_iolog"
 	[11]="flow, flow_id"
 	[12]="flow, flow_id, flow_sleep, write_iops_log, log_avg_msec"
