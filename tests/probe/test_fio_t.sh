@@ -11,16 +11,16 @@ SRC=$(cd "$(dirname "$0")/../fio-t" && pwd)
 command -v python3 > /dev/null || skip_all "python3 is not installed"
 [ -x "$FIO" ] || skip_all "fio is not installed ($FIO)"
 
-# the job-file tests (1000 and up run fio's own test programs); t0010 is
-# left out: a 10 GiB null-engine job through io_submit_mode=offload that
-# fio 3.33 itself does not finish within the script's 600 s here
-TESTS="1 2 3 4 5 6 7 8 9 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26"
+# the job-file tests (1000 and up run fio's own test programs), but for
+# t0010 and t0013: jobs through io_submit_mode=offload that fio 3.33 itself
+# does not finish here within the script's 600 s (and whose processes
+# outlive the script's timeout)
+TESTS="1 2 3 4 5 6 7 8 9 11 12 14 15 16 17 18 19 20 21 22 23 24 25 26"
 # what the probe lacks for each test it does not pass yet
 declare -A WANTS=(
 	[7]="write_iolog"
 	[11]="flow, flow_id"
 	[12]="flow, flow_id, flow_sleep, write_iops_log, log_avg_msec"
-	[13]="io_submit_mode=offload, serialize_overlap"
 	[14]="flow, flow_id, write_iops_log, log_avg_msec"
 	[19]="write_bw_log, per_job_logs"
 	[20]="write_bw_log, per_job_logs"
@@ -40,9 +40,13 @@ else
 	: > "$root/config-host.h"
 fi
 run() { # run BINARY NAME: fio's script, its "Test N RESULT" lines in NAME.log
+	# in a session of its own, so that nothing it started outlives it
 	# shellcheck disable=SC2086
-	(cd "$root" && python3 t/run-fio-tests.py -r "$root" -f "$1" -a "$WORK/$2" -o $TESTS) \
-		> "$WORK/$2.log" 2>&1
+	(cd "$root" && exec setsid python3 t/run-fio-tests.py -r "$root" -f "$1" -a "$WORK/$2" \
+		-o $TESTS) > "$WORK/$2.log" 2>&1 &
+	local pid=$!
+	wait "$pid"
+	kill -KILL -- "-$pid" 2> /dev/null
 }
 result() { sed -n "s/^Test $2 \\([A-Z]*\\).*/\\1/p" "$WORK/$1.log"; }
 reason() { sed -n "s/^Test $2 [A-Z]*:* *//p" "$WORK/$1.log" | cut -c1-200; }
