@@ -92,6 +92,7 @@ struct iogap_job {
 	 * clones share, or numjobs x nrfiles when each clone has its own
 	 * (fio's default names with $jobnum, or several directories) */
 	char **files;
+	unsigned files_nr;        /* entries in files (and file_sizes) */
 	unsigned nrfiles;         /* files per clone, fio's nrfiles (1) */
 	bool files_per_clone;
 	uint64_t filesize_low, filesize_high; /* fio's filesize (a range); 0:

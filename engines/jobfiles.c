@@ -295,6 +295,7 @@ static int named_files(struct iogap_job *j, char **dirs)
 		return 1;
 	}
 	j->files = calloc(nr, sizeof(*j->files));
+	j->files_nr = j->files ? nr : 0;
 	for (unsigned k = 0; j->files && k < nr; k++)
 		if (!(j->files[k] = join_dir(dirs ? dirs[0] : NULL, names ? names[k] : j->filename)))
 			break;
@@ -319,6 +320,7 @@ static int default_files(struct iogap_job *j, char **dirs, unsigned ndirs)
 	j->files = calloc((size_t)clones * j->nrfiles, sizeof(*j->files));
 	if (!j->files)
 		return -1;
+	j->files_nr = clones * j->nrfiles;
 	j->files_per_clone = per_clone;
 	for (unsigned c = 0; c < clones; c++)
 		for (unsigned k = 0; k < j->nrfiles; k++)
@@ -326,11 +328,6 @@ static int default_files(struct iogap_job *j, char **dirs, unsigned ndirs)
 			      format_name(j, dirs ? dirs[c % ndirs] : NULL, c, k)))
 				return -1;
 	return 0;
-}
-
-static unsigned files_total(const struct iogap_job *j)
-{
-	return j->files_per_clone ? j->numjobs * j->nrfiles : j->nrfiles;
 }
 
 int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen)
@@ -377,7 +374,7 @@ int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen)
 
 int iogap_job_files_copy(struct iogap_job *dst, const struct iogap_job *src)
 {
-	unsigned n = src->files ? files_total(src) : 0;
+	unsigned n = src->files ? src->files_nr : 0;
 
 	dst->files = NULL;
 	dst->file_sizes = NULL;
@@ -400,10 +397,11 @@ int iogap_job_files_copy(struct iogap_job *dst, const struct iogap_job *src)
 
 void iogap_job_files_free(struct iogap_job *j)
 {
-	for (unsigned i = 0; j->files && i < files_total(j); i++)
+	for (unsigned i = 0; j->files && i < j->files_nr; i++)
 		free(j->files[i]);
 	free(j->files);
 	free(j->file_sizes);
 	j->files = NULL;
 	j->file_sizes = NULL;
+	j->files_nr = 0;
 }

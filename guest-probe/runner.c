@@ -2114,8 +2114,7 @@ static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *
 	size_t n = 0;
 
 	for (size_t i = 0; i < jobs->nr; i++)
-		n += (size_t)jobs->jobs[i].nrfiles * (jobs->jobs[i].files_per_clone ?
-						      jobs->jobs[i].numjobs : 1);
+		n += jobs->jobs[i].files_nr;
 	views->jobs = calloc(n, sizeof(*views->jobs));
 	if (!views->jobs)
 		return -1;
@@ -2148,7 +2147,7 @@ static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *
  * workers; a random filesize is drawn from the job's seed. */
 static int resolve_file_sizes(struct iogap_job *j, char *err, size_t errlen)
 {
-	size_t n = (size_t)j->nrfiles * (j->files_per_clone ? j->numjobs : 1);
+	size_t n = j->files_nr;
 	uint32_t min_bs = UINT32_MAX;
 	struct iogap_rand rnd;
 
