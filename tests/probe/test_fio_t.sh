@@ -26,7 +26,7 @@ declare -A WANTS=(
 	[20]="write_bw_log, per_job_logs"
 	[21]="write_bw_log, per_job_logs, random_generator=lfsr"
 	[22]="write_bw_log, per_job_logs"
-	[23]="write_bw_log, per_job_logs, rw=randtrimwrite"
+	[23]="write_bw_log, per_job_logs; bsrange=512/25:1k:25:2k:25:4k/25 (fio takes the text after each number leniently)"
 	[24]="write_bw_log, per_job_logs"
 )
 
