@@ -53,7 +53,9 @@ ARGS
 while read -r args; do
 	fresh
 	# shellcheck disable=SC2086
-	fio_seq $args > f.seq; probe_seq $args > p.seq
+	fio_seq $args > f.seq
+	# shellcheck disable=SC2086
+	probe_seq $args > p.seq
 	cmp -s f.seq p.seq && [ -s f.seq ]
 	ok $? "$args: fio's $(wc -l < f.seq) I/Os, file by file$(cmp -s f.seq p.seq || diff f.seq p.seq | head -4 | tr '\n' ' ')"
 done <<'ARGS'
@@ -102,8 +104,8 @@ python3 -c 'import json,sys; j=json.load(open("v.json"))["jobs"][0]; sys.exit(no
 ok $? "verify=crc32c over 3 files: every write read back and checked"
 "$PROBE" --name=v --nrfiles=3 --size=24k --rw=write --verify=crc32c --do_verify=0 > /dev/null &&
 	printf 'XXXX' | dd of=v.0.1 bs=1 seek=5000 conv=notrunc status=none
-"$PROBE" --name=v --nrfiles=3 --size=24k --rw=read --verify=crc32c --verify_dump=1 > /dev/null 2> r.err
-[ $? != 0 ] && grep -q 'v.0.1' r.err && ! grep -q 'v.0.0\|v.0.2' r.err &&
+! "$PROBE" --name=v --nrfiles=3 --size=24k --rw=read --verify=crc32c --verify_dump=1 > /dev/null 2> r.err &&
+	grep -q 'v.0.1' r.err && ! grep -q 'v.0.0\|v.0.2' r.err &&
 	cmp -s v.0.1.4096.received <(dd if=v.0.1 bs=4096 skip=1 count=1 status=none)
 ok $? "a corrupted block of v.0.1 fails verify, naming that file; verify_dump=1 writes it to v.0.1.4096.received: $(head -1 r.err)"
 "$PROBE" --name=e --nrfiles=2 --size=64k --rw=randwrite --loops=2 --do_verify=1 --verify=md5 \
@@ -113,13 +115,13 @@ python3 -c 'import json,sys; j=json.load(open("e.json"))["jobs"][0]; sys.exit(no
 ok $? "experimental_verify=1 (fio's t0026): each loop's writes read back over 2 files"
 
 # layout: refused before writing when the files do not fit
-"$PROBE" --name=big --nrfiles=4 --filesize=1000t --rw=write > /dev/null 2> err.big
-[ $? != 0 ] && grep -q "does not fit" err.big && [ -z "$(ls big.* 2> /dev/null)" ]
+! "$PROBE" --name=big --nrfiles=4 --filesize=1000t --rw=write > /dev/null 2> err.big &&
+	grep -q "does not fit" err.big && [ -z "$(ls big.* 2> /dev/null)" ]
 ok $? "4 files of 1000 TiB: refused before any is created ($(head -c 160 err.big))"
 "$PROBE" --name=u --nrfiles=3 --size=12k --rw=write --unlink=1 > /dev/null
 [ -z "$(ls u.* 2> /dev/null)" ]
 ok $? "unlink=1 removes each of the job's files"
-"$PROBE" --name=m --nrfiles=2 --size=8k --ioengine=mmap > /dev/null 2> m.err
-[ $? != 0 ] && grep -q 'one file per job' m.err
+! "$PROBE" --name=m --nrfiles=2 --size=8k --ioengine=mmap > /dev/null 2> m.err &&
+	grep -q 'one file per job' m.err
 ok $? "ioengine=mmap with several files: refused ($(cat m.err))"
 finish
