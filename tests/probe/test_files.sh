@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..30"
+echo "1..31"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -118,6 +118,10 @@ ok $? "experimental_verify=1 (fio's t0026): each loop's writes read back over 2 
 ! "$PROBE" --name=big --nrfiles=4 --filesize=1000t --rw=write > /dev/null 2> err.big &&
 	grep -q "does not fit" err.big && [ -z "$(ls big.* 2> /dev/null)" ]
 ok $? "4 files of 1000 TiB: refused before any is created ($(head -c 160 err.big))"
+third=$(( $(df --output=avail -B1 . | tail -1) / 3 / 4096 * 4096 ))
+! "$PROBE" --name=sum --nrfiles=4 --filesize="$third" --rw=write > /dev/null 2> err.sum &&
+	grep -q "does not fit" err.sum && [ -z "$(ls sum.* 2> /dev/null)" ]
+ok $? "4 files of a third of the free space each: their total is refused, none created"
 "$PROBE" --name=u --nrfiles=3 --size=12k --rw=write --unlink=1 > /dev/null
 [ -z "$(ls u.* 2> /dev/null)" ]
 ok $? "unlink=1 removes each of the job's files"
