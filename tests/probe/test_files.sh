@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..31"
+echo "1..32"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -71,6 +71,7 @@ done <<'ARGS'
 --nrfiles=2 --size=8k --bs=1k --rw=write --loops=2
 --nrfiles=2 --filesize=3k --bs=1k --rw=write
 --nrfiles=3 --size=12k --bs=1k --rw=write --ioengine=libaio --iodepth=4
+--nrfiles=2 --size=16k --bs=1k --rw=write --ioengine=vsync --iodepth=4 --file_service_type=roundrobin:4
 ARGS
 
 # random offsets: the files in fio's turn, each block of each file once
