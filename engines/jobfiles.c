@@ -363,9 +363,6 @@ int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return iogap_seterr(err, errlen, "out of memory");
 	if (!j->openfiles || j->openfiles > j->nrfiles)   /* fio's fixup_options */
 		j->openfiles = j->nrfiles;
-	if (j->nrfiles > 1 && !strcmp(j->ioengine, "mmap"))   /* it maps one file at init */
-		return iogap_seterr(err, errlen, "job '%s': ioengine=%s works on one file per job in "
-				    "iogap-probe (nrfiles=%u)", j->name, j->ioengine, j->nrfiles);
 	if (j->nrfiles > 1 && j->zone_mode == IOGAP_ZONE_MODE_ZBD)
 		return iogap_seterr(err, errlen, "job '%s': zonemode=zbd works on one file per job "
 				    "in iogap-probe (nrfiles=%u)", j->name, j->nrfiles);

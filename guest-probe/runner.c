@@ -780,6 +780,7 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 	if (r < 0)
 		return r;
 	io.start_ns = io.issue_ns = iogap_now_ns();
+	w->ectx.fd = f->fd;
 	if (w->ops->flush)
 		r = w->ops->flush(&w->ectx);   /* 0 or -errno */
 	else
