@@ -1198,7 +1198,6 @@ static const struct opt_def options[] = {
 	{ "description", opt_description },
 	{ "ioengine", opt_ioengine },
 	{ "size", opt_size },
-	{ "filesize", opt_size },
 	{ "offset", opt_offset },
 	{ "io_size", opt_io_size },
 	{ "io_limit", opt_io_size },

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..32"
+echo "1..34"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -46,6 +46,7 @@ done <<'ARGS'
 --directory=d1:d2 --filename=a:b --numjobs=2 --size=8k
 --nrfiles=2 --numjobs=2 --filename_format=x.$filenum --size=8k
 --nrfiles=2 --filesize=3k --bs=1k
+--filename=fs --filesize=64k --offset=16k
 --nrfiles=2 --size=8k --create_only=1 --create_fsync=0 --create_serialize=0 --fallocate=posix
 ARGS
 
@@ -70,6 +71,7 @@ done <<'ARGS'
 --nrfiles=2 --size=8k --io_size=16k --bs=1k --rw=write
 --nrfiles=2 --size=8k --bs=1k --rw=write --loops=2
 --nrfiles=2 --filesize=3k --bs=1k --rw=write
+--filesize=64k --offset=16k --rw=write
 --nrfiles=3 --size=12k --bs=1k --rw=write --ioengine=libaio --iodepth=4
 --nrfiles=2 --size=16k --bs=1k --rw=write --ioengine=vsync --iodepth=4 --file_service_type=roundrobin:4
 --nrfiles=3 --size=12k --bs=1k --rw=read --ioengine=mmap
