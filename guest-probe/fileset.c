@@ -123,6 +123,8 @@ struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
 {
 	struct iogap_wfile *f = s->cur;
 
+	if (s->nr == 1)   /* a single file is never done: its offsets wrap */
+		return s->f;
 	if (s->nr_done >= s->nr)
 		return NULL;
 	if (f && f->active && !f->done) {

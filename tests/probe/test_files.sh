@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..34"
+echo "1..35"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -47,6 +47,7 @@ done <<'ARGS'
 --nrfiles=2 --numjobs=2 --filename_format=x.$filenum --size=8k
 --nrfiles=2 --filesize=3k --bs=1k
 --filename=fs --filesize=64k --offset=16k
+--nrfiles=2 --numjobs=2 --size=8k --offset_increment=4k
 --nrfiles=2 --size=8k --create_only=1 --create_fsync=0 --create_serialize=0 --fallocate=posix
 ARGS
 
