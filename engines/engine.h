@@ -22,6 +22,8 @@ struct iogap_io {
 	void    *buf;
 	uint32_t len;
 	uint32_t slot;          /* index in the runner's slot array */
+	uint32_t file;          /* which of the worker's files (ctx->fd is
+				 * its descriptor when queue() is called) */
 	int64_t  result;        /* bytes done or -errno, set by the engine */
 	uint8_t  ddir;          /* enum iogap_op */
 	uint8_t  in_ramp;       /* issued before ramp_time ended */

@@ -51,6 +51,15 @@ enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
 };
 #define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
 
+enum iogap_file_service {        /* fio's file_service_type */
+	IOGAP_FSERVICE_ROUNDROBIN,    /* its default */
+	IOGAP_FSERVICE_RANDOM,
+	IOGAP_FSERVICE_SEQUENTIAL,    /* finish one file, then the next */
+	IOGAP_FSERVICE_ZIPF,
+	IOGAP_FSERVICE_PARETO,
+	IOGAP_FSERVICE_GAUSS,
+};
+
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
@@ -76,10 +85,28 @@ struct iogap_engine_ops;
 
 struct iogap_job {
 	char *name;
-	char *filename;           /* NULL: fio derives "name.jobnum.filenum" */
-	char **clone_filenames;   /* numjobs names when filename was derived with
-				   * $jobnum (fio: one file per clone); NULL:
-				   * the clones share filename */
+	char *filename;           /* as given (fio's "a:b:c"; NULL: fio derives
+				   * "name.jobnum.filenum"); after finalize the
+				   * first of files */
+	/* the job's files (jobfiles.c), set by finalize: nrfiles names the
+	 * clones share, or numjobs x nrfiles when each clone has its own
+	 * (fio's default names with $jobnum, or several directories) */
+	char **files;
+	unsigned files_nr;        /* entries in files (and file_sizes) */
+	unsigned nrfiles;         /* files per clone, fio's nrfiles (1) */
+	bool files_per_clone;
+	uint64_t filesize_low, filesize_high; /* fio's filesize (a range); 0:
+				   * size / nrfiles, or the existing size */
+	uint64_t *file_sizes;     /* the runner's: each file's io size (fio's
+				   * f->io_size), one per entry of files */
+	unsigned openfiles;       /* files open at once; 0 = nrfiles */
+	unsigned file_service;    /* enum iogap_file_service */
+	unsigned file_service_nr; /* switch file after this many I/Os (:N); 1 */
+	double file_service_param; /* zipf theta, pareto h, normal deviation % */
+	double file_service_center; /* fio's ":value:center" (0..1); -1 = none */
+	bool create_serialize;    /* lay files out one job at a time; fio default 1 */
+	bool create_fsync;        /* fsync after laying a file out; fio default 1 */
+	bool create_only;         /* lay out, then stop */
 	char *ioengine;           /* fio default: psync */
 	const struct iogap_engine_ops *engine;    /* ioengine's, set by iogap_job_finalize */
 	char *write_lat_log;      /* log file prefix, NULL = off */
@@ -194,6 +221,13 @@ struct iogap_job {
 	unsigned verify;          /* enum iogap_verify_type */
 	bool do_verify;           /* read back what a pass wrote; fio default 1 */
 	bool verify_only;         /* the writes are only logged, then read back */
+	bool verify_dump;         /* a failed block's data into a file (fio's) */
+	uint8_t verify_pattern[512]; /* written, and checked after verify=meta's
+				   * header (fio's); len 0 = random data */
+	unsigned verify_pattern_len;
+	bool experimental_verify; /* fio replays the writes' offsets for the
+				   * read-back instead of logging them; the
+				   * probe's log reads back the same blocks */
 	bool verify_fatal;        /* stop at the first failure even when
 				   * continue_on_error covers verify */
 	uint32_t verify_interval; /* bytes per header; finalize: fio's default */
@@ -283,11 +317,23 @@ void iogap_cmdline_global_free(struct iogap_job *global);
 int iogap_job_set(struct iogap_job *job, const char *origin, const char *key, const char *val,
 		  char *err, size_t errlen);
 
-/* The file clone (0..numjobs-1) of j works on. */
-static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clone)
+/* File k (0..nrfiles-1) of clone (0..numjobs-1) of a finalized job. */
+static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clone, unsigned k)
 {
-	return j->clone_filenames ? j->clone_filenames[clone] : j->filename;
+	return j->files[(j->files_per_clone ? clone * j->nrfiles : 0) + k];
 }
+
+/* jobfiles.c: the options that name and size a job's files (filename,
+ * directory, filename_format, nrfiles, filesize, openfiles,
+ * file_service_type, create_*, fallocate).  1 when key is not one of
+ * them, 0 when set, -1 with what is wrong with val in why. */
+int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
+			  char *why, size_t whylen);
+/* Build j->files as fio names them (once; later calls do nothing).
+ * 0, or -1 with a message in err. */
+int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen);
+int iogap_job_files_copy(struct iogap_job *dst, const struct iogap_job *src);
+void iogap_job_files_free(struct iogap_job *j);
 
 /* fio's name for an rw value ("randread"). */
 const char *iogap_rw_name(unsigned rw);

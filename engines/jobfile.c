@@ -211,34 +211,6 @@ static int opt_name(struct parse_ctx *c, struct iogap_job *j, const char *key, c
 	return set_str(&j->name, val);
 }
 
-static int opt_filename(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
-{
-	NEED_VALUE(c, key, val);
-	if (strchr(val, ':') && strncmp(val, "/dev/", 5) != 0 && val[0] != '/')
-		return perr(c, "option '%s': several files ('%s') are not supported", key, val);
-	return set_str(&j->filename, val);
-}
-
-static int opt_directory(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
-{
-	NEED_VALUE(c, key, val);
-	if (strchr(val, ':'))
-		return perr(c, "option '%s': several directories ('%s') are not supported "
-			    "(they spread clones' files over them)", key, val);
-	return set_str(&j->directory, val);
-}
-
-/* filename_format: fio's $jobname, $jobnum, $filenum (one file per job) */
-static int opt_filename_format(struct parse_ctx *c, struct iogap_job *j, const char *key,
-			       const char *val)
-{
-	NEED_VALUE(c, key, val);
-	for (const char *p = strchr(val, '$'); p; p = strchr(p + 1, '$'))
-		if (strncmp(p, "$jobname", 8) && strncmp(p, "$jobnum", 7) && strncmp(p, "$filenum", 8))
-			return bad_value(c, key, val, "only $jobname, $jobnum and $filenum are supported");
-	return set_str(&j->filename_format, val);
-}
-
 /* sync_file_range=wait_before,write,wait_after:N (fio's) */
 static int opt_sync_file_range(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			       const char *val)
@@ -265,46 +237,6 @@ static int opt_sync_file_range(struct parse_ctx *c, struct iogap_job *j, const c
 	}
 	j->sync_file_range_flags = flags;
 	j->sync_file_range_blocks = (unsigned)n;
-	return 0;
-}
-
-/* openfiles and file_service_type choose among a job's files: with the
- * one file per job iogap has, every valid value means the same */
-static int opt_openfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
-{
-	unsigned long long n;
-
-	(void)j;
-	NEED_VALUE(c, key, val);
-	if (parse_uint(val, UINT32_MAX, &n) || !n)
-		return bad_value(c, key, val, "expected a number of files, at least 1");
-	return 0;
-}
-
-static int opt_file_service_type(struct parse_ctx *c, struct iogap_job *j, const char *key,
-				 const char *val)
-{
-	static const char *const types[] = { "random", "roundrobin", "sequential", "zipf",
-					     "pareto", "normal", "gauss" };
-	size_t len = strcspn(val ? val : "", ":");
-
-	(void)j;
-	NEED_VALUE(c, key, val);
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (strlen(types[i]) == len && !strncmp(val, types[i], len))
-			return 0;
-	return bad_value(c, key, val, "expected random, roundrobin, sequential, zipf, pareto, "
-			 "normal or gauss, with an optional :N");
-}
-
-/* nrfiles: one file per job is what the runner has */
-static int opt_nrfiles(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
-{
-	(void)j;
-	NEED_VALUE(c, key, val);
-	if (strcmp(val, "1"))
-		return perr(c, "option '%s=%s': several files per job are not supported (only 1)",
-			    key, val);
 	return 0;
 }
 
@@ -501,7 +433,7 @@ static int opt_bsrange(struct parse_ctx *c, struct iogap_job *j, const char *key
 		uint32_t lo, hi;
 
 		snprintf(one, sizeof(one), "%s", parts[d]);
-		dash = strchr(one, '-');
+		dash = strpbrk(one, "-:");   /* fio's check_range takes either */
 		if (!dash)
 			return bad_value(c, key, val, "expected min-max");
 		*dash = '\0';
@@ -740,6 +672,8 @@ BOOL_OPT(opt_unlink, unlink)
 BOOL_OPT(opt_exitall, exitall)
 BOOL_OPT(opt_do_verify, do_verify)
 BOOL_OPT(opt_verify_fatal, verify_fatal)
+BOOL_OPT(opt_verify_dump, verify_dump)
+BOOL_OPT(opt_experimental_verify, experimental_verify)
 BOOL_OPT(opt_verify_only, verify_only)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
@@ -1141,6 +1075,8 @@ static const char *pattern_quoted(const char *p, uint8_t *out, size_t room, size
 static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			      const char *val)
 {
+	bool verify = !strcmp(key, "verify_pattern");   /* the same syntax */
+	uint8_t *pat = verify ? j->verify_pattern : j->buffer_pattern;
 	size_t total = 0;
 
 	NEED_VALUE(c, key, val);
@@ -1148,17 +1084,17 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 		size_t room = sizeof(j->buffer_pattern) - total, n = 0;
 
 		if (*p == '"' || *p == '\'')
-			p = pattern_quoted(p, j->buffer_pattern + total, room, &n);
+			p = pattern_quoted(p, pat + total, room, &n);
 		else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-			p = pattern_hex(p, j->buffer_pattern + total, room, &n);
+			p = pattern_hex(p, pat + total, room, &n);
 		else
-			p = pattern_decimal(p, j->buffer_pattern + total, room, &n);
+			p = pattern_decimal(p, pat + total, room, &n);
 		if (!p)
 			return bad_value(c, key, val, "fio's pattern: 0x hex, \"string\", a decimal "
 					 "number or 'file', in any order, at most 512 bytes");
 		total += n;
 	}
-	j->buffer_pattern_len = (unsigned)total;
+	*(verify ? &j->verify_pattern_len : &j->buffer_pattern_len) = (unsigned)total;
 	return 0;
 }
 
@@ -1248,10 +1184,6 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 		return 0;
 	if (!strcmp(key, "io_submit_mode") && val && !strcmp(val, "inline"))
 		return 0;
-	if (!strcmp(key, "fallocate") && val && (!strcmp(val, "none") || !strcmp(val, "native") ||
-						 !strcmp(val, "posix") || !strcmp(val, "0") ||
-						 !strcmp(val, "1")))
-		return 0;
 	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
 		    val ? val : "");
 }
@@ -1264,10 +1196,8 @@ struct opt_def {
 static const struct opt_def options[] = {
 	{ "name", opt_name },
 	{ "description", opt_description },
-	{ "filename", opt_filename },
 	{ "ioengine", opt_ioengine },
 	{ "size", opt_size },
-	{ "filesize", opt_size },
 	{ "offset", opt_offset },
 	{ "io_size", opt_io_size },
 	{ "io_limit", opt_io_size },
@@ -1330,11 +1260,6 @@ static const struct opt_def options[] = {
 	{ "slat_percentiles", opt_slat_percentiles },
 	{ "kb_base", opt_only_default },
 	{ "io_submit_mode", opt_only_default },
-	{ "directory", opt_directory },
-	{ "filename_format", opt_filename_format },
-	{ "nrfiles", opt_nrfiles },
-	{ "openfiles", opt_openfiles },
-	{ "file_service_type", opt_file_service_type },
 	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },
@@ -1354,7 +1279,6 @@ static const struct opt_def options[] = {
 	{ "percentage_random", opt_percentage_random },
 	{ "cpumask", opt_cpumask },
 	{ "clocksource", opt_clocksource },
-	{ "fallocate", opt_only_default },
 	{ "zonemode", opt_zonemode },
 	{ "zonesize", opt_zonesize },
 	{ "zonecapacity", opt_zonecapacity },
@@ -1379,6 +1303,9 @@ static const struct opt_def options[] = {
 	{ "verify", opt_verify },
 	{ "do_verify", opt_do_verify },
 	{ "verify_fatal", opt_verify_fatal },
+	{ "verify_dump", opt_verify_dump },
+	{ "verify_pattern", opt_buffer_pattern },
+	{ "experimental_verify", opt_experimental_verify },
 	{ "verify_only", opt_verify_only },
 	{ "verify_interval", opt_verify_interval },
 	{ "verify_backlog", opt_verify_backlog },
@@ -1407,6 +1334,11 @@ static void job_defaults(struct iogap_job *j)
 	j->hipri_percentage = 100;
 	j->thinktime_blocks = 1;
 	j->do_verify = true;
+	j->nrfiles = 1;
+	j->file_service_nr = 1;
+	j->file_service_center = -1;
+	j->create_serialize = true;
+	j->create_fsync = true;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1422,14 +1354,8 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	*dst = *src;
 	dst->name = xstrdup_or_null(src->name);
 	dst->filename = xstrdup_or_null(src->filename);
-	dst->clone_filenames = NULL;
-	for (unsigned c = 0; src->clone_filenames && c < src->numjobs; c++) {
-		if (!dst->clone_filenames &&
-		    !(dst->clone_filenames = calloc(src->numjobs, sizeof(char *))))
-			return -1;
-		if (!(dst->clone_filenames[c] = strdup(src->clone_filenames[c])))
-			return -1;
-	}
+	if (iogap_job_files_copy(dst, src))
+		return -1;
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->description = xstrdup_or_null(src->description);
@@ -1462,9 +1388,7 @@ static void job_free(struct iogap_job *j)
 {
 	free(j->name);
 	free(j->filename);
-	for (unsigned c = 0; j->clone_filenames && c < j->numjobs; c++)
-		free(j->clone_filenames[c]);
-	free(j->clone_filenames);
+	iogap_job_files_free(j);
 	free(j->ioengine);
 	free(j->write_lat_log);
 	free(j->description);
@@ -1543,6 +1467,13 @@ static const struct {
 
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	char why[256];
+	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */
+
+	if (r < 0)
+		return bad_value(c, key, val, why);
+	if (r == 0)
+		return kv_record(j, key, val) ? perr(c, "out of memory") : 0;
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
 		if (!strcmp(options[i].name, key)) {
 			if (options[i].fn(c, j, key, val))
@@ -1946,48 +1877,6 @@ void iogap_cmdline_global_free(struct iogap_job *global)
 	job_free(global);
 }
 
-static const char *filename_format(const struct iogap_job *j)
-{
-	return j->filename_format ? j->filename_format : "$jobname.$jobnum.$filenum";
-}
-
-/* fio's default file name of clone jobnum, filename_format with $jobnum
- * the clone's number and $filenum 0 (one file per clone), in directory. */
-static char *default_filename(const struct iogap_job *j, unsigned jobnum)
-{
-	const char *fmt = filename_format(j), *dir = j->directory;
-	char num[16];
-	/* no character of fmt expands to more than the job name or a number */
-	size_t cap = (dir ? strlen(dir) + 1 : 0) + strlen(fmt) * (strlen(j->name) + sizeof(num)) + 1;
-	size_t o = 0;
-	char *out = malloc(cap);
-
-	if (!out)
-		return NULL;
-	snprintf(num, sizeof(num), "%u", jobnum);
-	if (dir)
-		o = (size_t)snprintf(out, cap, "%s/", dir);
-	for (const char *p = fmt; *p;) {
-		const char *rep = NULL;
-		size_t skip = 1;
-
-		if (!strncmp(p, "$jobname", 8))
-			rep = j->name, skip = 8;
-		else if (!strncmp(p, "$jobnum", 7))
-			rep = num, skip = 7;
-		else if (!strncmp(p, "$filenum", 8))
-			rep = "0", skip = 8;
-		if (rep) {
-			o += (size_t)snprintf(out + o, cap - o, "%s", rep);
-			p += skip;
-		} else {
-			out[o++] = *p++;
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
 static uint32_t gcd32(uint32_t a, uint32_t b)
 {
 	while (b) {
@@ -2003,12 +1892,15 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
  * default (a divisor of every write size, at most the smallest). */
 static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 {
-	const char *fmt = filename_format(j);
+	const char *fmt = j->filename_format ? j->filename_format : "$jobname.$jobnum.$filenum";
 	const unsigned W = 1;   /* fio's DDIR_WRITE */
 	uint32_t *iv = &j->verify_interval;
 
 	if (j->verify_only && j->time_based)   /* fio's HOWTO: not supported */
 		return perr(c, "job '%s': verify_only does not support time_based", j->name);
+	if (j->verify_pattern_len && j->verify != IOGAP_VERIFY_META)   /* fio: verify=pattern */
+		return perr(c, "job '%s': verify_pattern is supported with verify=meta (its header, "
+			    "then the pattern); verify=pattern is not", j->name);
 	if (!j->verify)
 		return 0;
 	/* fio's test: the clones may share a file */
@@ -2032,25 +1924,6 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 	if (*iv < IOGAP_VERIFY_MIN_INTERVAL)
 		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
 			    "a write tag (%u bytes)", j->name, *iv, IOGAP_VERIFY_MIN_INTERVAL);
-	return 0;
-}
-
-/* fio's add_job without filename: each clone its own file when the
- * format has $jobnum (zonemode=zbd keeps one: its zone state is per file). */
-static int default_filenames(struct iogap_job *j)
-{
-	bool per_clone = j->numjobs > 1 && strstr(filename_format(j), "$jobnum") &&
-			 j->zone_mode != IOGAP_ZONE_MODE_ZBD;
-
-	if (per_clone && !(j->clone_filenames = calloc(j->numjobs, sizeof(char *))))
-		return -1;
-	for (unsigned c = 0; per_clone && c < j->numjobs; c++)
-		if (!(j->clone_filenames[c] = default_filename(j, c)))
-			return -1;
-	if (!(j->filename = default_filename(j, 0)))
-		return -1;
-	free(j->directory);   /* applied: the names carry it */
-	j->directory = NULL;
 	return 0;
 }
 
@@ -2096,20 +1969,12 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 			    j->name, j->ioengine);
 	if (j->directory && !strcmp(j->ioengine, "rbd"))
 		return perr(&c, "job '%s': directory does not apply to ioengine=rbd", j->name);
-	named = j->filename != NULL;
-	if (!named && default_filenames(j))
-		return perr(&c, "out of memory");
-	if (j->directory) {   /* fio prefixes every file name with it */
-		size_t n = strlen(j->directory) + strlen(j->filename) + 2;
-		char *path = malloc(n);
+	named = j->filename != NULL && !j->files;
+	{
+		char ferr[512];
 
-		if (!path)
-			return perr(&c, "out of memory");
-		snprintf(path, n, "%s/%s", j->directory, j->filename);
-		free(j->filename);
-		j->filename = path;
-		free(j->directory);   /* applied once, even if finalize runs again */
-		j->directory = NULL;
+		if (iogap_job_files_finalize(j, ferr, sizeof(ferr)))   /* jobfiles.c */
+			return perr(&c, "%s", ferr);
 	}
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))

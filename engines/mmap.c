@@ -20,9 +20,15 @@
 #include "job.h"
 #include "util.h"
 
-struct mmap_state {
+struct mmap_one {                 /* one file's mapping */
+	int fd;
 	char *map;
 	size_t len;
+};
+
+struct mmap_state {
+	struct mmap_one *m;       /* a job's files, mapped as they come */
+	unsigned nr;
 };
 
 static int target_size(int fd, uint64_t *size)
@@ -37,31 +43,54 @@ static int target_size(int fd, uint64_t *size)
 	return 0;
 }
 
-static int mmap_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
+/* ctx->fd's mapping, made at its first request (fio maps each file as it
+ * opens it); NULL with *r = -errno when it cannot be. */
+static struct mmap_one *mapping(struct iogap_engine_ctx *ctx, int *r)
 {
 	const struct iogap_job *j = ctx->job;
-	struct mmap_state *s = calloc(1, sizeof(*s));
-	int prot = PROT_READ, r;
+	struct mmap_state *s = ctx->priv;
+	struct mmap_one *m;
+	int prot = PROT_READ;
 	uint64_t size;
+
+	for (unsigned i = 0; i < s->nr; i++)
+		if (s->m[i].fd == ctx->fd)
+			return &s->m[i];
+	if ((*r = target_size(ctx->fd, &size)) < 0)
+		return NULL;
+	m = realloc(s->m, (s->nr + 1) * sizeof(*m));
+	if (!m) {
+		*r = -ENOMEM;
+		return NULL;
+	}
+	s->m = m;
+	if (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM))
+		prot |= PROT_WRITE;
+	m = &s->m[s->nr];
+	m->fd = ctx->fd;
+	m->len = (size_t)size;
+	m->map = mmap(NULL, m->len, prot, MAP_SHARED, ctx->fd, 0);
+	if (m->map == MAP_FAILED) {
+		*r = -errno;
+		return NULL;
+	}
+	s->nr++;
+	posix_madvise(m->map, m->len, j->rw & IOGAP_RW_RAND ? POSIX_MADV_RANDOM :
+		      POSIX_MADV_SEQUENTIAL);
+	posix_madvise(m->map, m->len, POSIX_MADV_DONTNEED);
+	return m;
+}
+
+static int mmap_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
+{
+	struct mmap_state *s = calloc(1, sizeof(*s));
+	int r = 0;
 
 	if (!s)
 		return -ENOMEM;
 	ctx->priv = s;
-	if ((r = target_size(ctx->fd, &size)) < 0)
-		return iogap_seterr(err, errlen, "mmap: size of the target: %s", strerror(-r)), r;
-	if (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM))
-		prot |= PROT_WRITE;
-	s->map = mmap(NULL, (size_t)size, prot, MAP_SHARED, ctx->fd, 0);
-	if (s->map == MAP_FAILED) {
-		r = -errno;
-		s->map = NULL;
-		return iogap_seterr(err, errlen, "mmap of %llu bytes: %s",
-				    (unsigned long long)size, strerror(-r)), r;
-	}
-	s->len = (size_t)size;
-	posix_madvise(s->map, s->len, j->rw & IOGAP_RW_RAND ? POSIX_MADV_RANDOM :
-		      POSIX_MADV_SEQUENTIAL);
-	posix_madvise(s->map, s->len, POSIX_MADV_DONTNEED);
+	if (!mapping(ctx, &r))   /* the first file now: its errors before the run */
+		return iogap_seterr(err, errlen, "mmap of the target: %s", strerror(-r)), r;
 	return 0;
 }
 
@@ -81,10 +110,16 @@ static int drop_pages(char *at, size_t len)
 
 static int mmap_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
-	struct mmap_state *s = ctx->priv;
-	char *at = s->map + io->offset;
+	int r = 0;
+	struct mmap_one *m = mapping(ctx, &r);
+	char *at;
 
-	if (io->offset + io->len > s->len) {   /* fio's FIO_NOEXTEND */
+	if (!m) {
+		io->result = r;
+		return IOGAP_Q_COMPLETED;
+	}
+	at = m->map + io->offset;
+	if (io->offset + io->len > m->len) {   /* fio's FIO_NOEXTEND */
 		io->result = -EINVAL;
 		return IOGAP_Q_COMPLETED;
 	}
@@ -110,9 +145,10 @@ static int mmap_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 
 static int mmap_flush(struct iogap_engine_ctx *ctx)
 {
-	struct mmap_state *s = ctx->priv;
+	int r = 0;
+	struct mmap_one *m = mapping(ctx, &r);
 
-	return msync(s->map, s->len, MS_SYNC) ? -errno : 0;
+	return !m ? r : msync(m->map, m->len, MS_SYNC) ? -errno : 0;
 }
 
 static void mmap_cleanup(struct iogap_engine_ctx *ctx)
@@ -121,8 +157,9 @@ static void mmap_cleanup(struct iogap_engine_ctx *ctx)
 
 	if (!s)
 		return;
-	if (s->map)
-		munmap(s->map, s->len);
+	for (unsigned i = 0; i < s->nr; i++)
+		munmap(s->m[i].map, s->m[i].len);
+	free(s->m);
 	free(s);
 	ctx->priv = NULL;
 }

@@ -88,7 +88,7 @@ uint64_t iogap_skew_next(struct iogap_skew *z, struct iogap_rand *r)
 	if (v >= z->n)
 		v = z->n - 1;
 	/* spread hot ranks over the device instead of packing them at 0 */
-	return scramble(v, z->hash_seed, z->n);
+	return z->no_hash ? v : scramble(v, z->hash_seed, z->n);
 }
 
 int iogap_blockmap_init(struct iogap_blockmap *m, uint64_t nblocks)

@@ -55,6 +55,8 @@ struct iogap_skew {
 	double theta, zetan, zeta2, alpha, eta;   /* zipf (Gray et al.) */
 	double pareto_pow;
 	uint64_t hash_seed;
+	bool no_hash;           /* ranks in order, hottest first (fio's
+				 * zipf_disable_hash, for file_service_type) */
 };
 
 int iogap_skew_init(struct iogap_skew *z, int kind, double param, uint64_t n, uint64_t seed);

@@ -24,6 +24,7 @@ struct vsync_state {
 	unsigned nr_done;
 	uint64_t next_offset;     /* where the gathered list ends */
 	uint64_t queued_bytes;
+	int fd;                   /* the gathered list's file */
 	uint8_t ddir;
 };
 
@@ -42,8 +43,9 @@ static int vsync_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 	return s->iov && s->queued && s->done ? 0 : -ENOMEM;
 }
 
-static void vsync_append(struct vsync_state *s, struct iogap_io *io)
+static void vsync_append(struct vsync_state *s, int fd, struct iogap_io *io)
 {
+	s->fd = fd;
 	s->iov[s->nr_queued] = (struct iovec){ .iov_base = io->buf, .iov_len = io->len };
 	s->queued[s->nr_queued++] = io;
 	s->queued_bytes += io->len;
@@ -61,10 +63,11 @@ static int vsync_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 		iogap_engine_trim_io(ctx->fd, io);
 		return IOGAP_Q_COMPLETED;
 	}
+	/* fio's fio_vsyncio_should_append: same file, direction, next offset */
 	if (s->nr_queued && (io->offset != s->next_offset || io->ddir != s->ddir ||
-			     s->nr_queued == ctx->depth))
+			     ctx->fd != s->fd || s->nr_queued == ctx->depth))
 		return IOGAP_Q_BUSY;
-	vsync_append(s, io);
+	vsync_append(s, ctx->fd, io);
 	return IOGAP_Q_QUEUED;
 }
 
@@ -91,12 +94,12 @@ static int vsync_commit(struct iogap_engine_ctx *ctx)
 
 	if (!n)
 		return 0;
-	if (lseek(ctx->fd, (off_t)s->queued[0]->offset, SEEK_SET) < 0)
+	if (lseek(s->fd, (off_t)s->queued[0]->offset, SEEK_SET) < 0)
 		r = -1;
 	else if (s->ddir == IOGAP_OP_READ)
-		r = readv(ctx->fd, s->iov, (int)n);
+		r = readv(s->fd, s->iov, (int)n);
 	else
-		r = writev(ctx->fd, s->iov, (int)n);
+		r = writev(s->fd, s->iov, (int)n);
 	vsync_results(s, r, errno);
 	memcpy(s->done + s->nr_done, s->queued, n * sizeof(*s->done));
 	s->nr_done += n;

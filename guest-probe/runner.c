@@ -29,6 +29,7 @@
 
 #include "util.h"
 #include "engine.h"
+#include "fileset.h"
 #include "rand.h"
 #include "runner.h"
 #include "stamp.h"
@@ -58,12 +59,11 @@ struct worker {
 
 	struct iogap_job_stat stat;
 
-	/* target */
-	int fd;
-	uint64_t region_start, region_len, io_budget;
-	uint64_t target_size;       /* of the whole file or device */
+	/* targets (fileset.c): the files, and the one of the I/O in hand */
+	struct iogap_fileset fs;
+	struct iogap_wfile *f;
+	uint64_t io_budget;
 	uint32_t min_bs;
-	uint64_t nblocks;
 
 	/* engine */
 	const struct iogap_engine_ops *ops;
@@ -80,10 +80,6 @@ struct worker {
 
 	/* offsets */
 	struct iogap_rand rnd_off, rnd_ddir, rnd_bs;
-	struct iogap_skew skew;
-	struct iogap_blockmap map;
-	uint64_t seq_pos[IOGAP_DDIR_NR];
-	uint64_t last_offset;
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
 	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
 	uint64_t trim_offset;       /* trimwrite: the write follows this trim */
@@ -210,7 +206,8 @@ static void flush_records(struct worker *w)
 					continue;
 				if (w->job->log_offset)
 					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, %" PRIu64 ", 0\n",
-						t_ms, val[k], r->op, r->length, r->offset);
+						t_ms, val[k], r->op, r->length,
+						(uint64_t)(r->offset & ((1ULL << IOGAP_TRACE_FILE_SHIFT) - 1)));
 				else
 					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, 0\n", t_ms,
 						val[k], r->op, r->length);
@@ -229,7 +226,7 @@ static void record_io(struct worker *w, const struct iogap_io *io, uint64_t comp
 		return;
 	r = &w->recs[w->nr_recs++];
 	r->tag = io->request_id;
-	r->offset = io->offset;
+	r->offset = IOGAP_FILESET_TRACE_OFFSET(io->file, io->offset);
 	r->start_ns = io->start_ns;
 	r->issue_ns = io->issue_ns;
 	r->complete_ns = complete_ns;
@@ -306,9 +303,9 @@ static uint32_t pick_bs(struct worker *w, uint8_t ddir)
 static uint64_t next_sequential_modified(struct worker *w, uint8_t ddir, uint32_t len)
 {
 	int64_t add = w->job->rw_seq_add;
-	uint64_t start = w->region_start, io_size = w->region_len, real = w->target_size;
+	uint64_t start = w->f->region_start, io_size = w->f->region_len, real = w->f->target_size;
 	uint64_t end = real > io_size ? io_size : real;
-	uint64_t last = w->seq_pos[ddir], pos;
+	uint64_t last = w->f->seq_pos[ddir], pos;
 
 	if (last >= start + io_size && w->job->time_based)
 		last = start;
@@ -334,12 +331,15 @@ static uint64_t next_sequential_modified(struct worker *w, uint8_t ddir, uint32_
  * as fio does for time_based and io_size beyond size). */
 static uint64_t next_sequential(struct worker *w, uint8_t ddir, uint32_t len)
 {
-	uint64_t off = w->seq_pos[ddir];
+	uint64_t off = w->f->seq_pos[ddir];
 
 	if (w->job->rw_seq_add)
 		return next_sequential_modified(w, ddir, len);
-	if (off + len > w->region_start + w->region_len)
-		off = w->region_start;
+	if (off + len > w->f->region_start + w->f->region_len) {
+		if (w->fs.nr > 1)   /* fio: this file is done, another is served */
+			return NO_MORE_IO;
+		off = w->f->region_start;
+	}
 	return off;
 }
 
@@ -367,7 +367,7 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 {
 	uint32_t len = *lenp;
 	const struct iogap_job *j = w->job;
-	uint64_t end = w->region_start + w->region_len;
+	uint64_t end = w->f->region_start + w->f->region_len;
 	uint64_t off;
 
 	if (w->write_after_trim && ddir == IOGAP_OP_WRITE) {   /* trimwrite */
@@ -379,41 +379,79 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		off = next_sequential(w, ddir, len);
 		if (off == NO_MORE_IO)
 			return off;
-		w->seq_pos[ddir] = off + len;
+		w->f->seq_pos[ddir] = off + len;
 		return trim_done(w, ddir, off, len);
 	}
 	if (w->seq_left) {
 		w->seq_left--;
-		off = j->rw_sequencer == IOGAP_RWSEQ_IDENTICAL ? w->last_offset :
-			w->last_offset + len;
+		off = j->rw_sequencer == IOGAP_RWSEQ_IDENTICAL ? w->f->last_offset :
+			w->f->last_offset + len;
 		if (off + len <= end)
-			return w->last_offset = off;
+			return w->f->last_offset = off;
 	}
 	{
 		uint64_t b = j->random_distribution == IOGAP_RAND_UNIFORM ?
-			iogap_rand_below(&w->rnd_off, w->nblocks) :
-			iogap_skew_next(&w->skew, &w->rnd_off);
+			iogap_rand_below(&w->rnd_off, w->f->nblocks) :
+			iogap_skew_next(&w->f->skew, &w->rnd_off);
 
 		if (!j->norandommap) {
 			uint64_t want = (len + w->min_bs - 1) / w->min_bs;
 
-			b = iogap_blockmap_claim(&w->map, b);
+			b = iogap_blockmap_claim(&w->f->map, b);
 			if (want > 1) {
-				uint64_t got = iogap_blockmap_extend(&w->map, b, want);
+				uint64_t got = iogap_blockmap_extend(&w->f->map, b, want);
 
 				if (got < want)
 					*lenp = len = (uint32_t)(got * w->min_bs);
 			}
 		}
-		off = w->region_start + b * w->min_bs;
+		off = w->f->region_start + b * w->min_bs;
 	}
 	if (off + len > end)
-		off = end - len - (end - len - w->region_start) % w->min_bs;
+		off = end - len - (end - len - w->f->region_start) % w->min_bs;
 	if (j->rw_seq_nr > 1)
 		w->seq_left = j->rw_seq_nr - 1;
 	if (j->percentage_random[ddir] < 100)
-		w->seq_pos[ddir] = off + len;   /* the sequential share continues here */
-	return trim_done(w, ddir, w->last_offset = off, len);
+		w->f->seq_pos[ddir] = off + len;   /* the sequential share continues here */
+	return trim_done(w, ddir, w->f->last_offset = off, len);
+}
+
+/* fio's keep_running once every file is done: another pass when
+ * time_based, or when io_size asks for at least a block more. */
+static bool another_pass(const struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+	uint32_t max_bs = 0;
+
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rw & (1u << d) && j->bs_max[d] > max_bs)
+			max_bs = j->bs_max[d];
+	return j->time_based || (j->io_size && w->io_budget - w->bytes_issued >= max_bs);
+}
+
+/* The file and offset of the next I/O (fio's set_io_u_file): a file
+ * with no next offset is done and another is served. */
+static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
+{
+	for (unsigned tries = 0; tries <= 2 * w->fs.nr; tries++) {
+		uint64_t off;
+
+		if (!w->write_after_trim) {   /* trimwrite's write: the trim's file */
+			struct iogap_wfile *f = iogap_fileset_next(&w->fs);
+
+			if (!f && !another_pass(w))
+				return NO_MORE_IO;
+			if (!f) {
+				iogap_fileset_restart(&w->fs);
+				f = iogap_fileset_next(&w->fs);
+			}
+			w->f = f;
+		}
+		off = pick_offset(w, ddir, lenp);
+		if (off != NO_MORE_IO || w->fs.nr < 2 || !iogap_fileset_finish(&w->fs, w->f))
+			return off;
+	}
+	return NO_MORE_IO;
 }
 
 static void stamp_tags(struct worker *w, struct iogap_io *io)
@@ -460,13 +498,15 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 {
 	const struct iogap_job *j = w->job;
 	struct iogap_verify_read r = {
-		.file = j->filename,
+		.file = w->fs.f[io->file].path,
 		.type = j->verify,
 		.interval = j->verify_interval,
 		.offset = io->offset,
 		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
 		.check_numberio = w->vslot[io->slot].check && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
 				  !j->time_based && !j->norandommap && !j->verify_only,
+		.pattern = j->verify_pattern,
+		.pattern_len = j->verify_pattern_len,
 	};
 	char msg[512];
 
@@ -474,6 +514,9 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
 		return false;
 	fprintf(stderr, "%s\n", msg);
+	if (j->verify_dump && iogap_verify_dump(r.file, io->offset, io->buf, io->len))
+		fprintf(stderr, "fio: verify_dump of %s at %llu failed\n", r.file,
+			(unsigned long long)io->offset);
 	io->result = -EILSEQ;
 	if (j->verify_fatal)
 		atomic_store_explicit(&w->terminate, 1, memory_order_relaxed);
@@ -500,7 +543,7 @@ static int verify_stamp(struct worker *w, struct iogap_io *io)
 	iogap_verify_fill(&vw, io->buf, io->len);
 	if (!j->do_verify || (j->time_based && !j->verify_backlog))
 		return 0;
-	return iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++);
+	return iogap_verify_log_add(&w->vlog, (uint16_t)io->file, io->offset, io->len, w->numberio++);
 }
 
 /* verify_only: a write of the workload is logged for the read-back, not
@@ -509,9 +552,11 @@ static int verify_skip_write(struct worker *w, struct iogap_io *io)
 {
 	const struct iogap_job *j = w->job;
 	int r = j->verify && j->do_verify ?
-		iogap_verify_log_add(&w->vlog, io->offset, io->len, w->numberio++) : 0;
+		iogap_verify_log_add(&w->vlog, (uint16_t)io->file, io->offset, io->len,
+				     w->numberio++) : 0;
 
 	w->bytes_issued += io->len;
+	iogap_fileset_issued(&w->fs, w->f, io->len);
 	w->ios_total++;
 	return r;
 }
@@ -525,6 +570,7 @@ static uint64_t verify_next(struct worker *w, struct iogap_io *io)
 	if (!p)
 		return NO_MORE_IO;
 	io->len = p->len;
+	w->f = &w->fs.f[p->file];
 	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio };
 	return p->offset;
 }
@@ -710,7 +756,7 @@ static int drain(struct worker *w, unsigned *queued)
 enum sync_kind { SYNC_FSYNC, SYNC_FDATASYNC, SYNC_FILE_RANGE };
 
 /* sync_file_range over the span written since the last one, as fio */
-static int sync_range(struct worker *w)
+static int sync_range(struct worker *w, int fd)
 {
 	uint64_t from = w->written_lo, len = w->written_hi - w->written_lo;
 
@@ -718,24 +764,28 @@ static int sync_range(struct worker *w)
 	w->written_hi = 0;
 	if (from == UINT64_MAX)
 		return 0;
-	return sync_file_range(w->fd, (off_t)from, (off_t)len, w->job->sync_file_range_flags) ?
+	return sync_file_range(fd, (off_t)from, (off_t)len, w->job->sync_file_range_flags) ?
 		-errno : 0;
 }
 
-static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind)
+/* Sync file f (the one last written to; every file for end_fsync). */
+static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
+		   const struct iogap_wfile *f)
 {
-	struct iogap_io io = { .request_id = ++w->req_seq | ((uint64_t)w->thread_number << 40) };
+	struct iogap_io io = { .request_id = ++w->req_seq | ((uint64_t)w->thread_number << 40),
+			       .file = (uint32_t)(f - w->fs.f) };
 	uint64_t done;
 	int r = drain(w, queued);
 
 	if (r < 0)
 		return r;
 	io.start_ns = io.issue_ns = iogap_now_ns();
+	w->ectx.fd = f->fd;
 	if (w->ops->flush)
 		r = w->ops->flush(&w->ectx);   /* 0 or -errno */
 	else
-		r = kind == SYNC_FILE_RANGE ? sync_range(w) :
-		    (kind == SYNC_FDATASYNC ? fdatasync(w->fd) : fsync(w->fd)) ? -errno : 0;
+		r = kind == SYNC_FILE_RANGE ? sync_range(w, f->fd) :
+		    (kind == SYNC_FDATASYNC ? fdatasync(f->fd) : fsync(f->fd)) ? -errno : 0;
 	done = iogap_now_ns();
 	io.result = r;
 	record_io(w, &io, done, IOGAP_OP_FLUSH, IOGAP_REC_SYNC_OP);
@@ -921,19 +971,19 @@ static int run_loop(struct worker *w)
 			break;
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FSYNC)) < 0)
+			if ((r = do_sync(w, &queued, SYNC_FSYNC, w->f)) < 0)
 				break;
 			continue;
 		}
 		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FDATASYNC)) < 0)
+			if ((r = do_sync(w, &queued, SYNC_FDATASYNC, w->f)) < 0)
 				break;
 			continue;
 		}
 		if (j->sync_file_range_blocks && w->writes_since_sync >= j->sync_file_range_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FILE_RANGE)) < 0)
+			if ((r = do_sync(w, &queued, SYNC_FILE_RANGE, w->f)) < 0)
 				break;
 			continue;
 		}
@@ -975,7 +1025,7 @@ static int run_loop(struct worker *w)
 				w->backlog_left--;
 		} else {
 			io->len = pick_bs(w, ddir);
-			io->offset = pick_offset(w, ddir, &io->len);
+			io->offset = pick_file_offset(w, ddir, &io->len);
 			if (w->vslot)
 				w->vslot[io->slot].check = false;
 		}
@@ -984,6 +1034,8 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
+		io->file = (uint32_t)(w->f - w->fs.f);
+		w->ectx.fd = w->f->fd;
 		if (ddir == IOGAP_OP_WRITE && j->verify_only) {   /* fio's dry run */
 			r = verify_skip_write(w, io);
 			put_slot(w, io);
@@ -992,7 +1044,7 @@ static int run_loop(struct worker *w)
 			continue;
 		}
 		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
-			int zr = iogap_zbd_prep(w->zbd, io, w->seq_pos);
+			int zr = iogap_zbd_prep(w->zbd, io, w->f->seq_pos);
 
 			if (zr == IOGAP_ZBD_DRAIN) {   /* complete our own I/O, choose again */
 				put_slot(w, io);
@@ -1014,6 +1066,8 @@ static int run_loop(struct worker *w)
 		io->request_id = ((uint64_t)w->thread_number << 40) | ++w->req_seq;
 		io->in_ramp = w->in_ramp;
 		io->result = 0;
+		if (ddir == IOGAP_OP_WRITE && j->verify_pattern_len)   /* reads may have overwritten it */
+			iogap_verify_fill_pattern(j->verify_pattern, j->verify_pattern_len, io->buf, io->len);
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
@@ -1036,8 +1090,10 @@ static int run_loop(struct worker *w)
 			break;
 		}
 		/* fio counts the writes of trimwrite, and no read-back in io_size */
-		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying)
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying) {
 			w->bytes_issued += io->len;
+			iogap_fileset_issued(&w->fs, w->f, io->len);
+		}
 		w->ios_issued[ddir]++;
 		w->bytes_dir_issued[ddir] += io->len;
 		w->ios_total++;
@@ -1079,25 +1135,28 @@ static int run_loop(struct worker *w)
 		if (!r)
 			r = d;
 	}
-	if (!r && j->end_fsync && job_writes(j) && !w->verify_pass)
-		r = do_sync(w, &queued, SYNC_FSYNC);
+	for (unsigned k = 0; !r && j->end_fsync && job_writes(j) && !w->verify_pass && k < w->fs.nr; k++)
+		r = do_sync(w, &queued, SYNC_FSYNC, &w->fs.f[k]);
 	return r;
 }
 
 /* ---- worker setup ----------------------------------------------------- */
 
-static int open_target(struct worker *w)
+/* Open file k of the worker (or the engine's own target) and set its
+ * region: fio's file_offset and io_size. */
+static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 {
 	const struct iogap_job *j = w->job;
-	const char *path = iogap_job_file(j, w->clone);
+	const char *path = f->path;
 	int flags = job_writes(j) ? O_RDWR : O_RDONLY;
-	uint64_t size;
+	uint64_t size, share = j->file_sizes ?
+		j->file_sizes[(j->files_per_clone ? w->clone * j->nrfiles : 0) + k] : j->size;
 
 	if (w->ops->flags & IOGAP_ENGINE_NO_FILE && w->ops->target_info) {
 		/* a target of the engine's own (an rbd image): its size */
 		int r;
 
-		w->fd = -1;
+		f->fd = -1;
 		r = w->ops->target_info(j, &size, -1, 0, w->err, sizeof(w->err));
 		if (r < 0) {
 			if (!w->err[0])
@@ -1105,54 +1164,96 @@ static int open_target(struct worker *w)
 			return -1;
 		}
 	} else if (w->ops->flags & IOGAP_ENGINE_NO_FILE) {
-		w->fd = -1;
-		if (!j->size) {
+		f->fd = -1;
+		if (!share) {
 			snprintf(w->err, sizeof(w->err), "ioengine=%s needs a size", j->ioengine);
 			return -1;
 		}
-		size = job_end(j);
+		size = clone_offset(j, j->numjobs - 1) + share;
 	} else {
 		if (j->direct)
 			flags |= O_DIRECT;
 		if (j->sync_io)
 			flags |= O_SYNC;
-		w->fd = open(path, flags | O_CLOEXEC);
-		if (w->fd < 0) {
+		f->fd = open(path, flags | O_CLOEXEC);
+		if (f->fd < 0) {
 			w->err_code = errno;
 			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", path,
 				 strerror(errno), errno == EINVAL && j->direct ?
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
 			return -1;
 		}
-		size = file_or_dev_size(w->fd);
+		size = file_or_dev_size(f->fd);
 	}
-	w->target_size = size;
-	w->region_start = clone_offset(j, w->clone);
-	if (w->region_start >= size) {
+	f->target_size = size;
+	f->region_start = clone_offset(j, w->clone);
+	if (f->region_start >= size) {
 		snprintf(w->err, sizeof(w->err), "%s: offset %" PRIu64 " is beyond the end (%" PRIu64 " bytes)",
-			 path, w->region_start, size);
+			 path, f->region_start, size);
 		return -1;
 	}
-	w->region_len = j->size ? j->size : size - w->region_start;
-	if (size && w->region_start + w->region_len > size)
-		w->region_len = size - w->region_start;
+	/* without size or filesize: the file past this clone's offset */
+	f->region_len = j->size || j->filesize_low ? share : size - f->region_start;
+	if (size && f->region_start + f->region_len > size)
+		f->region_len = size - f->region_start;
+	for (int d = 0; d < IOGAP_DDIR_NR && j->nrfiles == 1; d++) {   /* several: fileset.c */
+		if (j->rw & (1u << d) && j->bs_max[d] > f->region_len) {
+			snprintf(w->err, sizeof(w->err), "%s: block size %u is larger than the %" PRIu64
+				 " bytes to work on", path, j->bs_max[d], f->region_len);
+			return -1;
+		}
+	}
+	f->nblocks = f->region_len / w->min_bs;
+	iogap_wfile_restart(f);
+	return 0;
+}
+
+/* The worker's files (fileset.c): opened, with their regions, random
+ * maps and distributions; the I/O budget is their regions together. */
+static int open_targets(struct worker *w, uint64_t seed)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t total = 0;
+
 	w->min_bs = UINT32_MAX;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		if (j->rw & (1u << d) && j->bs_min[d] < w->min_bs)
 			w->min_bs = j->bs_min[d];
 	if (w->min_bs == UINT32_MAX)
 		w->min_bs = j->bs[0];
-	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
-		if (j->rw & (1u << d) && j->bs_max[d] > w->region_len) {
-			snprintf(w->err, sizeof(w->err), "%s: block size %u is larger than the %" PRIu64
-				 " bytes to work on", path, j->bs_max[d], w->region_len);
+	w->fs.f = calloc(j->nrfiles, sizeof(*w->fs.f));
+	if (!w->fs.f) {
+		snprintf(w->err, sizeof(w->err), "out of memory for %u files", j->nrfiles);
+		return -1;
+	}
+	w->fs.nr = j->nrfiles;
+	w->fs.min_bs = w->min_bs;
+	for (unsigned k = 0; k < j->nrfiles; k++)
+		w->fs.f[k].fd = -1;
+	for (unsigned k = 0; k < j->nrfiles; k++) {
+		struct iogap_wfile *f = &w->fs.f[k];
+
+		f->path = iogap_job_file(j, w->clone, k);
+		if (open_target(w, f, k))
+			return -1;
+		total += f->region_len;
+		if (j->rw & IOGAP_RW_RAND && j->random_distribution != IOGAP_RAND_UNIFORM &&
+		    iogap_skew_init(&f->skew, j->random_distribution, j->random_dist_param,
+				    f->nblocks, seed)) {
+			snprintf(w->err, sizeof(w->err), "random distribution setup failed");
+			return -1;
+		}
+		if (j->rw & IOGAP_RW_RAND && !j->norandommap && iogap_blockmap_init(&f->map, f->nblocks)) {
+			snprintf(w->err, sizeof(w->err), "out of memory for the random map");
 			return -1;
 		}
 	}
-	w->nblocks = w->region_len / w->min_bs;
-	w->io_budget = j->io_size ? j->io_size : w->region_len;
-	for (int d = 0; d < IOGAP_DDIR_NR; d++)
-		w->seq_pos[d] = w->region_start;
+	if (iogap_fileset_init(&w->fs, j, seed)) {
+		snprintf(w->err, sizeof(w->err), "file_service_type: setup failed");
+		return -1;
+	}
+	w->f = &w->fs.f[0];
+	w->io_budget = j->io_size ? j->io_size : total;
 	return 0;
 }
 
@@ -1171,27 +1272,14 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 
 	w->ops = j->engine;
-	if (open_target(w))
+	if (open_targets(w, seed))
 		return -1;
-	if (iogap_zbd_worker_new(w->zbd_set, j, w->region_start, w->region_len, j->iodepth,
+	if (iogap_zbd_worker_new(w->zbd_set, j, w->f->region_start, w->f->region_len, j->iodepth,
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
 				 sizeof(w->err)))   /* zbd.c */
 		return -1;
-	if (j->rw & IOGAP_RW_RAND) {
-		if (j->random_distribution != IOGAP_RAND_UNIFORM &&
-		    iogap_skew_init(&w->skew, j->random_distribution, j->random_dist_param,
-				    w->nblocks, seed)) {
-			snprintf(w->err, sizeof(w->err), "random distribution setup failed");
-			return -1;
-		}
-		if (!j->norandommap && iogap_blockmap_init(&w->map, w->nblocks)) {
-			snprintf(w->err, sizeof(w->err), "out of memory for the random map");
-			return -1;
-		}
-	}
-
 	w->ectx.job = j;
-	w->ectx.fd = w->fd;
+	w->ectx.fd = w->f->fd;
 	w->ectx.depth = j->iodepth;
 	w->ectx.now_ns = iogap_now_ns;
 	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
@@ -1267,9 +1355,11 @@ static void teardown_worker(struct worker *w)
 			fclose(w->lat_log[k]);
 	if (w->ectx.priv)
 		w->ops->cleanup(&w->ectx);
-	if (w->fd >= 0)
-		close(w->fd);
-	iogap_blockmap_free(&w->map);
+	for (unsigned k = 0; w->fs.f && k < w->fs.nr; k++)
+		if (w->fs.f[k].fd >= 0)
+			close(w->fs.f[k].fd);
+	iogap_fileset_free(&w->fs);   /* the random maps too */
+	w->f = NULL;
 	iogap_zbd_worker_free(w->zbd);   /* zbd.c */
 	w->zbd = NULL;
 	free(w->ios);
@@ -1309,15 +1399,10 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 
 static void restart_pass(struct worker *w)
 {
-	for (int d = 0; d < IOGAP_DDIR_NR; d++)
-		w->seq_pos[d] = w->region_start;
+	iogap_fileset_restart(&w->fs);
 	w->bytes_issued = 0;
 	w->seq_left = 0;
 	w->write_after_trim = false;
-	if (w->map.bits) {
-		memset(w->map.bits, 0, (w->map.nblocks + 63) / 64 * sizeof(uint64_t));
-		w->map.used = 0;
-	}
 }
 
 /* fio's do_verify after a pass that wrote: read back every block it
@@ -1368,8 +1453,9 @@ static void *worker_main(void *arg)
 	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
 	atomic_store(&w->running, 1);
 
-	/* fio's loops: the same job again, from the start of the region */
-	for (unsigned loop = 0; loop < j->loops; loop++) {
+	/* fio's loops: the same job again, from the start of the region;
+	 * create_only: the files are laid out, nothing more */
+	for (unsigned loop = 0; loop < j->loops && !j->create_only; loop++) {
 		if (loop)
 			restart_pass(w);
 		r = run_loop(w);
@@ -1475,7 +1561,7 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 		have += (uint64_t)wr;
 	}
 	free(buf);
-	if (fsync(fd)) {
+	if (j->create_fsync && fsync(fd)) {
 		snprintf(err, errlen, "%s: fsync after layout: %s", j->filename, strerror(errno));
 		close(fd);
 		return -1;
@@ -1823,9 +1909,10 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 
 		if (e > expected)
 			expected = e;
-		if (j->invalidate && (ws[i].clone == 0 || j->clone_filenames) &&
+		if (j->invalidate && (ws[i].clone == 0 || j->files_per_clone) &&
 		    !(j->engine->flags & IOGAP_ENGINE_NO_FILE))
-			invalidate_cache(iogap_job_file(j, ws[i].clone));
+			for (unsigned k = 0; k < j->nrfiles; k++)
+				invalidate_cache(iogap_job_file(j, ws[i].clone, k));
 	}
 	for (size_t i = 0; i < nr; i++) {
 		int r = pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
@@ -2021,14 +2108,14 @@ static struct iogap_kpoints *start_kernel_points(const struct iogap_run_opts *op
 }
 
 /* One job per file, for the checks, layout and unlink that go file by
- * file: the job itself, or for a job whose clones have files of their own
- * (fio's default names) one shallow copy per clone, its file and region. */
+ * file: a shallow copy per file of the job, its name and size (fio's
+ * io_size), and for the files of a clone of its own the clone's region. */
 static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *views)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < jobs->nr; i++)
-		n += jobs->jobs[i].clone_filenames ? jobs->jobs[i].numjobs : 1;
+		n += jobs->jobs[i].files_nr;
 	views->jobs = calloc(n, sizeof(*views->jobs));
 	if (!views->jobs)
 		return -1;
@@ -2036,17 +2123,58 @@ static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
 
-		for (unsigned c = 0; c < (j->clone_filenames ? j->numjobs : 1); c++) {
-			struct iogap_job *v = &views->jobs[views->nr++];
+		for (unsigned c = 0; c < (j->files_per_clone ? j->numjobs : 1); c++) {
+			for (unsigned k = 0; k < j->nrfiles; k++) {
+				struct iogap_job *v = &views->jobs[views->nr++];
+				size_t e = (j->files_per_clone ? c * j->nrfiles : 0) + k;
 
-			*v = *j;
-			if (!j->clone_filenames)
-				continue;
-			v->filename = j->clone_filenames[c];
-			v->offset = clone_offset(j, c);
-			v->offset_increment = 0;
-			v->numjobs = 1;
+				*v = *j;
+				v->filename = j->files[e];
+				v->size = j->file_sizes[e];
+				v->nrfiles = 1;
+				if (!j->files_per_clone)
+					continue;
+				v->offset = clone_offset(j, c);
+				v->offset_increment = 0;
+				v->numjobs = 1;
+			}
 		}
+	}
+	return 0;
+}
+
+/* fio's setup_files: each file's io size (size split over nrfiles, or
+ * filesize, or the existing size), fixed once for the layout and the
+ * workers; a random filesize is drawn from the job's seed. */
+static int resolve_file_sizes(struct iogap_job *j, char *err, size_t errlen)
+{
+	size_t n = j->files_nr;
+	uint32_t min_bs = UINT32_MAX;
+	struct iogap_rand rnd;
+
+	if (j->file_sizes)
+		return 0;
+	j->file_sizes = calloc(n, sizeof(*j->file_sizes));
+	if (!j->file_sizes)
+		return iogap_seterr(err, errlen, "out of memory");
+	if (!j->size && !j->filesize_low)
+		return 0;   /* the files as they are (the layout refuses missing ones) */
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rw & (1u << d) && j->bs_min[d] < min_bs)
+			min_bs = j->bs_min[d];
+	if (min_bs == UINT32_MAX)
+		min_bs = j->bs[0];
+	iogap_rand_seed(&rnd, j->randseed ^ 0x7777);
+	for (size_t e = 0; e < n; e++) {
+		struct stat st;
+		uint64_t real = 0;
+
+		if (!(j->engine->flags & IOGAP_ENGINE_NO_FILE) && stat(j->files[e], &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			real = (uint64_t)st.st_size;
+		j->file_sizes[e] = iogap_file_io_size(j, (unsigned)(e % j->nrfiles), real,
+						      j->files_per_clone ? clone_offset(j, (unsigned)(e / j->nrfiles)) :
+						      j->offset, min_bs, &rnd);
 	}
 	return 0;
 }
@@ -2083,7 +2211,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	for (size_t i = 0; i < jobs->nr; i++)
 		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
-		    resolve_target_options(&jobs->jobs[i], err, errlen))
+		    resolve_target_options(&jobs->jobs[i], err, errlen) ||
+		    resolve_file_sizes(&jobs->jobs[i], err, errlen))
 			return -1;
 	if (file_views(jobs, &files)) {
 		snprintf(err, errlen, "out of memory");
@@ -2144,7 +2273,6 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->all = ws;
 			w->nall = nw;
 			w->segment = segment;
-			w->fd = -1;
 			w->stat.groupid = groupid;
 			w->stat.thread_number = w->thread_number;
 			w->stat.members = 1;

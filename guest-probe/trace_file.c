@@ -1082,14 +1082,18 @@ static void dump_info(FILE *out, const char *info)
 static void dump_record(FILE *out, uint64_t seq, const struct iogap_trace_record *x)
 {
 	static const char *const rf[] = { "tagged", "ramp", "fua", "sync-op", "merged" };
-	char fl[64];
+	uint64_t file = x->offset >> IOGAP_TRACE_FILE_SHIFT;
+	char fl[64], fs[32] = "";
 
 	flag_names(fl, sizeof(fl), x->flags, rf, 5);
-	fprintf(out, "record %" PRIu64 ": tag=0x%016" PRIx64 " op=%s offset=%" PRIu64
+	if (file)   /* a probe job's file index (trace.h) */
+		snprintf(fs, sizeof(fs), " file=%" PRIu64, file);
+	fprintf(out, "record %" PRIu64 ": tag=0x%016" PRIx64 " op=%s%s offset=%" PRIu64
 		" length=%" PRIu32 " start_ns=%" PRIu64 " issue_ns=%" PRIu64
 		" complete_ns=%" PRIu64 " slat_ns=%" PRIu64 " clat_ns=%" PRIu64
 		" result=%" PRId32 " thread=%" PRIu32 " job=%u flags=%s\n",
-		seq, x->tag, op_name(x->op), x->offset, x->length, x->start_ns,
+		seq, x->tag, op_name(x->op), fs, (uint64_t)(x->offset & ((1ULL << IOGAP_TRACE_FILE_SHIFT) - 1)),
+		x->length, x->start_ns,
 		x->issue_ns, x->complete_ns, x->issue_ns - x->start_ns,
 		x->complete_ns - x->issue_ns, x->result, x->thread, x->job, fl);
 }

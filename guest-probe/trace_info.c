@@ -15,6 +15,11 @@ size_t iogap_trace_info_put_jobs(char *info, size_t size, size_t used,
 					 "job.%zu=name=%s rw=%s ioengine=%s iodepth=%u numjobs=%u "
 					 "filename=%s\n", i, j->name, iogap_rw_name(j->rw),
 					 j->ioengine, j->iodepth, j->numjobs, j->filename);
+		/* several files per clone: the records' offsets carry the
+		 * index (IOGAP_TRACE_FILE_SHIFT); these lines name them */
+		for (unsigned k = 0; j->nrfiles > 1 && k < j->nrfiles && used < size - 512; k++)
+			used += (size_t)snprintf(info + used, size - used, "file.%zu.%u=%s\n", i, k,
+						 iogap_job_file(j, 0, k));
 	}
 	return used;
 }

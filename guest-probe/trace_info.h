@@ -3,7 +3,9 @@
  * The probe's job lines in a trace's info text, written and read here
  * only: "job.N=name=NAME rw=RW ioengine=E iodepth=D numjobs=K filename=F"
  * (docs/trace-format.md, "Info text").  N is the job index the records
- * carry.
+ * carry.  A job with several files per clone adds "file.N.K=PATH" for
+ * each file K of its first clone (the index its records' offsets carry
+ * above IOGAP_TRACE_FILE_SHIFT).
  */
 #ifndef IOGAP_TRACE_INFO_H
 #define IOGAP_TRACE_INFO_H

@@ -3,11 +3,13 @@
  * fio's verify headers and checksums (see verify.h for the layout).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iogap/trace.h"
 #include "job.h"
@@ -394,8 +396,35 @@ static int check_header(const struct iogap_verify_read *r, const struct iogap_ve
 	return -EILSEQ;
 }
 
+void iogap_verify_fill_pattern(const uint8_t *pattern, unsigned plen, void *buf, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = pattern[i % plen];
+}
+
+/* fio's verify_io_u_pattern: the bytes after the header are the pattern
+ * at their place in the buffer (buf_pos: the block's), write tags aside */
+static int check_pattern(const struct iogap_verify_read *r, const uint8_t *blk, uint32_t blk_len,
+			 uint32_t from, uint32_t buf_pos, bool tagged, char *msg, size_t msglen)
+{
+	for (uint32_t i = from; i < blk_len; i++) {
+		uint32_t at = buf_pos + i;
+		uint8_t want = r->pattern[at % r->pattern_len];
+
+		if (tagged && at % IOGAP_TAG_STRIDE < sizeof(struct iogap_write_tag))
+			continue;
+		if (blk[i] != want) {
+			snprintf(msg, msglen, "fio: got pattern '%02x', wanted '%02x'. Bad bits %d; "
+				 "bad pattern block offset %u", blk[i], want,
+				 __builtin_popcount((unsigned)(blk[i] ^ want)), i - from);
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}
+
 static int check_block(const struct iogap_verify_read *r, const uint8_t *blk, uint32_t blk_len,
-		       uint64_t blk_off, char *msg, size_t msglen)
+		       uint64_t blk_off, uint32_t buf_pos, char *msg, size_t msglen)
 {
 	size_t hsz = iogap_verify_hdr_size(r->type), at = hdr_pos(blk_len, tag_at(blk, blk_len));
 	struct iogap_verify_hdr h;
@@ -419,6 +448,9 @@ static int check_block(const struct iogap_verify_read *r, const uint8_t *blk, ui
 			return -EILSEQ;
 		}
 	}
+	if (r->type == IOGAP_VERIFY_META && r->pattern_len)
+		return check_pattern(r, blk, blk_len, (uint32_t)(at + hsz), buf_pos, at != 0, msg,
+				     msglen);
 	sum_len = block_sum(r->type, blk + at + hsz, blk_len - at - hsz, sum);
 	if (!memcmp(blk + at + sizeof(h), sum, sum_len))
 		return 0;
@@ -435,7 +467,8 @@ int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint3
 		uint32_t blk_len = len - pos < r->interval ? len - pos : r->interval;
 		size_t n;
 
-		if (!check_block(r, (const uint8_t *)buf + pos, blk_len, r->offset + pos, msg, msglen))
+		if (!check_block(r, (const uint8_t *)buf + pos, blk_len, r->offset + pos, pos, msg,
+				 msglen))
 			continue;
 		n = strlen(msg);   /* fio's tail: where, and the request */
 		snprintf(msg + n, msglen - n, " at file %s offset %llu, length %u (requested block: "
@@ -448,8 +481,8 @@ int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint3
 
 /* ---- the log of written blocks --------------------------------------------- */
 
-int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t len,
-			 uint16_t numberio)
+int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t offset,
+			 uint32_t len, uint16_t numberio)
 {
 	if (log->next == log->nr)   /* all read back (verify_backlog): start over */
 		log->nr = log->next = 0;
@@ -462,8 +495,25 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t
 		log->v = v;
 		log->cap = cap;
 	}
-	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio };
+	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file };
 	return 0;
+}
+
+int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len)
+{
+	const char *base = strrchr(file, '/');
+	char name[4096];
+	int fd, r = 0;
+
+	snprintf(name, sizeof(name), "%s.%llu.received", base ? base + 1 : file,
+		 (unsigned long long)offset);
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, len) != (ssize_t)len)
+		r = -EIO;
+	close(fd);
+	return r;
 }
 
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log)

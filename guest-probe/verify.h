@@ -53,6 +53,9 @@ struct iogap_verify_read {
 	uint64_t offset;
 	uint16_t numberio;
 	bool check_numberio;
+	const uint8_t *pattern;   /* verify=meta with verify_pattern: the data
+				   * after each header, from the buffer's start */
+	unsigned pattern_len;
 };
 
 /* Header and checksum size of a verify type (0: none written, null). */
@@ -74,13 +77,20 @@ struct iogap_verify_piece {
 	uint64_t offset;
 	uint32_t len;
 	uint16_t numberio;
+	uint16_t file;            /* which of the worker's files */
 };
 struct iogap_verify_log {
 	struct iogap_verify_piece *v;
 	size_t nr, cap, next;
 };
-int iogap_verify_log_add(struct iogap_verify_log *log, uint64_t offset, uint32_t len,
-			 uint16_t numberio);
+int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t offset,
+			 uint32_t len, uint16_t numberio);
+/* verify_pattern: buf's len bytes are the pattern repeated from its start
+ * (fio's fill_verify_pattern), before tags and headers are stamped. */
+void iogap_verify_fill_pattern(const uint8_t *pattern, unsigned plen, void *buf, uint32_t len);
+/* fio's verify_dump: the block read, into "BASENAME.OFFSET.received" in
+ * the current directory (fio's name).  0 or -errno. */
+int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len);
 /* The next piece to read back, NULL after the last one. */
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log);
 void iogap_verify_log_clear(struct iogap_verify_log *log);

@@ -248,6 +248,20 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
 /* The bare-metal probe's command line (static buffers: one run a process). */
+/* "--force=filename=PATH" with PATH's colons escaped: in fio's syntax a
+ * colon separates files (a /dev/disk/by-path name has some). */
+static void force_filename(char *out, size_t len, const char *path)
+{
+	size_t o = (size_t)snprintf(out, len, "--force=filename=");
+
+	for (; *path && o + 3 < len; path++) {
+		if (*path == ':')
+			out[o++] = '\\';
+		out[o++] = *path;
+	}
+	out[o] = '\0';
+}
+
 static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
 		       int nr_jobs, const char *argv[64])
 {
@@ -305,7 +319,7 @@ static void probe_argv(struct run_state *s, enum iogap_side side, const char *di
 	} else {
 		static char fname[PATH_MAX + 32], zonesize[64];
 
-		snprintf(fname, sizeof(fname), "--force=filename=%s", s->target.path);
+		force_filename(fname, sizeof(fname), s->target.path);
 		argv[argc++] = fname;
 		if (s->target.kind == IOGAP_TARGET_ZNS) {
 			/* the guest sees a zoned device: emulate the same zones here */
@@ -482,8 +496,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		argv[argc++] = "--kernel-trace=" IOGAP_KERNEL_TRACE;
 	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
 	argv[argc++] = runid;
-	snprintf(guest_dev, sizeof(guest_dev), "--force=filename=%s",
-		 iogap_target_guest_dev(&s->target, s->o.passthrough));
+	force_filename(guest_dev, sizeof(guest_dev),
+		       iogap_target_guest_dev(&s->target, s->o.passthrough));
 	argv[argc++] = guest_dev;
 	if (s->target.kind == IOGAP_TARGET_ZNS)
 		argv[argc++] = "--force=zonemode=zbd";   /* zone size: the device's */

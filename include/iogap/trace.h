@@ -102,6 +102,15 @@ enum iogap_record_flags {
 };
 
 /*
+ * A probe job with several files per clone (fio's nrfiles, filename=a:b)
+ * records, in offset, the file's index in the clone's list (0..nrfiles-1)
+ * above this bit, and the offset in that file below it; a job with one
+ * file per clone records plain offsets (index 0).  The trace's info text
+ * names the files (docs/trace-format.md).
+ */
+#define IOGAP_TRACE_FILE_SHIFT 48
+
+/*
  * One request.  The probe fills start/issue/complete as fio's slat/clat:
  * slat = issue_ns - start_ns, clat = complete_ns - issue_ns,
  * lat = complete_ns - start_ns.  The filter sets start_ns = issue_ns =

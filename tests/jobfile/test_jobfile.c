@@ -288,7 +288,6 @@ static void test_fio_options(void)
 	j = one_job("[j]\nexitall\nexit_what=stonewall\n", &l);
 	ok(j && j->exitall && j->exit_what == IOGAP_EXIT_STONEWALL, "exitall, exit_what=stonewall");
 	iogap_job_list_free(&l);
-	rejects("[j]\nnrfiles=2\n", "several files per job are not supported", "nrfiles=2");
 	j = one_job("[j]\ntime_based=1\n", &l);
 	ok(j && !j->time_based, "time_based without runtime: dropped with fio's warning");
 	iogap_job_list_free(&l);
@@ -322,17 +321,61 @@ static void test_verify_options(void)
 	   "an interval below 88 bytes is refused: \"%s\"", err);
 	iogap_job_list_free(&l);
 	j = one_job("[j]\nnumjobs=3\ndirectory=/d\n", &l);
-	ok(j && j->clone_filenames && !strcmp(j->filename, "/d/j.0.0") &&
-	   !strcmp(iogap_job_file(j, 2), "/d/j.2.0"), "numjobs=3 without filename: /d/j.N.0 per clone");
+	ok(j && j->files_per_clone && !strcmp(j->filename, "/d/j.0.0") &&
+	   !strcmp(iogap_job_file(j, 2, 0), "/d/j.2.0"), "numjobs=3 without filename: /d/j.N.0 per clone");
 	iogap_job_list_free(&l);
 	j = one_job("[j]\nnumjobs=3\nfilename=f\n", &l);
-	ok(j && !j->clone_filenames && !strcmp(iogap_job_file(j, 2), "f"), "filename=f: shared");
+	ok(j && !j->files_per_clone && !strcmp(iogap_job_file(j, 2, 0), "f"), "filename=f: shared");
+	iogap_job_list_free(&l);
+}
+
+/* a job's files as fio names them (jobfiles.c) */
+static void test_files(void)
+{
+	struct iogap_job_list l = { 0 };
+	struct iogap_job *j;
+
+	j = one_job("[j]\nfilename=a:b\\:c::d\nnrfiles=7\n", &l);
+	ok(j && j->nrfiles == 3 && !j->files_per_clone && !strcmp(j->files[0], "a") &&
+	   !strcmp(j->files[1], "b:c") && !strcmp(j->files[2], "d"),
+	   "filename=a:b\\:c::d: three files, an escaped colon kept, empty names skipped");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnrfiles=2\nnumjobs=3\ndirectory=/x:/y\n", &l);
+	ok(j && j->files_per_clone && !strcmp(iogap_job_file(j, 0, 1), "/x/j.0.1") &&
+	   !strcmp(iogap_job_file(j, 1, 0), "/y/j.1.0") && !strcmp(iogap_job_file(j, 2, 1), "/x/j.2.1"),
+	   "nrfiles=2, numjobs=3, directory=/x:/y: clone N's files in directory N %% 2");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nfilename=a:b\nnumjobs=2\ndirectory=/x:/y\n", &l);
+	ok(j && !j->files_per_clone && !strcmp(j->files[0], "/x/a") && !strcmp(j->files[1], "/x/b"),
+	   "filename=a:b with two directories: both in the first, shared (fio's)");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnrfiles=2\nnumjobs=2\nfilename_format=f.$filenum\n", &l);
+	ok(j && !j->files_per_clone && !strcmp(j->files[1], "f.1"),
+	   "filename_format without $jobnum: the clones share f.0, f.1");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nnrfiles=4\nopenfiles=9\nfilesize=4k-16k\nfile_service_type=zipf:1.5\n", &l);
+	ok(j && j->openfiles == 4 && j->filesize_low == 4096 && j->filesize_high == 16384 &&
+	   j->file_service == IOGAP_FSERVICE_ZIPF && j->file_service_param == 1.5,
+	   "openfiles beyond nrfiles: nrfiles; filesize range; zipf:1.5");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nfile_service_type=random:8\ncreate_serialize=0\ncreate_only=1\n"
+		    "fallocate=keep\n", &l);
+	ok(j && j->file_service == IOGAP_FSERVICE_RANDOM && j->file_service_nr == 8 &&
+	   !j->create_serialize && j->create_only && j->create_fsync,
+	   "random:8, create_serialize, create_only; create_fsync defaults to 1; fallocate=keep");
+	iogap_job_list_free(&l);
+	rejects("[j]\nfile_service_type=pareto:1.5\n", "0 < pareto h < 1", "pareto h out of range");
+	rejects("[j]\nfile_service_type=sequential:x\n", "number of I/Os", "a bad :N");
+	rejects("[j]\nnrfiles=0\n", "at least 1", "nrfiles=0");
+	rejects("[j]\nfilesize=16k-4k\n", "a range low-high", "filesize range backwards");
+	j = one_job("[j]\nnrfiles=2\nzonemode=zbd\nzonesize=1m\n", &l);
+	ok(!j && strstr(err, "one file per job"), "zonemode=zbd with several files: \"%s\"", err);
 	iogap_job_list_free(&l);
 }
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 30 + 8);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 30 + 8 + 10);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
@@ -340,5 +383,6 @@ int main(void)
 	test_cmdline();
 	test_fio_options();
 	test_verify_options();
+	test_files();
 	return tap_done();
 }

@@ -6,7 +6,7 @@
 # as fio; with write tags (--trace) the tags stay where the filter reads
 # them and the data still verifies.
 . "$(dirname "$0")/lib.sh"
-echo "1..32"
+echo "1..35"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
@@ -114,4 +114,19 @@ done
 ok $? "fio's two verify warnings (several writers, time_based), word for word"
 ! "$PROBE" --parse-only --name=w --verify=sha256 2> s.err && grep -q "option 'verify': bad value 'sha256'" s.err
 ok $? "verify=sha256 is refused by name: $(cat s.err)"
+# verify_pattern with verify=meta (fio's t0006): the pattern from each
+# buffer's start, checked after each header; files interchange with fio's
+"$FIO" --name=vf --filename=vpf.dat --size=64k --rw=write --verify=meta --verify_pattern=0xaaa \
+	--do_verify=0 > /dev/null 2>&1 &&
+	"$PROBE" --name=vf --filename=vpf.dat --size=64k --rw=read --verify=meta --verify_pattern=0xaaa > /dev/null &&
+	"$PROBE" --name=vp --filename=vp.dat --size=64k --rw=write --verify=meta --verify_pattern=0xaaa \
+		--do_verify=0 > /dev/null &&
+	"$FIO" --name=vp --filename=vp.dat --size=64k --rw=read --verify=meta --verify_pattern=0xaaa > /dev/null 2>&1
+ok $? "verify=meta verify_pattern=0xaaa: the probe checks fio's file, fio checks the probe's"
+printf 'Z' | dd of=vp.dat bs=1 seek=5000 conv=notrunc status=none
+! "$PROBE" --name=vp --filename=vp.dat --size=64k --rw=read --verify=meta --verify_pattern=0xaaa \
+	> /dev/null 2> vp.err && grep -q "got pattern '5a', wanted '0a'" vp.err
+ok $? "a changed byte after the header fails the pattern check: $(head -1 vp.err)"
+! "$PROBE" --parse-only --name=w --verify_pattern=0xaaa 2> s.err && grep -q "verify=pattern is not" s.err
+ok $? "verify_pattern without verify=meta (fio's verify=pattern) is refused: $(cat s.err)"
 finish

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A worker's files and fio's choice among them (io_u.c __get_next_file):
+ * roundrobin (its default) and sequential take the files in order,
+ * random draws uniformly, zipf/pareto/normal draw skewed with file 0 the
+ * hottest; each keeps a file for file_service_nr I/Os (sequential until
+ * the file is done).  At most openfiles files are in the open set: a
+ * file joins it when another is done.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iogap/trace.h"
+#include "fileset.h"
+
+#define FSERVICE_SHIFT 10   /* fio's: skewed draws over nr << 10 ranges */
+
+/* A file of a set without room for a block is done from the start (fio
+ * finds no offset in it). */
+static void skip_empty(struct iogap_fileset *s)
+{
+	for (unsigned i = 0; i < s->nr && s->nr > 1; i++) {
+		if (s->f[i].region_len < s->min_bs) {
+			s->f[i].done = true;
+			s->nr_done++;
+		}
+	}
+}
+
+int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint64_t seed)
+{
+	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
+
+	s->open_max = j->openfiles && j->openfiles < s->nr ? j->openfiles : s->nr;
+	skip_empty(s);
+	s->service = j->file_service;
+	s->service_nr = j->file_service_nr ? j->file_service_nr : 1;
+	iogap_rand_seed(&s->rnd, seed ^ 0x6666);
+	if (s->service == IOGAP_FSERVICE_ZIPF || s->service == IOGAP_FSERVICE_PARETO) {
+		if (iogap_skew_init(&s->skew, s->service == IOGAP_FSERVICE_ZIPF ? IOGAP_RAND_ZIPF :
+				    IOGAP_RAND_PARETO, j->file_service_param, ranges, seed))
+			return -ENOMEM;
+		s->skew.no_hash = true;   /* fio: file 0 is the hottest */
+	}
+	if (j->file_service_center >= 0.0)   /* normal: the middle is its 0.5 */
+		s->rand_off = (uint64_t)((double)ranges * (s->service == IOGAP_FSERVICE_GAUSS ?
+			      j->file_service_center + 0.5 : j->file_service_center)) % ranges;
+	else if (s->service != IOGAP_FSERVICE_GAUSS)
+		s->rand_off = iogap_rand_below(&s->rnd, ranges);
+	if (s->service == IOGAP_FSERVICE_GAUSS && j->file_service_param > 0.0) {
+		s->gauss_stddev = (uint64_t)ceil((double)ranges * j->file_service_param / 100.0);
+		if (s->gauss_stddev > ranges / 2)
+			s->gauss_stddev = ranges / 2;
+	}
+	return 0;
+}
+
+void iogap_fileset_free(struct iogap_fileset *s)
+{
+	for (unsigned i = 0; s->f && i < s->nr; i++)
+		iogap_blockmap_free(&s->f[i].map);
+	free(s->f);
+	s->f = NULL;
+}
+
+static bool nonuniform(const struct iogap_fileset *s)
+{
+	return s->service >= IOGAP_FSERVICE_ZIPF;
+}
+
+/* fio's gauss_next without its hash: the mean of 12 uniform draws,
+ * moved by up to the deviation */
+static uint64_t gauss_next(struct iogap_fileset *s, uint64_t ranges)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < 12; i++)
+		sum += iogap_rand_below(&s->rnd, ranges + 1);
+	sum = (sum + 11) / 12;
+	if (s->gauss_stddev) {
+		int64_t dev = (int64_t)iogap_rand_below(&s->rnd, s->gauss_stddev) -
+			      (int64_t)(s->gauss_stddev / 2);
+
+		while ((int64_t)sum + dev >= (int64_t)ranges)
+			dev /= 2;
+		sum = (uint64_t)((int64_t)sum + dev);
+	}
+	return sum % ranges;
+}
+
+static unsigned draw(struct iogap_fileset *s)
+{
+	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
+
+	uint64_t v;
+
+	if (s->service == IOGAP_FSERVICE_RANDOM)
+		return (unsigned)iogap_rand_below(&s->rnd, s->nr);
+	v = s->service == IOGAP_FSERVICE_GAUSS ? gauss_next(s, ranges) :
+	    iogap_skew_next(&s->skew, &s->rnd);
+	return (unsigned)(((v + s->rand_off) % ranges) >> FSERVICE_SHIFT);
+}
+
+/* May f serve the next I/O?  A file outside the open set joins it while
+ * there is room (fio opens it; with the set full it answers EBUSY and
+ * the caller tries another). */
+static bool usable(struct iogap_fileset *s, struct iogap_wfile *f)
+{
+	if (f->done)
+		return false;
+	if (f->active)
+		return true;
+	if (s->nr_active >= s->open_max)
+		return false;
+	f->active = true;
+	s->nr_active++;
+	return true;
+}
+
+struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
+{
+	struct iogap_wfile *f = s->cur;
+
+	if (s->nr == 1)   /* a single file is never done: its offsets wrap */
+		return s->f;
+	if (s->nr_done >= s->nr)
+		return NULL;
+	if (f && f->active && !f->done) {
+		if (s->service == IOGAP_FSERVICE_SEQUENTIAL)
+			return f;
+		if (s->left) {
+			s->left--;
+			return f;
+		}
+	}
+	do {
+		if (s->service == IOGAP_FSERVICE_ROUNDROBIN ||
+		    s->service == IOGAP_FSERVICE_SEQUENTIAL) {
+			f = &s->f[s->next];
+			s->next = (s->next + 1) % s->nr;
+		} else {
+			f = &s->f[draw(s) % s->nr];
+		}
+	} while (!usable(s, f));
+	s->cur = f;
+	s->left = s->service_nr - 1;
+	return f;
+}
+
+void iogap_wfile_restart(struct iogap_wfile *f)
+{
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		f->seq_pos[d] = f->region_start;
+	f->issued = 0;
+	if (f->map.bits) {
+		memset(f->map.bits, 0, (f->map.nblocks + 63) / 64 * sizeof(uint64_t));
+		f->map.used = 0;
+	}
+}
+
+bool iogap_fileset_finish(struct iogap_fileset *s, struct iogap_wfile *f)
+{
+	if (nonuniform(s)) {   /* fio_file_reset: drawn again, from its start */
+		iogap_wfile_restart(f);
+		return true;
+	}
+	if (!f->done) {
+		f->done = true;
+		f->active = false;
+		s->nr_active--;
+		s->nr_done++;
+	}
+	return s->nr_done < s->nr;
+}
+
+void iogap_fileset_issued(struct iogap_fileset *s, struct iogap_wfile *f, uint64_t len)
+{
+	if (s->nr < 2)
+		return;
+	f->issued += len;
+	if (f->issued + s->min_bs > f->region_len)
+		iogap_fileset_finish(s, f);
+}
+
+void iogap_fileset_restart(struct iogap_fileset *s)
+{
+	for (unsigned i = 0; i < s->nr; i++) {
+		iogap_wfile_restart(&s->f[i]);
+		s->f[i].done = false;
+		s->f[i].active = false;
+	}
+	s->nr_active = s->nr_done = 0;
+	skip_empty(s);
+	s->cur = NULL;
+	s->left = 0;
+	s->next = 0;
+}
+
+uint64_t iogap_file_io_size(const struct iogap_job *j, unsigned k, uint64_t real_size,
+			    uint64_t offset, uint32_t min_bs, struct iogap_rand *rnd)
+{
+	uint64_t low = j->filesize_low, high = j->filesize_high, fs, extra;
+
+	if (!low) {
+		fs = j->size / j->nrfiles;
+		extra = (j->size - fs * j->nrfiles) / min_bs;
+		fs += k < extra ? min_bs : 0;
+		if (fs)
+			return fs;
+		return real_size > offset ? real_size - offset : 0;
+	}
+	if (real_size >= low && real_size <= high)
+		return real_size > offset ? real_size - offset : 0;
+	fs = low;
+	if (high != low) {
+		fs = low + (uint64_t)((double)(high - low) * iogap_rand_double(rnd));
+		fs -= fs % min_bs;
+	}
+	return fs > offset ? fs - offset : 0;
+}
