@@ -395,10 +395,9 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 			iogap_skew_next(&w->skew, &w->rnd_off);
 
 		if (!j->norandommap) {
-			uint64_t want = (len + w->min_bs - 1) / w->min_bs;
-
 			b = iogap_blockmap_claim(&w->map, b);
-			if (want > 1) {
+			if (len > w->min_bs) {   /* no division per request otherwise */
+				uint64_t want = (len + w->min_bs - 1) / w->min_bs;
 				uint64_t got = iogap_blockmap_extend(&w->map, b, want);
 
 				if (got < want)
@@ -896,14 +895,17 @@ static int run_loop(struct worker *w)
 	const struct iogap_job *j = w->job;
 	bool sync_engine = w->ectx.sync;
 	unsigned queued = 0;
+	uint64_t done = 0;   /* the stamp of an inline completion, the next turn's now */
 	int r = 0;
 
 	for (;;) {
-		uint64_t now = iogap_now_ns();
+		uint64_t now = done ? done : iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
 		bool verifying;
 		int q;
+
+		done = 0;
 
 		if (w->in_ramp && now >= w->t_ramp_end)
 			end_ramp(w, now);
@@ -1051,8 +1053,7 @@ static int run_loop(struct worker *w)
 				w->written_hi = io->offset + io->len;
 		}
 		if (q == IOGAP_Q_COMPLETED) {
-			uint64_t done = iogap_now_ns();
-
+			done = iogap_now_ns();
 			if (!sync_engine && ddir != IOGAP_OP_TRIM)
 				io->issue_ns = done;
 			if (!io->in_ramp) {
