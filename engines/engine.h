@@ -51,6 +51,8 @@ struct iogap_engine_ctx {
 				 * FIO_SYNCIO, issue time taken before queue();
 				 * set from IOGAP_ENGINE_SYNC or _SYNC_ISSUE,
 				 * init may set it */
+	void *bufmem;           /* the request buffers: slot i's at bufmem + i * buf_size */
+	size_t buf_size;        /* (io_uring's fixedbufs registers them) */
 	void *priv;             /* engine state */
 	uint64_t (*now_ns)(void);
 };

@@ -1191,16 +1191,6 @@ static int setup_worker(struct worker *w)
 		}
 	}
 
-	w->ectx.job = j;
-	w->ectx.fd = w->fd;
-	w->ectx.depth = j->iodepth;
-	w->ectx.now_ns = iogap_now_ns;
-	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
-	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
-		if (!w->err[0])
-			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
-		return -1;
-	}
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		if (j->bs_max[d] > max_bs)
 			max_bs = j->bs_max[d];
@@ -1229,6 +1219,18 @@ static int setup_worker(struct worker *w)
 		w->free_slots[j->iodepth - 1 - i] = &w->ios[i];
 	}
 	w->nr_free = j->iodepth;
+	w->ectx.job = j;
+	w->ectx.fd = w->fd;
+	w->ectx.depth = j->iodepth;
+	w->ectx.bufmem = w->bufmem;
+	w->ectx.buf_size = bufsz;
+	w->ectx.now_ns = iogap_now_ns;
+	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
+	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
+		if (!w->err[0])
+			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
+		return -1;
+	}
 	if (j->verify && !(w->vslot = calloc(j->iodepth, sizeof(*w->vslot)))) {
 		w->err_code = ENOMEM;
 		snprintf(w->err, sizeof(w->err), "out of memory for verify");
