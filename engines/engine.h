@@ -48,11 +48,16 @@ enum iogap_engine_flags {
 struct iogap_engine_ctx {
 	const struct iogap_job *job;
 	int fd;                 /* target, opened by the runner (-1 if NO_FILE) */
+	const int *fds;         /* each of the worker's files, by io->file
+				 * (io_uring's registerfiles registers them all) */
+	unsigned nr_fds;
 	unsigned depth;         /* max requests in flight */
 	bool sync;              /* requests complete inside queue(): fio's
 				 * FIO_SYNCIO, issue time taken before queue();
 				 * set from IOGAP_ENGINE_SYNC or _SYNC_ISSUE,
 				 * init may set it */
+	void *bufmem;           /* the request buffers: slot i's at bufmem + i * buf_size */
+	size_t buf_size;        /* (io_uring's fixedbufs registers them) */
 	void *priv;             /* engine state */
 	uint64_t (*now_ns)(void);
 };

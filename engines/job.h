@@ -212,10 +212,19 @@ struct iogap_job {
 	unsigned max_open_zones, job_max_open_zones;
 	double zone_reset_threshold, zone_reset_frequency;
 
-	/* ioengine=pvsync2's options (fio's names and defaults) */
+	/* ioengine=pvsync2's options (fio's names and defaults); hipri is
+	 * io_uring's too (IORING_SETUP_IOPOLL) */
 	bool hipri;               /* RWF_HIPRI: polled completion */
 	unsigned hipri_percentage; /* of the requests hipri applies to; 100 */
 	bool nowait;              /* RWF_NOWAIT */
+
+	/* ioengine=io_uring's options (fio's names and defaults) */
+	bool fixedbufs;           /* registered buffers: READ_FIXED/WRITE_FIXED */
+	bool registerfiles;       /* registered file: IOSQE_FIXED_FILE */
+	bool sqthread_poll;       /* IORING_SETUP_SQPOLL (implies registerfiles) */
+	int sqthread_poll_cpu;    /* IORING_SETUP_SQ_AFF on this CPU; -1: not set */
+	int nonvectored;          /* 0: READV/WRITEV; -1 (default): READ/WRITE where
+				   * the kernel has them, as fio's probe; else READ/WRITE */
 
 	/* verify (guest-probe/verify.c), fio's names and defaults */
 	unsigned verify;          /* enum iogap_verify_type */

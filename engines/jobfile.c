@@ -1101,6 +1101,39 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 BOOL_OPT(opt_hipri, hipri)
 BOOL_OPT(opt_nowait, nowait)
 UINT_OPT(opt_hipri_percentage, hipri_percentage, 100, 0)
+BOOL_OPT(opt_fixedbufs, fixedbufs)
+BOOL_OPT(opt_registerfiles, registerfiles)
+BOOL_OPT(opt_sqthread_poll, sqthread_poll)
+
+static int opt_sqthread_poll_cpu(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				 const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, INT32_MAX, &v))
+		return bad_value(c, key, val, "expected a CPU number");
+	j->sqthread_poll_cpu = (int)v;
+	return 0;
+}
+
+/* fio's nonvectored is an int: -1 (its default) probes, 0 is vectored, any
+ * other value is not */
+static int opt_nonvectored(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (!strcmp(val, "-1")) {
+		j->nonvectored = -1;
+		return 0;
+	}
+	if (parse_uint(val, INT32_MAX, &v))
+		return bad_value(c, key, val, "expected -1, 0 or 1");
+	j->nonvectored = v != 0;
+	return 0;
+}
 
 static int opt_busy_poll(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -1299,6 +1332,11 @@ static const struct opt_def options[] = {
 	{ "hipri", opt_hipri },
 	{ "hipri_percentage", opt_hipri_percentage },
 	{ "nowait", opt_nowait },
+	{ "fixedbufs", opt_fixedbufs },
+	{ "registerfiles", opt_registerfiles },
+	{ "sqthread_poll", opt_sqthread_poll },
+	{ "sqthread_poll_cpu", opt_sqthread_poll_cpu },
+	{ "nonvectored", opt_nonvectored },
 	{ "buffer_pattern", opt_buffer_pattern },
 	{ "verify", opt_verify },
 	{ "do_verify", opt_do_verify },
@@ -1332,6 +1370,8 @@ static void job_defaults(struct iogap_job *j)
 	j->randrepeat = true;
 	j->clat_percentiles = true;
 	j->hipri_percentage = 100;
+	j->sqthread_poll_cpu = -1;
+	j->nonvectored = -1;
 	j->thinktime_blocks = 1;
 	j->do_verify = true;
 	j->nrfiles = 1;
@@ -1448,9 +1488,7 @@ static int kv_record(struct iogap_job *j, const char *key, const char *val)
 static const struct {
 	const char *name, *engine;
 } engine_options[] = {
-	{ "fixedbufs", "io_uring" }, { "registerfiles", "io_uring" },
-	{ "sqthread_poll", "io_uring" }, { "sqthread_poll_cpu", "io_uring" },
-	{ "nonvectored", "io_uring" }, { "uncached", "io_uring" }, { "force_async", "io_uring" },
+	{ "uncached", "io_uring" }, { "force_async", "io_uring" },
 	{ "cmdprio_percentage", "libaio" }, { "cmdprio_class", "libaio" }, { "cmdprio", "libaio" },
 	{ "cmdprio_bssplit", "libaio" }, { "userspace_reap", "libaio" },
 	{ "cmd_type", "io_uring_cmd" }, { "sg_write_mode", "sg" }, { "readfua", "sg" },
@@ -1963,10 +2001,16 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
 		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
 			"queue depth will be capped at 1\n");
-	if ((j->hipri || j->nowait || j->hipri_percentage != 100) && strcmp(j->ioengine, "pvsync2"))
-		return perr(&c, "job '%s': hipri, hipri_percentage and nowait are options of "
-			    "ioengine=pvsync2 (io_uring's hipri is not supported), not of %s",
+	if (((j->nowait || j->hipri_percentage != 100) && strcmp(j->ioengine, "pvsync2")) ||
+	    (j->hipri && strcmp(j->ioengine, "pvsync2") && strcmp(j->ioengine, "io_uring")))
+		return perr(&c, "job '%s': hipri_percentage and nowait are options of "
+			    "ioengine=pvsync2, hipri of it and io_uring, not of %s",
 			    j->name, j->ioengine);
+	if ((j->fixedbufs || j->registerfiles || j->sqthread_poll || j->sqthread_poll_cpu >= 0 ||
+	     j->nonvectored != -1) && strcmp(j->ioengine, "io_uring"))
+		return perr(&c, "job '%s': fixedbufs, registerfiles, sqthread_poll, "
+			    "sqthread_poll_cpu and nonvectored are options of ioengine=io_uring, "
+			    "not of %s", j->name, j->ioengine);
 	if (j->directory && !strcmp(j->ioengine, "rbd"))
 		return perr(&c, "job '%s': directory does not apply to ioengine=rbd", j->name);
 	named = j->filename != NULL && !j->files;

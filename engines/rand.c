@@ -118,7 +118,7 @@ uint64_t iogap_blockmap_claim(struct iogap_blockmap *m, uint64_t b)
 		goto claim;
 	/* next free block after b: scan words, wrapping once */
 	w = b / 64;
-	for (uint64_t i = 0; i <= words; i++, w = (w + 1) % words) {
+	for (uint64_t i = 0; i <= words; i++, w = w + 1 == words ? 0 : w + 1) {
 		uint64_t free_bits = ~m->bits[w];
 
 		if (i == 0)

@@ -204,3 +204,15 @@ uint64_t iogap_stamp_reanchor(uint64_t t)
 	}
 	return iogap_stamp_convert(t, s.tsc0, s.ns0, s.mult);
 }
+
+uint64_t iogap_stamp_refresh(struct iogap_stamp_segment *cache, uint64_t t)
+{
+	iogap_stamp_load(cache);
+	if (t - cache->tsc0 > iogap_stamp_clock.window_ticks) {
+		uint64_t ns = iogap_stamp_reanchor(t);
+
+		iogap_stamp_load(cache);
+		return ns;
+	}
+	return iogap_stamp_convert(t, cache->tsc0, cache->ns0, cache->mult);
+}

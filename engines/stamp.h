@@ -67,6 +67,9 @@ void iogap_stamp_init(void);
 const char *iogap_stamp_source(void);
 /* The slow path of iogap_stamp_ns(): the map is older than a window. */
 uint64_t iogap_stamp_reanchor(uint64_t tsc);
+/* The slow path of iogap_stamp_ns_cached(): copy the current segment into
+ * *cache (re-anchoring first if it is older than a window too); ns of tsc. */
+uint64_t iogap_stamp_refresh(struct iogap_stamp_segment *cache, uint64_t tsc);
 
 static inline uint64_t iogap_stamp_monotonic(void)
 {
@@ -126,6 +129,25 @@ static inline uint64_t iogap_stamp_ns(void)
 	if (__builtin_expect(t - s.tsc0 > iogap_stamp_clock.window_ticks, 0))
 		return iogap_stamp_reanchor(t);
 	return iogap_stamp_convert(t, s.tsc0, s.ns0, s.mult);
+}
+
+/*
+ * The same stamp from a copy of the segment the caller keeps (one per thread,
+ * zeroed at first): no shared load per stamp, only at the copy's window end.
+ * The result is the one iogap_stamp_ns() gives: a segment is replaced only
+ * once a stamp past its window was taken, and its successor starts where it
+ * ends, so within its window the copy is the map.
+ */
+static inline uint64_t iogap_stamp_ns_cached(struct iogap_stamp_segment *cache)
+{
+	uint64_t t;
+
+	if (!iogap_stamp_clock.use_tsc)
+		return iogap_stamp_monotonic();
+	t = iogap_stamp_tsc();
+	if (__builtin_expect(t - cache->tsc0 > iogap_stamp_clock.window_ticks, 0))
+		return iogap_stamp_refresh(cache, t);
+	return iogap_stamp_convert(t, cache->tsc0, cache->ns0, cache->mult);
 }
 
 #endif

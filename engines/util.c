@@ -106,7 +106,8 @@ uint64_t iogap_now_ns(void)
 	 * early across a re-anchoring (stamp.h), and a record's issue and
 	 * completion must not precede its start */
 	static __thread uint64_t last;
-	uint64_t t = iogap_stamp_ns();
+	static __thread struct iogap_stamp_segment seg;   /* this thread's copy of the map */
+	uint64_t t = iogap_stamp_ns_cached(&seg);
 
 	if (__builtin_expect(t < last, 0))
 		return last;

@@ -284,7 +284,8 @@ static void pair_before(struct iogap_kpoints *k, uint64_t horizon)
 	k->ndone = 0;
 	for (size_t i = 0; i < k->ncpu; i++) {
 		c = &k->cpu[i];
-		memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof(*c->q));
+		if (c->head && c->n > c->head)   /* c->q is NULL before a CPU's first event */
+			memmove(c->q, c->q + c->head, (c->n - c->head) * sizeof(*c->q));
 		c->n -= c->head;
 		c->head = 0;
 		k->write_error |= c->oom;

@@ -77,6 +77,7 @@ struct worker {
 	struct iogap_io **done;
 	unsigned nr_free;
 	void *bufmem;
+	int *fds;                   /* each file's descriptor, for the engine (ectx.fds) */
 
 	/* offsets */
 	struct iogap_rand rnd_off, rnd_ddir, rnd_bs;
@@ -395,10 +396,9 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 			iogap_skew_next(&w->f->skew, &w->rnd_off);
 
 		if (!j->norandommap) {
-			uint64_t want = (len + w->min_bs - 1) / w->min_bs;
-
 			b = iogap_blockmap_claim(&w->f->map, b);
-			if (want > 1) {
+			if (len > w->min_bs) {   /* no division per request otherwise */
+				uint64_t want = (len + w->min_bs - 1) / w->min_bs;
 				uint64_t got = iogap_blockmap_extend(&w->f->map, b, want);
 
 				if (got < want)
@@ -946,14 +946,17 @@ static int run_loop(struct worker *w)
 	const struct iogap_job *j = w->job;
 	bool sync_engine = w->ectx.sync;
 	unsigned queued = 0;
+	uint64_t done = 0;   /* the stamp of an inline completion, the next turn's now */
 	int r = 0;
 
 	for (;;) {
-		uint64_t now = iogap_now_ns();
+		uint64_t now = done ? done : iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
 		bool verifying;
 		int q;
+
+		done = 0;
 
 		if (w->in_ramp && now >= w->t_ramp_end)
 			end_ramp(w, now);
@@ -1107,8 +1110,7 @@ static int run_loop(struct worker *w)
 				w->written_hi = io->offset + io->len;
 		}
 		if (q == IOGAP_Q_COMPLETED) {
-			uint64_t done = iogap_now_ns();
-
+			done = iogap_now_ns();
 			if (!sync_engine && ddir != IOGAP_OP_TRIM)
 				io->issue_ns = done;
 			if (!io->in_ramp) {
@@ -1278,16 +1280,6 @@ static int setup_worker(struct worker *w)
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
 				 sizeof(w->err)))   /* zbd.c */
 		return -1;
-	w->ectx.job = j;
-	w->ectx.fd = w->f->fd;
-	w->ectx.depth = j->iodepth;
-	w->ectx.now_ns = iogap_now_ns;
-	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
-	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
-		if (!w->err[0])
-			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
-		return -1;
-	}
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		if (j->bs_max[d] > max_bs)
 			max_bs = j->bs_max[d];
@@ -1316,6 +1308,27 @@ static int setup_worker(struct worker *w)
 		w->free_slots[j->iodepth - 1 - i] = &w->ios[i];
 	}
 	w->nr_free = j->iodepth;
+	w->ectx.job = j;
+	w->ectx.fd = w->f->fd;
+	if (!(w->fds = calloc(w->fs.nr, sizeof(*w->fds)))) {
+		w->err_code = ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory for the file table");
+		return -1;
+	}
+	for (unsigned k = 0; k < w->fs.nr; k++)
+		w->fds[k] = w->fs.f[k].fd;
+	w->ectx.fds = w->fds;
+	w->ectx.nr_fds = w->fs.nr;
+	w->ectx.depth = j->iodepth;
+	w->ectx.bufmem = w->bufmem;
+	w->ectx.buf_size = bufsz;
+	w->ectx.now_ns = iogap_now_ns;
+	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
+	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
+		if (!w->err[0])
+			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
+		return -1;
+	}
 	if (j->verify && !(w->vslot = calloc(j->iodepth, sizeof(*w->vslot)))) {
 		w->err_code = ENOMEM;
 		snprintf(w->err, sizeof(w->err), "out of memory for verify");
@@ -1365,6 +1378,7 @@ static void teardown_worker(struct worker *w)
 	free(w->ios);
 	free(w->free_slots);
 	free(w->done);
+	free(w->fds);
 	free(w->bufmem);
 	free(w->recs);
 	free(w->vslot);

@@ -10,7 +10,9 @@
  * (a merged request's parts start on sectors) and one part is emitted per tag
  * found: each guest request then pairs exactly.
  *
- * Cost: a forward-only cursor (element index, offset in element) follows the
+ * Cost: a payload in one element without any magic (the untagged case) is a
+ * pointer stepping by sectors, one 8-byte compare each (iogap_tagscan_none);
+ * otherwise a forward-only cursor (element index, offset in element) follows the
  * sector position, so a scan is linear in sectors + elements, whatever the
  * shape of the vector (a 1 MiB write in 4 KiB elements: 2048 steps, not
  * 2048 x 256).  Only an 8-byte magic compare per sector unless a tag is there
@@ -93,27 +95,35 @@ static inline bool iogap_iov_cursor_peek(const struct iogap_iov_cursor *c, void 
 static inline uint64_t iogap_tagscan_plain(struct iogap_iov_cursor *c, uint64_t pos,
 					   uint64_t bytes)
 {
-	const uint8_t *base;
-	uint64_t from = pos;
-	size_t len, off;
+	const uint8_t *p, *end;
+	uint64_t n, in_elem;
+	size_t left;
 
-	if (c->i >= c->niov)
+	if (c->i >= c->niov || pos + sizeof(struct iogap_write_tag) > bytes)
 		return pos;
-	base = (const uint8_t *)c->iov[c->i].iov_base;
-	len = c->iov[c->i].iov_len;
-	off = c->off;
-	while (pos + sizeof(struct iogap_write_tag) <= bytes && off < len &&
-	       len - off >= sizeof(uint64_t)) {
+	left = c->iov[c->i].iov_len - c->off;
+	if (left < sizeof(uint64_t))
+		return pos;
+	/* the sectors to look at: a tag fits before the end of the range, and
+	 * the magic lies in this element; counted once, so the loop below is a
+	 * load, a compare and a pointer step per sector */
+	n = (bytes - sizeof(struct iogap_write_tag) - pos) / IOGAP_SECTOR + 1;
+	in_elem = (left - sizeof(uint64_t)) / IOGAP_SECTOR + 1;
+	if (in_elem < n)
+		n = in_elem;
+	p = (const uint8_t *)c->iov[c->i].iov_base + c->off;
+	end = p + n * IOGAP_SECTOR;
+	for (const uint8_t *q = p; q < end; q += IOGAP_SECTOR) {
 		uint64_t magic;
 
-		memcpy(&magic, base + off, sizeof(magic));
-		if (magic == IOGAP_TAG_MAGIC)
+		memcpy(&magic, q, sizeof(magic));
+		if (magic == IOGAP_TAG_MAGIC) {
+			end = q;
 			break;
-		pos += IOGAP_SECTOR;
-		off += IOGAP_SECTOR;
+		}
 	}
-	iogap_iov_cursor_skip(c, (size_t)(pos - from));
-	return pos;
+	iogap_iov_cursor_skip(c, (size_t)(end - p));
+	return pos + (uint64_t)(end - p);
 }
 
 /*
@@ -125,6 +135,24 @@ static inline uint64_t iogap_tagscan_plain(struct iogap_iov_cursor *c, uint64_t 
 typedef void (*iogap_tagscan_emit)(void *ctx, uint64_t start, uint64_t len, uint8_t flags,
 				   uint64_t tag);
 
+/* No magic at any sector start of [p, p + bytes) where a whole tag fits: the
+ * common untagged payload in one element, without the cursor. */
+static inline bool iogap_tagscan_none(const uint8_t *p, uint64_t bytes)
+{
+	const uint8_t *end = p + (bytes - sizeof(struct iogap_write_tag)) / IOGAP_SECTOR *
+			     IOGAP_SECTOR;
+
+	for (;; p += IOGAP_SECTOR) {
+		uint64_t magic;
+
+		memcpy(&magic, p, sizeof(magic));
+		if (magic == IOGAP_TAG_MAGIC)
+			return false;
+		if (p == end)
+			return true;
+	}
+}
+
 static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_offset,
 				 uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
 				 void *ctx)
@@ -133,6 +161,12 @@ static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_o
 	uint64_t seg_tag = 0, seg_start = 0;
 	bool tagged = false;
 
+	if (iov && niov > 0 && bytes >= sizeof(struct iogap_write_tag) &&
+	    iov[0].iov_len >= iov_offset && iov[0].iov_len - iov_offset >= bytes &&
+	    iogap_tagscan_none((const uint8_t *)iov[0].iov_base + iov_offset, bytes)) {
+		emit(ctx, 0, bytes, 0, 0);
+		return;
+	}
 	iogap_iov_cursor_init(&c, iov, iov ? niov : 0, iov_offset);
 	for (uint64_t pos = 0; iov && pos + sizeof(struct iogap_write_tag) <= bytes;
 	     pos += IOGAP_SECTOR, iogap_iov_cursor_skip(&c, IOGAP_SECTOR)) {

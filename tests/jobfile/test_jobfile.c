@@ -251,8 +251,22 @@ static void test_fio_options(void)
 	j = one_job("[j]\nioengine=libaio\nnowait=1\n", &l);
 	ok(!j && strstr(err, "options of ioengine=pvsync2"), "nowait on libaio: \"%s\"", err);
 	iogap_job_list_free(&l);
-	rejects("[j]\nfixedbufs=1\n", "option 'fixedbufs' belongs to ioengine=io_uring, whose option",
+	rejects("[j]\nforce_async=1\n", "option 'force_async' belongs to ioengine=io_uring, whose option",
 		"an io_uring option iogap lacks");
+	j = one_job("[j]\nioengine=io_uring\nfixedbufs\nregisterfiles=1\nsqthread_poll\n"
+		    "sqthread_poll_cpu=1\nnonvectored=0\nhipri\n", &l);
+	ok(j && j->fixedbufs && j->registerfiles && j->sqthread_poll && j->sqthread_poll_cpu == 1 &&
+	   j->nonvectored == 0 && j->hipri, "io_uring: fixedbufs, registerfiles, sqthread_poll(_cpu), "
+	   "nonvectored, hipri");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=io_uring\n", &l);
+	ok(j && !j->fixedbufs && j->sqthread_poll_cpu == -1 && j->nonvectored == -1,
+	   "io_uring's defaults: no fixedbufs, sqthread_poll_cpu unset, nonvectored=-1 (fio's)");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=libaio\nfixedbufs=1\n", &l);
+	ok(!j && strstr(err, "options of ioengine=io_uring, not of libaio"), "fixedbufs on libaio: \"%s\"",
+	   err);
+	iogap_job_list_free(&l);
 	rejects("[j]\nhostname=x\n", "belongs to ioengine=net, an engine iogap-probe does not have",
 		"an option of a missing engine");
 	j = one_job("[j]\ndirectory=/srv\nfilename_format=$jobname-$jobnum.dat\n", &l);
@@ -375,7 +389,7 @@ static void test_files(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 30 + 8 + 10);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 33 + 8 + 10);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
