@@ -32,13 +32,6 @@ static void usage(FILE *f)
 	      "See docs/libvirt.md.\n", f);
 }
 
-/* libvirt prints every error on stderr by default: we say it once, ourselves. */
-static void quiet_errors(void *data, virErrorPtr e)
-{
-	(void)data;
-	(void)e;
-}
-
 static int parse(int argc, char **argv, struct lv_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -201,7 +194,7 @@ int iogap_cmd_libvirt(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	virSetErrorFunc(NULL, quiet_errors);
+	virSetErrorFunc(NULL, iogap_lv_quiet_errors);
 	conn = virConnectOpen(o.uri);
 	if (!conn) {
 		fprintf(stderr, "iogap: cannot connect to libvirt%s%s: %s\n", o.uri ? " at " : "",

@@ -25,6 +25,7 @@
 #include "control.h"
 #include "cpuload.h"
 #include "extents.h"
+#include "iogap-domain.h"
 #include "iogap-paths.h"
 #include "job.h"
 #include "json_writer.h"
@@ -60,6 +61,7 @@ struct run_opts {
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
 	const char *append;
+	const char *domain, *disk, *uri;   /* --domain: a running libvirt domain's disk */
 	char **jobs;
 	int nr_jobs;
 };
@@ -79,6 +81,11 @@ struct run_state {
 	char dir[PATH_MAX];
 	char tools[PATH_MAX];     /* directory of the iogap binary */
 	char probe[PATH_MAX], filter_so[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
+	char probe_static[PATH_MAX];   /* copied into a libvirt domain's guest */
+	struct iogap_domain *dom;      /* --domain */
+	char domain_target[4300];      /* the domain disk's backend, as --target */
+	char guest_dev[64];            /* that disk in the guest */
+	char blockstats[256];          /* QEMU's statistics of the device, summed up */
 	uint64_t run_id;
 	const char *accel_used;
 	char accel_note[512];
@@ -197,6 +204,8 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		  IOGAP_INSTALL_PKGLIBDIR "/vmlinux", "the guest kernel" },
 		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio",
 		  IOGAP_INSTALL_PKGLIBDIR "/initramfs.cpio", "the guest initramfs" },
+		{ s->probe_static, "IOGAP_PROBE_STATIC", "../images/iogap-probe-static",
+		  IOGAP_INSTALL_PKGLIBDIR "/iogap-probe-static", "the static iogap-probe" },
 	};
 	bool inst;
 
@@ -222,8 +231,11 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
 			return -1;
 		if (access(want[i].dst, R_OK)) {
-			/* the VM pieces matter only when there is a VM phase */
-			if (i == 0 || !s->o.bare_only) {
+			/* the VM pieces matter only when there is a VM phase: iogap's
+			 * own (filter, kernel, initrd) or a domain's (the static probe) */
+			bool domain_piece = i == 4;
+
+			if (i == 0 || (!s->o.bare_only && domain_piece == !!s->o.domain)) {
 				snprintf(err, errlen, "cannot find %s at %s (set %s, or %s)",
 					 want[i].what, want[i].dst, want[i].env,
 					 inst ? "reinstall iogap" : "build it");
@@ -734,6 +746,186 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 	return PHASE_FAILED;
 }
 
+/* The end of the guest probe's stderr, as probe.err (best effort: the
+ * message of a failure carries it too). */
+static void save_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* A guest file of this run: /tmp/iogap-<run id>-NAME. */
+static void guest_path(const struct run_state *s, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "/tmp/iogap-%016" PRIx64 "-%s", s->run_id, name);
+}
+
+/* The static probe and the job files into the domain's guest; the probe's
+ * command line there into argv (strings in names). */
+static int domain_stage(struct run_state *s, const char *argv[64], char names[64][96],
+			char *err, size_t errlen)
+{
+	static const char *const outs[] = { "--output=", "--output-json=", "--trace=" };
+	static const char *const files[] = { "probe.txt", "probe.json", "probe.trace" };
+	int argc = 0, n = 0;
+
+	guest_path(s, "iogap-probe", names[n], sizeof(names[0]));
+	if (iogap_domain_put(s->dom, s->probe_static, names[n], true, err, errlen))
+		return -1;
+	argv[argc++] = names[n++];
+	argv[argc++] = "--eta=never";
+	argv[argc++] = "--producer=guest";
+	argv[argc++] = "--output-format=normal,json+";
+	for (int i = 0; i < 3; i++) {
+		char g[80];
+
+		guest_path(s, files[i], g, sizeof(g));
+		snprintf(names[n], sizeof(names[0]), "%s%s", outs[i], g);
+		argv[argc++] = names[n++];
+	}
+	snprintf(names[n], sizeof(names[0]), "--run-id=%" PRIx64, s->run_id);
+	argv[argc++] = names[n++];
+	snprintf(names[n], sizeof(names[0]), "--force=filename=%s", s->guest_dev);
+	argv[argc++] = names[n++];
+	if (s->o.allow_destroy)
+		argv[argc++] = "--allow-destroy-data";
+	for (int i = 0; i < s->o.nr_jobs && n < 60; i++) {
+		char job[32];
+
+		snprintf(job, sizeof(job), "job%d.fio", i);
+		guest_path(s, job, names[n], sizeof(names[0]));
+		if (iogap_domain_put(s->dom, s->o.jobs[i], names[n], false, err, errlen))
+			return -1;
+		argv[argc++] = names[n++];
+	}
+	argv[argc] = NULL;
+	return 0;
+}
+
+/* The guest's side of the run, filters in: sync, the probe, sync. */
+static int domain_job(struct run_state *s, const char *vmdir, const char *const *argv,
+		      char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], tail[4096], e[1024];
+	int status;
+
+	iogap_progress_phase("VM clock sync");
+	s->n_before = s->n_after = SYNC_ROUNDS / 10;
+	if (iogap_domain_sync(s->dom, s->sync_before, s->n_before, e, sizeof(e)))
+		return iogap_seterr(err, errlen, "clock sync: %s", e);
+	snprintf(path, sizeof(path), "%s/sync-before.txt", vmdir);
+	if (iogap_sync_save(path, s->sync_before, s->n_before))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+	iogap_progress_phase("VM job");
+	if (iogap_domain_exec(s->dom, argv, iogap_now_ns() + expected_job_ns(s),
+			      iogap_interrupt_flag(), &status, tail, sizeof(tail), e, sizeof(e)))
+		return iogap_seterr(err, errlen, "running the probe in the guest: %s", e);
+	s->vm.probe_status = status;
+	snprintf(path, sizeof(path), "%s/probe.err", vmdir);
+	save_text(path, tail);
+	if (status) {
+		drop_lines(tail, "iogap-probe: kernel points: ");
+		return iogap_seterr(err, errlen, "the probe failed in the guest (status %d): %s", status,
+				    tail[0] ? last_lines(tail, 4) : "it gave no reason");
+	}
+	if (iogap_domain_sync(s->dom, s->sync_after, s->n_after, e, sizeof(e)))
+		return iogap_seterr(err, errlen, "clock sync after the job: %s", e);
+	snprintf(path, sizeof(path), "%s/sync-after.txt", vmdir);
+	if (iogap_sync_save(path, s->sync_after, s->n_after))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+	return 0;
+}
+
+/* The probe's results out of the guest, its files there removed. */
+static int domain_fetch(struct run_state *s, const char *vmdir, char *err, size_t errlen)
+{
+	static const char *const files[] = { "probe.txt", "probe.json", "probe.trace" };
+	const char *rm[8] = { "rm", "-f" };
+	char g[4][80], host[PATH_MAX + 32], tail[256], e[512];
+	int rc = 0, status;
+
+	for (int i = 0; i < 3; i++) {
+		guest_path(s, files[i], g[i], sizeof(g[i]));
+		snprintf(host, sizeof(host), "%s/%s", vmdir, files[i]);
+		if (!rc && iogap_domain_get(s->dom, g[i], host, e, sizeof(e)))
+			rc = iogap_seterr(err, errlen, "fetching %s from the guest: %s", files[i], e);
+		rm[2 + i] = g[i];
+	}
+	guest_path(s, "iogap-probe", g[3], sizeof(g[3]));
+	rm[5] = g[3];
+	rm[6] = NULL;
+	/* the job files too: /tmp/iogap-<id>-job*.fio (no glob without a shell) */
+	iogap_domain_exec(s->dom, rm, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+			  sizeof(tail), e, sizeof(e));
+	for (int i = 0; i < s->o.nr_jobs; i++) {
+		char job[32], gj[80];
+		const char *rmj[] = { "rm", "-f", gj, NULL };
+
+		snprintf(job, sizeof(job), "job%d.fio", i);
+		guest_path(s, job, gj, sizeof(gj));
+		iogap_domain_exec(s->dom, rmj, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+				  sizeof(tail), e, sizeof(e));
+	}
+	return rc;
+}
+
+/*
+ * The VM side in a running libvirt domain (--domain): the probe and jobs
+ * copied in through the guest agent, both filters inserted live and
+ * drained as iogap's own VM's are, the job, the filters removed (the graph
+ * as found), the results fetched, QEMU's statistics of the device beside.
+ */
+static enum phase_result run_domain(struct run_state *s, struct phase *p)
+{
+	char vmdir[PATH_MAX + 8], names[64][96], e[2048], path[PATH_MAX + 32];
+	const char *argv[64];
+	struct iogap_vm rings = { 0 };
+	int rc;
+
+	snprintf(vmdir, sizeof(vmdir), "%s/%s", s->dir, iogap_side_dir[IOGAP_SIDE_VM]);
+	if (mkdir(vmdir, 0755) && errno != EEXIST) {
+		iogap_seterr(p->message, sizeof(p->message), "%s: %s", vmdir, strerror(errno));
+		return PHASE_FAILED;
+	}
+	iogap_progress_phase("VM: copying the probe into the guest");
+	if (domain_stage(s, argv, names, p->message, sizeof(p->message)))
+		return PHASE_FAILED;
+	if (iogap_domain_stats_begin(s->dom, e, sizeof(e)))
+		warn(s, "QEMU's block statistics: %s", e);
+	if (iogap_domain_insert(s->dom, rings.top_ring, rings.bottom_ring, p->message,
+				sizeof(p->message)))
+		return PHASE_FAILED;
+	rc = start_drains(s, &rings, vmdir, p->message, sizeof(p->message));
+	if (!rc)
+		rc = domain_job(s, vmdir, argv, p->message, sizeof(p->message));
+	/* out again whatever happened; the graph must be as found */
+	if (iogap_domain_remove(s->dom, e, sizeof(e))) {
+		if (!rc)
+			iogap_seterr(p->message, sizeof(p->message), "removing the filters: %s", e);
+		else
+			warn(s, "removing the filters: %s", e);
+		rc = -1;
+	}
+	if (finish_drains(s, &rings, rc ? NULL : p->message, sizeof(p->message)))
+		rc = -1;
+	if (!rc)
+		rc = domain_fetch(s, vmdir, p->message, sizeof(p->message));
+	snprintf(path, sizeof(path), "%s/" IOGAP_BLOCKSTATS_FILE, vmdir);
+	if (iogap_domain_stats_end(s->dom, path, s->blockstats, sizeof(s->blockstats), e, sizeof(e)))
+		warn(s, "QEMU's block statistics: %s", e);
+	if (!rc)
+		return PHASE_OK;
+	if (iogap_interrupted()) {
+		say_interrupted(p, p->message);
+		return PHASE_INTERRUPTED;
+	}
+	return PHASE_FAILED;
+}
+
 static int align_vm(struct run_state *s, char *err, size_t errlen)
 {
 	if (iogap_rundir_load(s->dir, &s->rd, err, errlen))
@@ -852,9 +1044,17 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 	jw_int(&w, "iothread", s->o.iothread);
 	if (s->o.inject_delay_ns)
 		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
-	jw_str(&w, "kernel", s->kernel);
-	jw_str(&w, "initrd", s->initrd);
-	jw_str(&w, "filter", s->filter_so);
+	if (s->o.domain) {
+		jw_str(&w, "domain", s->o.domain);
+		jw_str(&w, "disk", s->o.disk);
+		jw_str(&w, "uri", s->o.uri ? s->o.uri : "");
+		jw_str(&w, "guest_dev", s->guest_dev);
+		jw_str(&w, "blockstats", s->blockstats);
+	} else {
+		jw_str(&w, "kernel", s->kernel);
+		jw_str(&w, "initrd", s->initrd);
+		jw_str(&w, "filter", s->filter_so);
+	}
 	jw_str(&w, "guest_agent", s->guest_hello);
 	jw_u64(&w, "top_records", s->ring_records[0]);
 	jw_u64(&w, "top_dropped", s->ring_dropped[0]);
@@ -957,6 +1157,9 @@ static void print_summary(struct run_state *s)
 	       s->bare.message);
 	printf("  VM (%s):    %s%s%s\n", s->accel_used ? s->accel_used : "-", s->vm.status,
 	       s->vm.message[0] ? ": " : "", s->vm.message);
+	if (s->blockstats[0])
+		printf("  QEMU's blockstats of %s: %s; the top filter saw %" PRIu64 " records "
+		       "(vm/" IOGAP_BLOCKSTATS_FILE ")\n", s->o.disk, s->blockstats, s->ring_records[0]);
 	if (!s->have_pairing)
 		return;
 	{
@@ -1062,8 +1265,13 @@ static void setup_failed(struct run_state *s, const char *why)
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
+	      "       iogap run [options] --domain DOMAIN --disk DEV [--uri URI] JOBFILE...\n"
 	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N] | zns:PATH[,zone-size=SIZE]\n"
 	      "           | rbd:POOL/IMAGE[,conf=CEPH.CONF][,id=USER]\n"
+	      "  --domain DOMAIN       the VM side in this running libvirt domain, on its disk\n"
+	      "  --disk DEV            DEV (vdb, ...); bare metal runs on the disk's backend; the\n"
+	      "                        domain needs `iogap libvirt enable` and qemu-ga\n"
+	      "  --uri URI             libvirt connection (default: libvirt's default)\n"
 	      "  --dir DIR             run directory (default ./iogap-run-<time>); it must be\n"
 	      "                        empty, and one run at a time uses it\n"
 	      "  --force               reuse a run directory: an earlier run's files are removed\n"
@@ -1137,6 +1345,9 @@ static const struct option run_longopts[] = {
 	{ "repeat", required_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-kernel-points", no_argument, NULL, 'K' },
+	{ "domain", required_argument, NULL, 'o' },
+	{ "disk", required_argument, NULL, 'X' },
+	{ "uri", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -1168,6 +1379,9 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'L': s->o.match_load = true; break;
 		case 'q': s->o.quiet = true; break;
 		case 'K': s->o.no_kernel_points = true; break;
+		case 'o': s->o.domain = optarg; break;
+		case 'X': s->o.disk = optarg; break;
+		case 'U': s->o.uri = optarg; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1189,9 +1403,18 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 	}
 	s->o.jobs = argv + optind;
 	s->o.nr_jobs = argc - optind;
-	if (!s->o.target_spec || !s->o.nr_jobs) {
-		fprintf(stderr, "iogap run: need --target and at least one job file\n");
+	if (s->o.domain ? s->o.target_spec || !s->o.disk : s->o.disk || s->o.uri) {
+		fprintf(stderr, "iogap run: --domain needs --disk and takes no --target; --disk and "
+			"--uri go with --domain\n");
+		return 2;
+	}
+	if ((!s->o.target_spec && !s->o.domain) || !s->o.nr_jobs) {
+		fprintf(stderr, "iogap run: need --target (or --domain) and at least one job file\n");
 		usage(stderr);
+		return 2;
+	}
+	if (s->o.domain && s->o.bare_only) {
+		fprintf(stderr, "iogap run: --domain runs the VM side; --bare-only excludes it\n");
 		return 2;
 	}
 	if (s->o.vm_only && s->o.bare_only) {
@@ -1358,6 +1581,57 @@ static void host_kernel_stop(struct run_state *s)
 	record_extents(s, IOGAP_SIDE_VM);
 }
 
+/* --domain: the running domain, its QEMU with the filter, the disk and the
+ * guest agent; the disk's backend becomes the target. */
+static int open_domain(struct run_state *s, char *err, size_t errlen)
+{
+	int leftovers = 0;
+
+	s->dom = iogap_domain_open(s->o.uri, s->o.domain, s->o.disk, &leftovers, err, errlen);
+	if (!s->dom)
+		return -1;
+	if (leftovers)
+		warn(s, "removed %d iogap filter node%s an earlier run left in domain %s", leftovers,
+		     leftovers == 1 ? "" : "s", s->o.domain);
+	snprintf(s->domain_target, sizeof(s->domain_target), "%s", iogap_domain_target(s->dom));
+	s->accel_used = iogap_domain_accel(s->dom);
+	s->o.target_spec = s->domain_target;
+	return 0;
+}
+
+/* --domain, once the jobs are known: can the guest write, and may bare
+ * metal run on the backend while the domain has it? */
+static int check_domain_disk(struct run_state *s, char *err, size_t errlen)
+{
+	char why[1024];
+	int busy;
+
+	if (iogap_domain_guest_dev(s->dom, s->guest_dev, sizeof(s->guest_dev), err, errlen))
+		return -1;
+	if (strcmp(iogap_domain_format(s->dom), "raw") && !s->o.vm_only)
+		return iogap_seterr(err, errlen, "disk %s of domain %s is a %s image: bare metal cannot "
+				    "run on it the way the guest sees it; use --vm-only", s->o.disk,
+				    s->o.domain, iogap_domain_format(s->dom));
+	if (s->needs.writes && iogap_domain_read_only(s->dom))
+		return iogap_seterr(err, errlen, "disk %s of domain %s is read-only (<readonly/>) and "
+				    "the jobs write", s->o.disk, s->o.domain);
+	if (!s->needs.writes || s->o.vm_only)
+		return 0;
+	/* bare metal writes the backend under the running domain: only when
+	 * nothing else writes it (docs/libvirt.md) */
+	if (iogap_domain_shareable(s->dom))
+		return iogap_seterr(err, errlen, "disk %s of domain %s is <shareable/>: other domains "
+				    "may write it while bare metal does; use --vm-only", s->o.disk,
+				    s->o.domain);
+	busy = iogap_domain_guest_busy(s->dom, s->guest_dev, why, sizeof(why));
+	if (busy < 0)
+		return iogap_seterr(err, errlen, "is disk %s in use in the guest? %s", s->o.disk, why);
+	if (busy)
+		return iogap_seterr(err, errlen, "%s: the guest uses the disk for writes while bare "
+				    "metal would write it; use --vm-only", why);
+	return 0;
+}
+
 /* Everything that can be checked before any I/O; 0, or -1 with err. */
 static int prepare(struct run_state *s, char *err, size_t errlen)
 {
@@ -1374,7 +1648,8 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		if (iogap_copy_file(s->o.jobs[i], dst, err, errlen))
 			return -1;
 	}
-	if (iogap_target_parse(s->o.target_spec, &s->target, err, errlen) ||
+	if ((s->o.domain && open_domain(s, err, errlen)) ||
+	    iogap_target_parse(s->o.target_spec, &s->target, err, errlen) ||
 	    locate(s, err, errlen))
 		return -1;
 	if (s->target.kind == IOGAP_TARGET_FILE && strcmp(s->target.format, "raw") && !s->o.vm_only)
@@ -1385,7 +1660,9 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		check_zns_depth(s);
 	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))
 		return -1;
-	if (!s->o.bare_only) {
+	if (s->o.domain && check_domain_disk(s, err, errlen))
+		return -1;
+	if (!s->o.bare_only && !s->o.domain) {
 		/* QEMU must be able to open the target before bare metal runs:
 		 * a missing driver module fails here, in seconds */
 		struct iogap_vm_config cfg = { .cache = s->o.cache, .aio = s->o.aio,
@@ -1395,6 +1672,9 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 			return -1;
 	}
 	plan_kernel_points(s);   /* last: a refused run mounts nothing */
+	if (s->o.domain && !s->kernel_why[IOGAP_SIDE_VM][0])
+		snprintf(s->kernel_why[IOGAP_SIDE_VM], sizeof(s->kernel_why[0]),
+			 "a libvirt domain's guest: iogap run --domain records no guest kernel points");
 	return 0;
 }
 
@@ -1475,7 +1755,7 @@ static enum phase_result vm_phase(struct run_state *s, struct phase *p)
 	char err[4096];
 
 	host_kernel_start(s);
-	r = run_vm(s, p);
+	r = s->dom ? run_domain(s, p) : run_vm(s, p);
 	host_kernel_stop(s);
 
 	if (r == PHASE_OK)
@@ -1649,6 +1929,7 @@ int iogap_cmd_run(int argc, char **argv)
 		return 1;
 	}
 	rc = s->o.repeat ? run_repeat(s, argc, argv) : run_phases(s);
+	iogap_domain_close(s->dom);
 	iogap_rundir_free(&s->rd);
 	close(lock_fd);
 	free(s);
