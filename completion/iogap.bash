@@ -25,7 +25,8 @@ _iogap() {
 	run)
 		opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
 		      --machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
-		      --allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points --inject-delay-ns --help'
+		      --allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points --inject-delay-ns
+		      --domain --disk --uri --help'
 		case $prev in
 		--target) mapfile -t COMPREPLY < <(compgen -W 'file: dev: null: zns: rbd:' -- "$cur")
 			  compopt -o nospace 2> /dev/null; return ;;
@@ -36,6 +37,9 @@ _iogap() {
 		--kernel|--initrd) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		--machine|--smp|--memory|--timeout|--boot-timeout|--append|--ring-size|--repeat|--inject-delay-ns)
 			return ;;
+		--domain) mapfile -t COMPREPLY < <(timeout 2 virsh -q list --name 2>/dev/null |
+						    compgen -W "$(cat)" -- "$cur"); return ;;
+		--disk|--uri) return ;;
 		esac ;;
 	demo)
 		opts='--dir --runtime --accel --quiet --help'

@@ -1658,7 +1658,8 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 				    s->target.format);
 	if (s->target.kind == IOGAP_TARGET_ZNS && !s->o.bare_only)
 		check_zns_depth(s);
-	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))
+	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, s->dom != NULL, &s->needs, err,
+			    errlen))
 		return -1;
 	if (s->o.domain && check_domain_disk(s, err, errlen))
 		return -1;

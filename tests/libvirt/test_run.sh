@@ -1,0 +1,225 @@
+#!/bin/bash
+# iogap run --domain on a real libvirt domain (TCG, iogap's guest image with
+# the real qemu-ga, a file-backed disk vdb): the failure cases say what to
+# do and leave the graph as found; a run gives an ordinary run directory
+# (bare metal on the disk's image file and the VM, every write paired by
+# tag, QEMU's blockstats beside); an iogap killed mid-run leaves nodes that
+# `iogap libvirt cleanup` or the next run removes.  Starts
+# virtlogd/libvirtd itself when they do not run, stops only what it started.
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
+BUILD=${IOGAP_BUILD:?IOGAP_BUILD not set}
+IOGAP=$BUILD/host-tools/iogap
+IMG=$BUILD/tests/libvirt
+bail() { echo "Bail out! $1"; exit 1; }
+[ "$(id -u)" = 0 ] || bail "needs root (libvirtd for qemu:///system)"
+[ -f "$IMG/vmlinux" ] && [ -f "$IMG/initramfs.cpio" ] ||
+	bail "the guest image with qemu-ga is not built ($IMG/initramfs.cpio: install qemu-guest-agent)"
+[ -f "$BUILD/qemu-filter/iogap-filter.so" ] || bail "iogap-filter.so not built"
+
+started=()
+WORK=$(mktemp -d "$BUILD/test-lvrun-XXXXXX")
+DOM=iogap-run-test-$$
+export LIBVIRT_DEFAULT_URI=qemu:///system
+virsh() { command virsh -q "$@"; }
+bg=""
+cleanup() {
+	[ -n "$bg" ] && kill -9 "$bg" 2> /dev/null
+	virsh destroy "$DOM" > /dev/null 2>&1
+	virsh undefine "$DOM" > /dev/null 2>&1
+	for pid in "${started[@]}"; do kill "$pid" 2> /dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+chmod 755 "$WORK"   # the QEMU user reads the kernel, the script, the image
+
+daemon() {
+	local pidfile=/run/$1.pid
+	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2> /dev/null; then return 0; fi
+	"$1" -d || bail "$1 -d failed"
+	for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+	started+=("$(cat "$pidfile")")
+}
+daemon virtlogd
+daemon libvirtd
+for _ in $(seq 100); do virsh list > /dev/null 2>&1 && break; sleep 0.2; done
+
+truncate -s 64M "$WORK/disk.img"
+echo 'sleep 3000' > "$WORK/cmd.sh"
+cat > "$WORK/dom.xml" <<EOF
+<domain type='qemu'>
+  <name>$DOM</name>
+  <memory unit='MiB'>512</memory>
+  <vcpu>1</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$IMG/vmlinux</kernel>
+    <initrd>$IMG/initramfs.cpio</initrd>
+    <cmdline>console=ttyS0 quiet panic=-1 iogap_mode=shell-cmd iogap_timeout=3000</cmdline>
+  </os>
+  <features><acpi/></features>
+  <sysinfo type='fwcfg'>
+    <entry name='opt/iogap/cmd' file='$WORK/cmd.sh'/>
+  </sysinfo>
+  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>destroy</on_reboot>
+  <on_crash>destroy</on_crash>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw' cache='none' io='native' discard='unmap'/>
+      <source file='$WORK/disk.img'/>
+      <target dev='vdb' bus='virtio'/>
+    </disk>
+    <serial type='file'>
+      <source path='$WORK/console.log'/>
+      <target port='0'/>
+    </serial>
+    <channel type='unix'>
+      <target type='virtio' name='org.qemu.guest_agent.0'/>
+    </channel>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+EOF
+virsh define "$WORK/dom.xml" > /dev/null || bail "virsh define failed"
+
+wait_console() { # wait_console PATTERN SECONDS
+	for _ in $(seq $(($2 * 5))); do
+		grep -q "$1" "$WORK/console.log" 2> /dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+start() {
+	rm -f "$WORK/console.log"
+	virsh start "$DOM" > /dev/null || bail "virsh start failed"
+}
+# a few hundred requests: writes (tagged), then reads
+cat > "$WORK/job.fio" <<EOF
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+iodepth=4
+size=16m
+
+[w]
+rw=randwrite
+number_ios=300
+
+[r]
+rw=randread
+number_ios=200
+stonewall
+EOF
+# long enough to be killed in the middle; in the guest it ends by itself
+printf '[w]\nioengine=libaio\ndirect=1\nbs=4k\nsize=16m\nrw=randwrite\nruntime=20\ntime_based=1\n' \
+	> "$WORK/long.fio"
+run() { # run DIR [args]: iogap run --domain on vdb
+	local d=$1
+	shift
+	"$IOGAP" run --quiet --dir "$WORK/$d" --domain "$DOM" --disk vdb "$@" "$WORK/job.fio" \
+		> "$WORK/$d.out" 2>&1
+}
+mval() { python3 -c "import json; m=json.load(open('$1/manifest.json')); print($2)"; }
+manifest() {
+	python3 -c "import json,sys; m=json.load(open('$1/manifest.json')); sys.exit(0 if ($2) else 1)"
+}
+graph() { "$IOGAP" libvirt graph "$DOM"; }
+
+echo "1..16"
+
+# ---- refused before any I/O ---------------------------------------------------------
+run notrunning
+[ $? = 1 ] && grep -q "is not running" "$WORK/notrunning.out"
+ok $? "a domain that is not running: $(tail -2 "$WORK/notrunning.out" | head -1)"
+
+start
+run nopreload
+[ $? = 1 ] && grep -q "not loaded" "$WORK/nopreload.out" &&
+	grep -q "iogap libvirt enable $DOM" "$WORK/nopreload.out"
+ok $? "without the preload, the enable command is named: $(head -1 "$WORK/nopreload.out")"
+virsh destroy "$DOM" > /dev/null
+
+"$IOGAP" libvirt enable "$DOM" > /dev/null || bail "enable failed"
+start
+wait_console '^IOGAP-QEMU-GA ' 600
+ok $? "the guest started qemu-ga: $(grep -a '^IOGAP-QEMU-GA' "$WORK/console.log" | tr -d '\r')"
+# libvirt sees the agent connect a moment later
+for _ in $(seq 120); do
+	virsh qemu-agent-command "$DOM" '{"execute":"guest-ping"}' > /dev/null 2>&1 && break
+	sleep 1
+done
+graph > "$WORK/graph.before"
+
+"$IOGAP" run --quiet --dir "$WORK/nodisk" --domain "$DOM" --disk vdx "$WORK/job.fio" \
+	> "$WORK/nodisk.out" 2>&1
+[ $? = 1 ] && grep -q "disk vdx not found" "$WORK/nodisk.out" && grep -q "vdb" "$WORK/nodisk.out"
+ok $? "a disk the domain lacks: $(head -1 "$WORK/nodisk.out")"
+graph | cmp -s - "$WORK/graph.before"
+ok $? "the graph is as found after the refusals"
+
+# ---- a run ------------------------------------------------------------------------------
+run ok
+rc=$?
+sed 's/^/# /' "$WORK/ok.out"
+[ $rc = 0 ] && manifest "$WORK/ok" 'm["phases"]["bare"]["status"] == "ok" == m["phases"]["vm"]["status"]'
+ok $? "run --domain: both phases ok (exit $rc)"
+manifest "$WORK/ok" 'm["target"]["spec"] == "file:'"$WORK"'/disk.img" and m["vm"]["domain"] == "'"$DOM"'"'
+ok $? "bare metal ran on the disk's image file: $(mval "$WORK/ok" 'm["target"]["spec"]')"
+manifest "$WORK/ok" 'm["pairing"]["exact"]["write"] == m["pairing"]["guest"]["write"] >= 300'
+ok $? "every write paired by tag: $(mval "$WORK/ok" 'm["pairing"]["exact"]["write"], "of", m["pairing"]["guest"]["write"]')"
+manifest "$WORK/ok" 'm["pairing"]["paired_bottom"]["write"] == m["pairing"]["guest"]["write"]'
+ok $? "every write seen below the format node too"
+python3 - "$WORK/ok/vm/blockstats.json" "$(mval "$WORK/ok" 'm["pairing"]["guest"]["write"]')" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+d = b["delta"]
+print("# delta:", d)
+# QEMU counts the guest's requests at the device: at least the probe's
+ok = d["wr_operations"] >= int(sys.argv[2]) and d["rd_operations"] >= 200 and \
+    "wr_latency_histogram" in b["after"]
+sys.exit(0 if ok else 1)
+EOF
+ok $? "vm/blockstats.json: QEMU counted at least the probe's writes and reads, with histograms"
+grep -q "QEMU's blockstats of vdb: reads" "$WORK/ok.out"
+ok $? "the summary prints QEMU's numbers beside the filter's"
+"$IOGAP" report "$WORK/ok" > "$WORK/report.txt" 2>&1 && grep -qi "bare" "$WORK/report.txt"
+ok $? "iogap report reads the run directory"
+sed 's/^/# report: /' "$WORK/report.txt" | head -40
+graph | cmp -s - "$WORK/graph.before" && [ -z "$(ls /dev/shm | grep -- '-iogap-.*vdb.ring$')" ]
+ok $? "after the run the graph is as found, no ring left"
+
+# ---- iogap killed mid-run ------------------------------------------------------------------
+killed_run() {
+	"$IOGAP" run --quiet --dir "$WORK/$1" --domain "$DOM" --disk vdb --vm-only "$WORK/long.fio" \
+		> "$WORK/$1.out" 2>&1 &
+	bg=$!
+	for _ in $(seq 600); do graph | grep -q '^node iogap-top-vdb$' && break; sleep 0.5; done
+	kill -9 "$bg"
+	wait "$bg" 2> /dev/null
+	bg=""
+	graph | grep -c '^node iogap-'
+}
+n=$(killed_run killed1)
+out=$("$IOGAP" libvirt cleanup "$DOM" 2>&1)
+[ "$n" = 2 ] && [[ $out == *"2 iogap filter nodes removed"* ]] && graph | cmp -s - "$WORK/graph.before"
+ok $? "killed mid-run: $n nodes left; cleanup removes them, graph as found: $out"
+
+sleep 30   # the guest's probe of the killed run ends by itself (runtime=20)
+n=$(killed_run killed2)
+run next --vm-only
+rc=$?
+[ "$n" = 2 ] && [ $rc = 0 ] && grep -q "removed 2 iogap filter nodes an earlier run left" "$WORK/next.out" &&
+	graph | cmp -s - "$WORK/graph.before"
+ok $? "killed mid-run again: the next run removes the $n leftover nodes and succeeds (exit $rc)"
+
+# ---- the guest agent gone ----------------------------------------------------------------------
+virsh qemu-agent-command "$DOM" '{"execute":"guest-exec","arguments":{"path":"killall","arg":["qemu-ga"]}}' > /dev/null
+sleep 5
+run noagent
+[ $? = 1 ] && grep -q "org.qemu.guest_agent.0" "$WORK/noagent.out" && graph | cmp -s - "$WORK/graph.before"
+ok $? "no guest agent: $(head -1 "$WORK/noagent.out" | cut -c1-300)"
+[ "$failed" = 0 ] || { tr -d '\r' < "$WORK/console.log" | grep -av '^\[' | tail -30 | sed 's/^/# console: /'; }
+finish
