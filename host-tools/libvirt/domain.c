@@ -309,15 +309,10 @@ int iogap_domain_exec(struct iogap_domain *d, const char *const *argv, uint64_t 
 int iogap_domain_sync(struct iogap_domain *d, struct iogap_sync_sample *s, size_t n, char *err,
 		      size_t errlen)
 {
-	int64_t fd;
 	int rc = 0;
 
-	if (iogap_ga_clock_open(d->dom, &fd, err, errlen))
-		return -1;
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = iogap_ga_clock(d->dom, fd, &s[i].t_send, &s[i].guest_ns, &s[i].t_recv, err,
-				    errlen);
-	iogap_ga_clock_close(d->dom, fd);
+		rc = iogap_ga_clock(d->dom, &s[i].t_send, &s[i].guest_ns, &s[i].t_recv, err, errlen);
 	return rc;
 }
 

@@ -280,38 +280,25 @@ int iogap_ga_exec_poll(virDomainPtr dom, int64_t pid, int *status, char *err_tai
 	return rc;
 }
 
-int iogap_ga_clock_open(virDomainPtr dom, int64_t *fd, char *err, size_t errlen)
-{
-	*fd = ga_open(dom, "/proc/timer_list", "r", err, errlen);
-	return *fd < 0 ? -1 : 0;
-}
-
-void iogap_ga_clock_close(virDomainPtr dom, int64_t fd)
-{
-	ga_close(dom, fd);
-}
-
 /* One round: the guest's CLOCK_MONOTONIC (ktime_get: "now at N nsecs",
- * taken when /proc/timer_list is read from its start) between two host
- * CLOCK_MONOTONIC stamps. */
-int iogap_ga_clock(virDomainPtr dom, int64_t fd, uint64_t *t_send, uint64_t *guest_ns,
-		   uint64_t *t_recv, char *err, size_t errlen)
+ * taken when /proc/timer_list is first read) between two host
+ * CLOCK_MONOTONIC stamps.  Opened anew each round: qemu-ga reads through
+ * stdio, whose buffer a seek back to 0 does not refill. */
+int iogap_ga_clock(virDomainPtr dom, uint64_t *t_send, uint64_t *guest_ns, uint64_t *t_recv,
+		   char *err, size_t errlen)
 {
 	unsigned char *buf = malloc(CHUNK + 1);
+	int64_t fd = buf ? ga_open(dom, "/proc/timer_list", "r", err, errlen) : -1;
 	const char *now;
 	bool eof;
-	ssize_t n;
+	ssize_t n = -1;
 
-	if (!buf)
-		return iogap_seterr(err, errlen, "out of memory");
-	if (ga_cmdf(dom, 60, NULL, err, errlen, "{\"execute\":\"guest-file-seek\",\"arguments\":"
-		    "{\"handle\":%" PRId64 ",\"offset\":0,\"whence\":\"set\"}}", fd)) {
-		free(buf);
-		return -1;
+	if (fd >= 0) {
+		*t_send = iogap_now_ns();
+		n = ga_read(dom, fd, 512, buf, &eof, err, errlen);
+		*t_recv = iogap_now_ns();
+		ga_close(dom, fd);
 	}
-	*t_send = iogap_now_ns();
-	n = ga_read(dom, fd, 512, buf, &eof, err, errlen);
-	*t_recv = iogap_now_ns();
 	if (n >= 0) {
 		buf[n] = '\0';
 		now = strstr((char *)buf, "\nnow at ");

@@ -103,9 +103,7 @@ int iogap_ga_exec_start(virDomainPtr dom, const char *const *argv, int64_t *pid,
 int iogap_ga_exec_poll(virDomainPtr dom, int64_t pid, int *status, char *err_tail,
 		       size_t taillen, char *err, size_t errlen);
 /* Clock sync rounds: the guest's CLOCK_MONOTONIC between two host stamps. */
-int iogap_ga_clock_open(virDomainPtr dom, int64_t *fd, char *err, size_t errlen);
-int iogap_ga_clock(virDomainPtr dom, int64_t fd, uint64_t *t_send, uint64_t *guest_ns,
-		   uint64_t *t_recv, char *err, size_t errlen);
-void iogap_ga_clock_close(virDomainPtr dom, int64_t fd);
+int iogap_ga_clock(virDomainPtr dom, uint64_t *t_send, uint64_t *guest_ns, uint64_t *t_recv,
+		   char *err, size_t errlen);
 
 #endif

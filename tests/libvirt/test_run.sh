@@ -209,6 +209,7 @@ ok $? "killed mid-run: $n nodes left; cleanup removes them, graph as found: $out
 
 sleep 30   # the guest's probe of the killed run ends by itself (runtime=20)
 n=$(killed_run killed2)
+sleep 25   # its probe ends in the guest; its nodes stay
 run next --vm-only
 rc=$?
 [ "$n" = 2 ] && [ $rc = 0 ] && grep -q "removed 2 iogap filter nodes an earlier run left" "$WORK/next.out" &&
