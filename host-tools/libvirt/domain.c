@@ -24,8 +24,10 @@
 struct iogap_domain {
 	virConnectPtr conn;
 	virDomainPtr dom;
-	char name[256], dev[64], qdev[400];
+	char name[256], dev[64], qdev[400], agent[64];
 	const char *accel;
+	unsigned vcpus;
+	uint64_t memory_mb;
 	struct iogap_lv_qemu q;
 	struct iogap_lv_disk disk;
 	char *graph_before;
@@ -47,12 +49,18 @@ void iogap_domain_close(struct iogap_domain *d)
 	free(d);
 }
 
+/* Does the agent answer?  Its version into d->agent. */
 static int ping(struct iogap_domain *d, char *err, size_t errlen)
 {
+	struct jp_value info;
 	char why[1024];
 
-	if (!iogap_ga_cmd(d->dom, "{\"execute\":\"guest-ping\"}", 30, NULL, why, sizeof(why)))
+	if (!iogap_ga_cmd(d->dom, "{\"execute\":\"guest-info\"}", 30, &info, why, sizeof(why))) {
+		snprintf(d->agent, sizeof(d->agent), "qemu-ga %s",
+			 jp_str(jp_get(&info, "version")) ?: "?");
+		jp_free(&info);
 		return 0;
+	}
 	return iogap_seterr(err, errlen, "domain %s: %s: the guest needs qemu-ga running on a "
 			    "virtio-serial channel named " GA_PORT " (in the domain XML: <channel "
 			    "type='unix'><target type='virtio' name='" GA_PORT "'/></channel>; "
@@ -75,10 +83,22 @@ const char *iogap_domain_accel(const struct iogap_domain *d)
 	return d->accel;
 }
 
+const char *iogap_domain_agent(const struct iogap_domain *d)
+{
+	return d->agent;
+}
+
+void iogap_domain_size(const struct iogap_domain *d, unsigned *vcpus, uint64_t *memory_mb)
+{
+	*vcpus = d->vcpus;
+	*memory_mb = d->memory_mb;
+}
+
 struct iogap_domain *iogap_domain_open(const char *uri, const char *name, const char *dev,
 				       int *leftovers, char *err, size_t errlen)
 {
 	struct iogap_domain *d = calloc(1, sizeof(*d));
+	virDomainInfo info;
 	char root[256];
 
 	if (!d) {
@@ -100,6 +120,10 @@ struct iogap_domain *iogap_domain_open(const char *uri, const char *name, const 
 		goto fail;
 	}
 	d->accel = accel_of(d->dom);
+	if (!virDomainGetInfo(d->dom, &info)) {
+		d->vcpus = info.nrVirtCpu;
+		d->memory_mb = info.maxMem >> 10;
+	}
 	if (iogap_lv_qemu_find(d->dom, d->name, &d->q, err, errlen) ||
 	    iogap_lv_check_filter(&d->q, err, errlen))
 		goto fail;

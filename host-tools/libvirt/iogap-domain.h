@@ -27,6 +27,10 @@ const char *iogap_domain_target(const struct iogap_domain *d);
 const char *iogap_domain_format(const struct iogap_domain *d);
 /* "kvm", "tcg" (<domain type='qemu'>), or "" for another type. */
 const char *iogap_domain_accel(const struct iogap_domain *d);
+/* The guest agent's name and version ("qemu-ga 7.2.22"). */
+const char *iogap_domain_agent(const struct iogap_domain *d);
+/* Its virtual CPUs and memory (virDomainGetInfo; 0 when unknown). */
+void iogap_domain_size(const struct iogap_domain *d, unsigned *vcpus, uint64_t *memory_mb);
 bool iogap_domain_read_only(const struct iogap_domain *d);
 bool iogap_domain_shareable(const struct iogap_domain *d);
 /* The disk's device in the guest (/dev/vdX), found by PCI address or serial. */

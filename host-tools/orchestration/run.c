@@ -1036,25 +1036,28 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 	jw_obj(&w, IOGAP_MF_VM);
 	jw_str(&w, IOGAP_MF_ACCEL, s->accel_used ? s->accel_used : "");
 	jw_str(&w, "accel_note", s->accel_note);
-	jw_str(&w, "machine", s->o.machine);
-	jw_u64(&w, "smp", s->o.smp);
-	jw_u64(&w, "memory_mb", s->o.memory_mb);
-	jw_str(&w, "cache", s->o.cache);
-	jw_str(&w, "aio", s->o.aio);
-	jw_int(&w, "iothread", s->o.iothread);
-	if (s->o.inject_delay_ns)
-		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
 	if (s->o.domain) {
+		/* the domain's own configuration is the user's: its XML has it */
+		jw_u64(&w, "smp", s->o.smp);
+		jw_u64(&w, "memory_mb", s->o.memory_mb);
 		jw_str(&w, "domain", s->o.domain);
 		jw_str(&w, "disk", s->o.disk);
 		jw_str(&w, "uri", s->o.uri ? s->o.uri : "");
 		jw_str(&w, "guest_dev", s->guest_dev);
 		jw_str(&w, "blockstats", s->blockstats);
 	} else {
+		jw_str(&w, "machine", s->o.machine);
+		jw_u64(&w, "smp", s->o.smp);
+		jw_u64(&w, "memory_mb", s->o.memory_mb);
+		jw_str(&w, "cache", s->o.cache);
+		jw_str(&w, "aio", s->o.aio);
+		jw_int(&w, "iothread", s->o.iothread);
 		jw_str(&w, "kernel", s->kernel);
 		jw_str(&w, "initrd", s->initrd);
 		jw_str(&w, "filter", s->filter_so);
 	}
+	if (s->o.inject_delay_ns)
+		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
 	jw_str(&w, "guest_agent", s->guest_hello);
 	jw_u64(&w, "top_records", s->ring_records[0]);
 	jw_u64(&w, "top_dropped", s->ring_dropped[0]);
@@ -1595,6 +1598,13 @@ static int open_domain(struct run_state *s, char *err, size_t errlen)
 		     leftovers == 1 ? "" : "s", s->o.domain);
 	snprintf(s->domain_target, sizeof(s->domain_target), "%s", iogap_domain_target(s->dom));
 	s->accel_used = iogap_domain_accel(s->dom);
+	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", iogap_domain_agent(s->dom));
+	{
+		uint64_t mb;
+
+		iogap_domain_size(s->dom, &s->o.smp, &mb);
+		s->o.memory_mb = (unsigned)mb;
+	}
 	s->o.target_spec = s->domain_target;
 	return 0;
 }

@@ -128,7 +128,7 @@ manifest() {
 }
 graph() { "$IOGAP" libvirt graph "$DOM"; }
 
-echo "1..16"
+echo "1..17"
 
 # ---- refused before any I/O ---------------------------------------------------------
 run notrunning
@@ -183,6 +183,9 @@ ok = d["wr_operations"] >= int(sys.argv[2]) and d["rd_operations"] >= 200 and \
 sys.exit(0 if ok else 1)
 EOF
 ok $? "vm/blockstats.json: QEMU counted at least the probe's writes and reads, with histograms"
+"$(dirname "$0")/../install/validate.py" "$(dirname "$0")/../../docs/schemas/manifest-1.schema.json" \
+	"$WORK/ok/manifest.json" > "$WORK/schema.err" 2>&1
+ok $? "the manifest validates against manifest-1.schema.json $(head -3 "$WORK/schema.err")"
 grep -q "QEMU's blockstats of vdb: reads" "$WORK/ok.out"
 ok $? "the summary prints QEMU's numbers beside the filter's"
 "$IOGAP" report "$WORK/ok" > "$WORK/report.txt" 2>&1 && grep -qi "bare" "$WORK/report.txt"
