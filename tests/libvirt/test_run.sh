@@ -205,19 +205,19 @@ killed_run() {
 	bg=""
 	graph | grep -c '^node iogap-'
 }
-n=$(killed_run killed1)
+left=$(killed_run killed1)
 out=$("$IOGAP" libvirt cleanup "$DOM" 2>&1)
-[ "$n" = 2 ] && [[ $out == *"2 iogap filter nodes removed"* ]] && graph | cmp -s - "$WORK/graph.before"
-ok $? "killed mid-run: $n nodes left; cleanup removes them, graph as found: $out"
+[ "$left" = 2 ] && [[ $out == *"2 iogap filter nodes removed"* ]] && graph | cmp -s - "$WORK/graph.before"
+ok $? "killed mid-run: $left nodes left; cleanup removes them, graph as found: $out"
 
 sleep 30   # the guest's probe of the killed run ends by itself (runtime=20)
-n=$(killed_run killed2)
+left=$(killed_run killed2)
 sleep 25   # its probe ends in the guest; its nodes stay
 run next --vm-only
 rc=$?
-[ "$n" = 2 ] && [ $rc = 0 ] && grep -q "removed 2 iogap filter nodes an earlier run left" "$WORK/next.out" &&
+[ "$left" = 2 ] && [ $rc = 0 ] && grep -q "removed 2 iogap filter nodes an earlier run left" "$WORK/next.out" &&
 	graph | cmp -s - "$WORK/graph.before"
-ok $? "killed mid-run again: the next run removes the $n leftover nodes and succeeds (exit $rc)"
+ok $? "killed mid-run again: the next run removes the $left leftover nodes and succeeds (exit $rc)"
 
 # ---- the guest agent gone ----------------------------------------------------------------------
 virsh qemu-agent-command "$DOM" '{"execute":"guest-exec","arguments":{"path":"killall","arg":["qemu-ga"]}}' > /dev/null
