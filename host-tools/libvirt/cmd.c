@@ -27,8 +27,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "enable/disable: add/remove the filter preload in the domain's definition\n"
 	      "(takes effect at its next start).  insert/remove: put iogap's filter node\n"
-	      "below disk DEV (vdb, ...) of the running domain, or take it out; cleanup\n"
-	      "removes every iogap node left behind; graph prints QEMU's block graph.\n"
+	      "below disk DEV (vdb, ...) of the running domain, or take its filter nodes\n"
+	      "out; cleanup removes every iogap node left behind; graph prints QEMU's\n"
+	      "block graph.  `iogap run --domain` measures such a domain.\n"
 	      "See docs/libvirt.md.\n", f);
 }
 

@@ -11,6 +11,10 @@
  * blockdev-reopen resets every option it is not given, so FORMAT is
  * reopened with exactly the options it was opened with: libvirt's own
  * -blockdev JSON from QEMU's command line, only `file` changed.
+ *
+ * A top filter (iogap run --domain) goes above the device's root node:
+ * blockdev-add over FORMAT, then qom-set of the device's `drive`, which
+ * QEMU allows on a realized device (the BlockBackend's root is replaced).
  */
 #include <ctype.h>
 #include <dirent.h>
