@@ -194,7 +194,11 @@ int iogap_domain_guest_dev(struct iogap_domain *d, char *out, size_t outlen, cha
 		}
 	}
 	jp_free(&disks);
-	if (rc)
+	if (rc && !d->disk.has_pci && !d->disk.serial[0])
+		iogap_seterr(err, errlen, "disk %s of domain %s has neither a PCI address nor a "
+			     "<serial> in its XML: iogap cannot tell which guest device it is (give it "
+			     "a <serial>)", d->dev, d->name);
+	else if (rc)
 		iogap_seterr(err, errlen, "disk %s of domain %s: the guest agent lists no disk at its "
 			     "PCI address%s%s", d->dev, d->name, d->disk.serial[0] ? " or with serial " :
 			     "", d->disk.serial);
@@ -269,7 +273,7 @@ int iogap_domain_put(struct iogap_domain *d, const char *host_path, const char *
 	if (rc || !exec)
 		return rc;
 	/* guest-file-open creates 0666 & umask: not executable */
-	if (iogap_domain_exec(d, chmod, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+	if (iogap_domain_exec(d, chmod, NULL, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
 			      sizeof(tail), err, errlen))
 		return -1;
 	return status ? iogap_seterr(err, errlen, "chmod in the guest: status %d: %s", status,
@@ -297,10 +301,11 @@ static void guest_kill(struct iogap_domain *d, int64_t pid, const char *sig)
 	int64_t k;
 
 	snprintf(p, sizeof(p), "%" PRId64, pid);
-	iogap_ga_exec_start(d->dom, argv, &k, err, sizeof(err));
+	iogap_ga_exec_start(d->dom, argv, NULL, &k, err, sizeof(err));
 }
 
-int iogap_domain_exec(struct iogap_domain *d, const char *const *argv, uint64_t deadline_ns,
+int iogap_domain_exec(struct iogap_domain *d, const char *const *argv, const char *const *env,
+		      uint64_t deadline_ns,
 		      const volatile sig_atomic_t *cancel, int *status, char *err_tail,
 		      size_t taillen, char *err, size_t errlen)
 {
@@ -308,7 +313,7 @@ int iogap_domain_exec(struct iogap_domain *d, const char *const *argv, uint64_t 
 	uint64_t kill_at = 0;
 	int r;
 
-	if (iogap_ga_exec_start(d->dom, argv, &pid, err, errlen))
+	if (iogap_ga_exec_start(d->dom, argv, env, &pid, err, errlen))
 		return -1;
 	while (!(r = iogap_ga_exec_poll(d->dom, pid, status, err_tail, taillen, err, errlen))) {
 		bool stop = (cancel && *cancel) || iogap_now_ns() > deadline_ns;

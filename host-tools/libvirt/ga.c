@@ -196,8 +196,8 @@ int iogap_ga_get(virDomainPtr dom, const char *guest_path, const char *host_path
 	return buf ? rc : iogap_seterr(err, errlen, "out of memory");
 }
 
-/* argv as a JSON array of strings (argv[0] excluded), malloc'd. */
-static char *json_args(const char *const *argv)
+/* strs as a JSON array of strings, malloc'd. */
+static char *json_strings(const char *const *strs)
 {
 	char *buf = NULL;
 	size_t len;
@@ -206,11 +206,11 @@ static char *json_args(const char *const *argv)
 	if (!f)
 		return NULL;
 	fputc('[', f);
-	for (int i = 1; argv[i]; i++) {
-		struct jp_value v = { .type = JP_STRING, .text = (char *)argv[i],
-				     .len = strlen(argv[i]) };
+	for (int i = 0; strs && strs[i]; i++) {
+		struct jp_value v = { .type = JP_STRING, .text = (char *)strs[i],
+				     .len = strlen(strs[i]) };
 
-		fputs(i > 1 ? "," : "", f);
+		fputs(i ? "," : "", f);
 		jp_write(f, &v);
 	}
 	fputc(']', f);
@@ -221,20 +221,24 @@ static char *json_args(const char *const *argv)
 	return buf;
 }
 
-int iogap_ga_exec_start(virDomainPtr dom, const char *const *argv, int64_t *pid, char *err,
-			size_t errlen)
+int iogap_ga_exec_start(virDomainPtr dom, const char *const *argv, const char *const *env,
+			int64_t *pid, char *err, size_t errlen)
 {
-	char *args = json_args(argv);
+	char *args = json_strings(argv + 1), *envs = json_strings(env);
 	struct jp_value r;
 	int rc;
 
-	if (!args || strpbrk(argv[0], "\"\\")) {
+	if (!args || !envs || strpbrk(argv[0], "\"\\")) {
 		free(args);
+		free(envs);
 		return iogap_seterr(err, errlen, "guest-exec: cannot pass %s", argv[0]);
 	}
+	/* qemu-ga's env replaces the whole environment: given only when needed */
 	rc = ga_cmdf(dom, 60, &r, err, errlen, "{\"execute\":\"guest-exec\",\"arguments\":{\"path\":"
-		     "\"%s\",\"arg\":%s,\"capture-output\":true}}", argv[0], args);
+		     "\"%s\",\"arg\":%s%s%s,\"capture-output\":true}}", argv[0], args,
+		     env && env[0] ? ",\"env\":" : "", env && env[0] ? envs : "");
 	free(args);
+	free(envs);
 	if (rc)
 		return -1;
 	*pid = (int64_t)jp_u64(jp_get(&r, "pid"), UINT64_MAX);

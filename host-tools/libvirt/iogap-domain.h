@@ -45,10 +45,12 @@ int iogap_domain_put(struct iogap_domain *d, const char *host_path, const char *
 		     bool exec, char *err, size_t errlen);
 int iogap_domain_get(struct iogap_domain *d, const char *guest_path, const char *host_path,
 		     char *err, size_t errlen);
-/* Run argv in the guest until it exits (*status), the deadline passes or
- * *cancel is set (then it is killed in the guest).  err_tail: the end of
+/* Run argv in the guest, with env (NAME=value, NULL-ended) as its whole
+ * environment when not NULL or empty (else qemu-ga's), until it exits (*status), the deadline passes
+ * or *cancel is set (then it is killed in the guest).  err_tail: the end of
  * its stderr.  0 when it exited, -1 with err. */
-int iogap_domain_exec(struct iogap_domain *d, const char *const *argv, uint64_t deadline_ns,
+int iogap_domain_exec(struct iogap_domain *d, const char *const *argv, const char *const *env,
+		      uint64_t deadline_ns,
 		      const volatile sig_atomic_t *cancel, int *status, char *err_tail,
 		      size_t taillen, char *err, size_t errlen);
 /* n clock sync rounds through the agent. */

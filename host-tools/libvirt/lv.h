@@ -95,9 +95,11 @@ int iogap_ga_put(virDomainPtr dom, const char *guest_path, const void *data, siz
 		 char *err, size_t errlen);
 int iogap_ga_get(virDomainPtr dom, const char *guest_path, const char *host_path, char *err,
 		 size_t errlen);
-/* guest-exec of argv (argv[0] a path, or a name looked up in the guest's PATH). */
-int iogap_ga_exec_start(virDomainPtr dom, const char *const *argv, int64_t *pid, char *err,
-			size_t errlen);
+/* guest-exec of argv (argv[0] a path, or a name looked up in the guest's
+ * PATH); env (NAME=value, NULL-ended), when not NULL or empty, is its whole
+ * environment (qemu-ga's rule), else it has qemu-ga's. */
+int iogap_ga_exec_start(virDomainPtr dom, const char *const *argv, const char *const *env,
+			int64_t *pid, char *err, size_t errlen);
 /* 1 when it has exited (*status: exit code, 128 + signal; err_tail: the end
  * of its stderr, else of its stdout), 0 while it runs, -1 with err. */
 int iogap_ga_exec_poll(virDomainPtr dom, int64_t pid, int *status, char *err_tail,

@@ -431,6 +431,30 @@ static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, con
 	return iogap_ctl_get(c, name, path);
 }
 
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+}
+
+/* NAME=value of the ${NAME}s the job files use, for the guest probe, up to
+ * the first one unset here (the probe names it itself), NULL-ended; each
+ * malloc'd (free_env).  0, or -1 (nothing to free). */
+static int job_env(const struct run_state *s, char *env[65])
+{
+	size_t k = 0;
+
+	for (; k < s->nr_env && getenv(s->env_names[k]); k++) {
+		if (asprintf(&env[k], "%s=%s", s->env_names[k], getenv(s->env_names[k])) < 0) {
+			env[k] = NULL;
+			free_env(env);
+			return -1;
+		}
+	}
+	env[k] = NULL;
+	return 0;
+}
+
 /* Talk to the agent: environment, job files, sync, run, sync, results. */
 static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir,
 		      uint64_t job_deadline, char *err, size_t errlen)
@@ -445,34 +469,14 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	}
 	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", line + 3);
 	iogap_progress_phase("VM job");   /* the guest has booted and answered */
-	for (size_t i = 0; i < s->nr_env; i++) {
-		const char *v = getenv(s->env_names[i]);
-		size_t n = strlen(s->env_names[i]) + (v ? strlen(v) : 0) + 2;
-
-		env[i] = malloc(n);
-		if (!env[i])
-			return -1;
-		snprintf(env[i], n, "%s=%s", s->env_names[i], v ? v : "");
-		if (!v) {
-			/* the probe reports unset variables itself, by name */
-			free(env[i]);
-			env[i] = NULL;
-			break;
-		}
+	if (job_env(s, env) < 0)
+		return iogap_seterr(err, errlen, "out of memory");
+	if (env[0] && iogap_ctl_env(c, env)) {
+		snprintf(err, errlen, "%s", c->err);
+		free_env(env);
+		return -1;
 	}
-	{
-		size_t k = 0;
-
-		while (k < s->nr_env && env[k])
-			k++;
-		env[k] = NULL;
-		if (k && iogap_ctl_env(c, env)) {
-			snprintf(err, errlen, "%s", c->err);
-			return -1;
-		}
-		for (size_t i = 0; i < k; i++)
-			free(env[i]);
-	}
+	free_env(env);
 	argv[argc++] = "--eta=never";
 	argv[argc++] = "--producer=guest";
 	argv[argc++] = "--output-format=normal,json+";
@@ -810,8 +814,8 @@ static int domain_stage(struct run_state *s, const char *argv[64], char names[64
 static int domain_job(struct run_state *s, const char *vmdir, const char *const *argv,
 		      char *err, size_t errlen)
 {
-	char path[PATH_MAX + 32], tail[4096], e[1024];
-	int status;
+	char path[PATH_MAX + 32], tail[4096], e[1024], *env[65];
+	int status, rc;
 
 	iogap_progress_phase("VM clock sync");
 	s->n_before = s->n_after = SYNC_ROUNDS / 10;
@@ -821,8 +825,13 @@ static int domain_job(struct run_state *s, const char *vmdir, const char *const 
 	if (iogap_sync_save(path, s->sync_before, s->n_before))
 		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	iogap_progress_phase("VM job");
-	if (iogap_domain_exec(s->dom, argv, iogap_now_ns() + expected_job_ns(s),
-			      iogap_interrupt_flag(), &status, tail, sizeof(tail), e, sizeof(e)))
+	if (job_env(s, env) < 0)
+		return iogap_seterr(err, errlen, "out of memory");
+	rc = iogap_domain_exec(s->dom, argv, (const char *const *)env,
+			       iogap_now_ns() + expected_job_ns(s), iogap_interrupt_flag(), &status,
+			       tail, sizeof(tail), e, sizeof(e));
+	free_env(env);
+	if (rc)
 		return iogap_seterr(err, errlen, "running the probe in the guest: %s", e);
 	s->vm.probe_status = status;
 	snprintf(path, sizeof(path), "%s/probe.err", vmdir);
@@ -859,7 +868,7 @@ static int domain_fetch(struct run_state *s, const char *vmdir, char *err, size_
 	rm[5] = g[3];
 	rm[6] = NULL;
 	/* the job files too: /tmp/iogap-<id>-job*.fio (no glob without a shell) */
-	iogap_domain_exec(s->dom, rm, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+	iogap_domain_exec(s->dom, rm, NULL, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
 			  sizeof(tail), e, sizeof(e));
 	for (int i = 0; i < s->o.nr_jobs; i++) {
 		char job[32], gj[80];
@@ -867,7 +876,7 @@ static int domain_fetch(struct run_state *s, const char *vmdir, char *err, size_
 
 		snprintf(job, sizeof(job), "job%d.fio", i);
 		guest_path(s, job, gj, sizeof(gj));
-		iogap_domain_exec(s->dom, rmj, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+		iogap_domain_exec(s->dom, rmj, NULL, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
 				  sizeof(tail), e, sizeof(e));
 	}
 	return rc;

@@ -95,14 +95,16 @@ start() {
 	rm -f "$WORK/console.log"
 	virsh start "$DOM" > /dev/null || bail "virsh start failed"
 }
-# a few hundred requests: writes (tagged), then reads
+# a few hundred requests: writes (tagged), then reads; the size comes from
+# the environment (it travels to the guest probe through guest-exec)
+export IOGAP_LV_SIZE=16m
 cat > "$WORK/job.fio" <<EOF
 [global]
 ioengine=libaio
 direct=1
 bs=4k
 iodepth=4
-size=16m
+size=\${IOGAP_LV_SIZE}
 
 [w]
 rw=randwrite
