@@ -87,17 +87,13 @@ static int fill(const char *blk, const char *end, const char *dev, struct iogap_
 	return 0;
 }
 
-int iogap_lv_disk_info(virDomainPtr dom, const char *dev, struct iogap_lv_disk *d, char *err,
-		       size_t errlen)
+int iogap_lv_disk_from_xml(const char *xml, const char *dev, struct iogap_lv_disk *d, char *err,
+			   size_t errlen)
 {
-	char *xml = virDomainGetXMLDesc(dom, 0), want[64];
 	const char *p;
 	int rc = 1;
 
 	memset(d, 0, sizeof(*d));
-	if (!xml)
-		return iogap_seterr(err, errlen, "the domain's XML: %s", virGetLastErrorMessage());
-	snprintf(want, sizeof(want), "dev='%s'", dev);
 	for (p = xml; rc > 0 && (p = strstr(p, "<disk ")); p++) {
 		const char *end = strstr(p, "</disk>"), *t = end ? element(p, end, "target") : NULL;
 		char tdev[64];
@@ -107,8 +103,20 @@ int iogap_lv_disk_info(virDomainPtr dom, const char *dev, struct iogap_lv_disk *
 		if (t && attr(t, "dev", tdev, sizeof(tdev)) && !strcmp(tdev, dev))
 			rc = fill(p, end, dev, d, err, errlen);
 	}
-	free(xml);
 	if (rc > 0)
 		iogap_seterr(err, errlen, "disk %s not found in the domain's XML", dev);
 	return rc ? -1 : 0;
+}
+
+int iogap_lv_disk_info(virDomainPtr dom, const char *dev, struct iogap_lv_disk *d, char *err,
+		       size_t errlen)
+{
+	char *xml = virDomainGetXMLDesc(dom, 0);
+	int rc;
+
+	if (!xml)
+		return iogap_seterr(err, errlen, "the domain's XML: %s", virGetLastErrorMessage());
+	rc = iogap_lv_disk_from_xml(xml, dev, d, err, errlen);
+	free(xml);
+	return rc;
 }

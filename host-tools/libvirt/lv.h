@@ -87,6 +87,9 @@ struct iogap_lv_disk {
 };
 int iogap_lv_disk_info(virDomainPtr dom, const char *dev, struct iogap_lv_disk *d, char *err,
 		       size_t errlen);
+/* The same from the live XML's text. */
+int iogap_lv_disk_from_xml(const char *xml, const char *dev, struct iogap_lv_disk *d, char *err,
+			   size_t errlen);
 
 /* The guest agent (ga.c); guest paths without quotes.  0, or -1 with err. */
 int iogap_ga_cmd(virDomainPtr dom, const char *cmd, int timeout_s, struct jp_value *ret,
