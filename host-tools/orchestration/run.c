@@ -810,20 +810,34 @@ static int domain_stage(struct run_state *s, const char *argv[64], char names[64
 	return 0;
 }
 
-/* The guest's side of the run, filters in: sync, the probe, sync. */
+/* Clock sync rounds through the guest agent into vm/sync-WHEN.txt.  A
+ * round takes milliseconds there (iogap's own channel: microseconds), so
+ * more of them, and the sets as far apart as the run allows: the drift is
+ * estimated from the sets' difference. */
+static int domain_sync(struct run_state *s, const char *vmdir, bool after, char *err,
+		       size_t errlen)
+{
+	struct iogap_sync_sample *set = after ? s->sync_after : s->sync_before;
+	size_t *n = after ? &s->n_after : &s->n_before;
+	char path[PATH_MAX + 32], e[1024];
+
+	iogap_progress_phase("VM clock sync");
+	*n = SYNC_ROUNDS / 4;
+	if (iogap_domain_sync(s->dom, set, *n, e, sizeof(e)))
+		return iogap_seterr(err, errlen, "clock sync%s: %s", after ? " after the job" : "", e);
+	snprintf(path, sizeof(path), "%s/sync-%s.txt", vmdir, after ? "after" : "before");
+	if (iogap_sync_save(path, set, *n))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+	return 0;
+}
+
+/* The guest's side of the run, filters in: the probe, then the clock sync. */
 static int domain_job(struct run_state *s, const char *vmdir, const char *const *argv,
 		      char *err, size_t errlen)
 {
 	char path[PATH_MAX + 32], tail[4096], e[1024], *env[65];
 	int status, rc;
 
-	iogap_progress_phase("VM clock sync");
-	s->n_before = s->n_after = SYNC_ROUNDS / 10;
-	if (iogap_domain_sync(s->dom, s->sync_before, s->n_before, e, sizeof(e)))
-		return iogap_seterr(err, errlen, "clock sync: %s", e);
-	snprintf(path, sizeof(path), "%s/sync-before.txt", vmdir);
-	if (iogap_sync_save(path, s->sync_before, s->n_before))
-		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	iogap_progress_phase("VM job");
 	if (job_env(s, env) < 0)
 		return iogap_seterr(err, errlen, "out of memory");
@@ -841,12 +855,7 @@ static int domain_job(struct run_state *s, const char *vmdir, const char *const 
 		return iogap_seterr(err, errlen, "the probe failed in the guest (status %d): %s", status,
 				    tail[0] ? last_lines(tail, 4) : "it gave no reason");
 	}
-	if (iogap_domain_sync(s->dom, s->sync_after, s->n_after, e, sizeof(e)))
-		return iogap_seterr(err, errlen, "clock sync after the job: %s", e);
-	snprintf(path, sizeof(path), "%s/sync-after.txt", vmdir);
-	if (iogap_sync_save(path, s->sync_after, s->n_after))
-		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
-	return 0;
+	return domain_sync(s, vmdir, true, err, errlen);
 }
 
 /* The probe's results out of the guest, its files there removed. */
@@ -900,6 +909,8 @@ static enum phase_result run_domain(struct run_state *s, struct phase *p)
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", vmdir, strerror(errno));
 		return PHASE_FAILED;
 	}
+	if (domain_sync(s, vmdir, false, p->message, sizeof(p->message)))
+		return PHASE_FAILED;
 	iogap_progress_phase("VM: copying the probe into the guest");
 	if (domain_stage(s, argv, names, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
