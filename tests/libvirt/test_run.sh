@@ -188,8 +188,9 @@ ok $? "vm/blockstats.json: QEMU counted at least the probe's writes and reads, w
 "$(dirname "$0")/../install/validate.py" "$(dirname "$0")/../../docs/schemas/manifest-1.schema.json" \
 	"$WORK/ok/manifest.json" > "$WORK/schema.err" 2>&1
 ok $? "the manifest validates against manifest-1.schema.json $(head -3 "$WORK/schema.err")"
-grep -q "QEMU's blockstats of vdb: reads" "$WORK/ok.out"
-ok $? "the summary prints QEMU's numbers beside the filter's"
+grep -q "QEMU's blockstats of vdb: reads [0-9]* (mean .* us), writes [0-9]* (mean" "$WORK/ok.out" &&
+	grep -Eq "the top filter: +reads [0-9]+ \(mean .* us\), writes [0-9]+ \(mean" "$WORK/ok.out"
+ok $? "the summary prints QEMU's numbers beside the top filter's"
 "$IOGAP" report "$WORK/ok" > "$WORK/report.txt" 2>&1 && grep -qi "bare" "$WORK/report.txt"
 ok $? "iogap report reads the run directory"
 sed 's/^/# report: /' "$WORK/report.txt" | head -40
