@@ -6,91 +6,19 @@
 # tag, QEMU's blockstats beside); an iogap killed mid-run leaves nodes that
 # `iogap libvirt cleanup` or the next run removes.  Starts
 # virtlogd/libvirtd itself when they do not run, stops only what it started.
-# shellcheck source=tests/tap.sh
-. "$(dirname "$0")/../tap.sh"
-BUILD=${IOGAP_BUILD:?IOGAP_BUILD not set}
-IOGAP=$BUILD/host-tools/iogap
+# shellcheck source=tests/libvirt/lib.sh
+. "$(dirname "$0")/lib.sh"
 IMG=$BUILD/tests/libvirt
-bail() { echo "Bail out! $1"; exit 1; }
-[ "$(id -u)" = 0 ] || bail "needs root (libvirtd for qemu:///system)"
 [ -f "$IMG/vmlinux" ] && [ -f "$IMG/initramfs.cpio" ] ||
 	bail "the guest image with qemu-ga is not built ($IMG/initramfs.cpio: install qemu-guest-agent)"
-[ -f "$BUILD/qemu-filter/iogap-filter.so" ] || bail "iogap-filter.so not built"
-
-started=()
-WORK=$(mktemp -d "$BUILD/test-lvrun-XXXXXX")
-DOM=iogap-run-test-$$
-export LIBVIRT_DEFAULT_URI=qemu:///system
-virsh() { command virsh -q "$@"; }
 bg=""
-cleanup() {
-	[ -n "$bg" ] && kill -9 "$bg" 2> /dev/null
-	virsh destroy "$DOM" > /dev/null 2>&1
-	virsh undefine "$DOM" > /dev/null 2>&1
-	for pid in "${started[@]}"; do kill "$pid" 2> /dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-chmod 755 "$WORK"   # the QEMU user reads the kernel, the script, the image
+trap '[ -n "$bg" ] && kill -9 "$bg" 2> /dev/null; lv_cleanup' EXIT
 
-daemon() {
-	local pidfile=/run/$1.pid
-	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2> /dev/null; then return 0; fi
-	"$1" -d || bail "$1 -d failed"
-	for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
-	started+=("$(cat "$pidfile")")
-}
-daemon virtlogd
-daemon libvirtd
-for _ in $(seq 100); do virsh list > /dev/null 2>&1 && break; sleep 0.2; done
-
-truncate -s 64M "$WORK/disk.img"
 echo 'sleep 3000' > "$WORK/cmd.sh"
-cat > "$WORK/dom.xml" <<EOF
-<domain type='qemu'>
-  <name>$DOM</name>
-  <memory unit='MiB'>512</memory>
-  <vcpu>1</vcpu>
-  <os>
-    <type arch='x86_64' machine='pc'>hvm</type>
-    <kernel>$IMG/vmlinux</kernel>
-    <initrd>$IMG/initramfs.cpio</initrd>
-    <cmdline>console=ttyS0 quiet panic=-1 iogap_mode=shell-cmd iogap_timeout=3000</cmdline>
-  </os>
-  <features><acpi/></features>
-  <sysinfo type='fwcfg'>
-    <entry name='opt/iogap/cmd' file='$WORK/cmd.sh'/>
-  </sysinfo>
-  <on_poweroff>destroy</on_poweroff>
-  <on_reboot>destroy</on_reboot>
-  <on_crash>destroy</on_crash>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <disk type='file' device='disk'>
-      <driver name='qemu' type='raw' cache='none' io='native' discard='unmap'/>
-      <source file='$WORK/disk.img'/>
-      <target dev='vdb' bus='virtio'/>
-    </disk>
-    <serial type='file'>
-      <source path='$WORK/console.log'/>
-      <target port='0'/>
-    </serial>
-    <channel type='unix'>
+define_domain "$IMG" "    <channel type='unix'>
       <target type='virtio' name='org.qemu.guest_agent.0'/>
-    </channel>
-    <memballoon model='none'/>
-  </devices>
-</domain>
-EOF
-virsh define "$WORK/dom.xml" > /dev/null || bail "virsh define failed"
+    </channel>"
 
-wait_console() { # wait_console PATTERN SECONDS
-	for _ in $(seq $(($2 * 5))); do
-		grep -q "$1" "$WORK/console.log" 2> /dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
 start() {
 	rm -f "$WORK/console.log"
 	virsh start "$DOM" > /dev/null || bail "virsh start failed"
