@@ -58,7 +58,7 @@ manifest() {
 }
 graph() { "$IOGAP" libvirt graph "$DOM"; }
 
-echo "1..17"
+echo "1..19"
 
 # ---- refused before any I/O ---------------------------------------------------------
 run notrunning
@@ -122,6 +122,11 @@ ok $? "the summary prints QEMU's numbers beside the top filter's"
 "$IOGAP" report "$WORK/ok" > "$WORK/report.txt" 2>&1 && grep -qi "bare" "$WORK/report.txt"
 ok $? "iogap report reads the run directory"
 sed 's/^/# report: /' "$WORK/report.txt" | head -40
+"$IOGAP" lint "$WORK/ok" > "$WORK/lint.txt" 2>&1
+rc=$?
+[ $rc -le 1 ] && grep -q "ok/vm: job 'w'" "$WORK/lint.txt" && grep -q "ok/bare: job 'w'" "$WORK/lint.txt"
+ok $? "iogap lint reads both sides of the run directory (exit $rc: 1 when a finding is a warning)"
+sed 's/^/# lint: /' "$WORK/lint.txt" | head -12
 graph | cmp -s - "$WORK/graph.before" && [ -z "$(ls /dev/shm | grep -- '-iogap-.*vdb.ring$')" ]
 ok $? "after the run the graph is as found, no ring left"
 
@@ -149,6 +154,11 @@ rc=$?
 [ "$left" = 2 ] && [ $rc = 0 ] && grep -q "removed 2 iogap filter nodes an earlier run left" "$WORK/next.out" &&
 	graph | cmp -s - "$WORK/graph.before"
 ok $? "killed mid-run again: the next run removes the $left leftover nodes and succeeds (exit $rc)"
+"$IOGAP" compare "$WORK/ok" "$WORK/next" > "$WORK/compare.txt" 2>&1 &&
+	grep -qF "/ok  [vm+trace bare+trace]" "$WORK/compare.txt" &&
+	grep -qF "/next  [vm+trace]" "$WORK/compare.txt"
+ok $? "iogap compare reads two of them (the second --vm-only)"
+grep -F '  [' "$WORK/compare.txt" | sed 's/^/# compare: /'
 
 # ---- the guest agent gone ----------------------------------------------------------------------
 virsh qemu-agent-command "$DOM" '{"execute":"guest-exec","arguments":{"path":"killall","arg":["qemu-ga"]}}' > /dev/null
