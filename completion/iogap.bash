@@ -16,7 +16,7 @@ _iogap_dirs() {
 _iogap_run_opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
 	--machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
 	--allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points
-	--inject-delay-ns --passthrough --bare-run'
+	--inject-delay-ns --passthrough --bare-run --domain --disk --uri'
 
 # iogap passthrough run: its options, iogap run's, job files
 _iogap_passthrough_run() {
@@ -59,6 +59,9 @@ _iogap() {
 		--kernel|--initrd) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		--machine|--smp|--memory|--timeout|--boot-timeout|--append|--ring-size|--repeat|--inject-delay-ns)
 			return ;;
+		--domain) mapfile -t COMPREPLY < <(timeout 2 virsh -q list --name 2>/dev/null |
+						    compgen -W "$(cat)" -- "$cur"); return ;;
+		--disk|--uri) return ;;
 		esac ;;
 	demo)
 		opts='--dir --runtime --accel --quiet --help'

@@ -42,6 +42,9 @@
 /* files of a side's directory (docs/iogap-run.md, "Run directory") */
 #define IOGAP_KERNEL_TRACE "kernel.trace" /* the probe's --kernel-trace */
 #define IOGAP_EXTENTS_FILE "extents.txt"  /* bare/, vm/: a file target's extents (extents.h) */
+/* vm/: QEMU's query-blockstats of the device before and after, with latency
+ * histograms (iogap run --domain; docs/libvirt.md) */
+#define IOGAP_BLOCKSTATS_FILE "blockstats.json"
 #define IOGAP_HOST_KERNEL_TRACE "host-kernel.trace"  /* vm/: the host kernel under QEMU */
 
 struct iogap_manifest {

@@ -27,16 +27,10 @@ static void usage(FILE *f)
 	      "\n"
 	      "enable/disable: add/remove the filter preload in the domain's definition\n"
 	      "(takes effect at its next start).  insert/remove: put iogap's filter node\n"
-	      "below disk DEV (vdb, ...) of the running domain, or take it out; cleanup\n"
-	      "removes every iogap node left behind; graph prints QEMU's block graph.\n"
+	      "below disk DEV (vdb, ...) of the running domain, or take its filter nodes\n"
+	      "out; cleanup removes every iogap node left behind; graph prints QEMU's\n"
+	      "block graph.  `iogap run --domain` measures such a domain.\n"
 	      "See docs/libvirt.md.\n", f);
-}
-
-/* libvirt prints every error on stderr by default: we say it once, ourselves. */
-static void quiet_errors(void *data, virErrorPtr e)
-{
-	(void)data;
-	(void)e;
 }
 
 static int parse(int argc, char **argv, struct lv_opts *o)
@@ -201,7 +195,7 @@ int iogap_cmd_libvirt(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	virSetErrorFunc(NULL, quiet_errors);
+	virSetErrorFunc(NULL, iogap_lv_quiet_errors);
 	conn = virConnectOpen(o.uri);
 	if (!conn) {
 		fprintf(stderr, "iogap: cannot connect to libvirt%s%s: %s\n", o.uri ? " at " : "",

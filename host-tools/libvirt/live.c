@@ -11,6 +11,10 @@
  * blockdev-reopen resets every option it is not given, so FORMAT is
  * reopened with exactly the options it was opened with: libvirt's own
  * -blockdev JSON from QEMU's command line, only `file` changed.
+ *
+ * A top filter (iogap run --domain) goes above the device's root node:
+ * blockdev-add over FORMAT, then qom-set of the device's `drive`, which
+ * QEMU allows on a realized device (the BlockBackend's root is replaced).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -30,6 +34,12 @@
 #include "util.h"
 
 #define NODE_PREFIX "iogap-"
+
+void iogap_lv_quiet_errors(void *data, virErrorPtr e)
+{
+	(void)data;
+	(void)e;
+}
 
 /* A whole /proc file (NUL-separated lists included); *len its size. */
 static char *read_proc(pid_t pid, const char *what, size_t *len)
@@ -177,34 +187,40 @@ void iogap_lv_node_name(const char *dev, char *out, size_t outlen)
 	snprintf(out, outlen, NODE_PREFIX "%s", dev);
 }
 
-/* One QMP command through libvirt; its "return" into *ret (if not NULL). */
-static int qmp(virDomainPtr dom, const char *cmd, struct jp_value *ret, char *err, size_t errlen)
+int iogap_lv_reply(const char *who, char *reply, struct jp_value *ret, char *err, size_t errlen)
 {
-	char *reply = NULL, perr[256];
+	char perr[256];
 	struct jp_value v;
 	const struct jp_value *e;
 	int rc = -1;
 
-	if (virDomainQemuMonitorCommand(dom, cmd, &reply, VIR_DOMAIN_QEMU_MONITOR_COMMAND_DEFAULT)) {
-		iogap_seterr(err, errlen, "QMP through libvirt: %s", virGetLastErrorMessage());
-		return -1;
-	}
 	if (jp_parse(reply, strlen(reply), false, &v, NULL, perr, sizeof(perr))) {
-		iogap_seterr(err, errlen, "QMP reply is not JSON: %s", perr);
+		iogap_seterr(err, errlen, "%s reply is not JSON: %s", who, perr);
 		free(reply);
 		return -1;
 	}
 	free(reply);
 	if ((e = jp_get(&v, "error")))
-		iogap_seterr(err, errlen, "QEMU: %s", jp_str(jp_get(e, "desc")) ?: "error");
+		iogap_seterr(err, errlen, "%s: %s", who, jp_str(jp_get(e, "desc")) ?: "error");
 	else if (!jp_get(&v, "return"))
-		iogap_seterr(err, errlen, "QMP reply without return");
+		iogap_seterr(err, errlen, "%s reply without return", who);
 	else if (ret && jp_copy(ret, jp_get(&v, "return")))
 		iogap_seterr(err, errlen, "out of memory");
 	else
 		rc = 0;
 	jp_free(&v);
 	return rc;
+}
+
+int iogap_lv_qmp(virDomainPtr dom, const char *cmd, struct jp_value *ret, char *err, size_t errlen)
+{
+	char *reply = NULL;
+
+	if (virDomainQemuMonitorCommand(dom, cmd, &reply, VIR_DOMAIN_QEMU_MONITOR_COMMAND_DEFAULT)) {
+		iogap_seterr(err, errlen, "QMP through libvirt: %s", virGetLastErrorMessage());
+		return -1;
+	}
+	return iogap_lv_reply("QEMU", reply, ret, err, errlen);
 }
 
 /* v as JSON text (malloc'd). */
@@ -233,7 +249,7 @@ static int qmp_value(virDomainPtr dom, const struct jp_value *cmd, char *err, si
 		iogap_seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	rc = qmp(dom, text, NULL, err, errlen);
+	rc = iogap_lv_qmp(dom, text, NULL, err, errlen);
 	free(text);
 	return rc;
 }
@@ -272,7 +288,7 @@ static int graph_read(virDomainPtr dom, struct graph *g, char *err, size_t errle
 	const struct jp_value *nodes, *edges;
 
 	memset(g, 0, sizeof(*g));
-	if (qmp(dom, "{\"execute\":\"x-debug-query-block-graph\"}", &g->raw, err, errlen))
+	if (iogap_lv_qmp(dom, "{\"execute\":\"x-debug-query-block-graph\"}", &g->raw, err, errlen))
 		return -1;
 	nodes = jp_get(&g->raw, "nodes");
 	edges = jp_get(&g->raw, "edges");
@@ -471,7 +487,7 @@ static int del_node(const struct iogap_lv_qemu *q, const char *node, char *err, 
 
 	snprintf(cmd, sizeof(cmd),
 		 "{\"execute\":\"blockdev-del\",\"arguments\":{\"node-name\":\"%s\"}}", node);
-	return qmp(q->dom, cmd, NULL, err, errlen);
+	return iogap_lv_qmp(q->dom, cmd, NULL, err, errlen);
 }
 
 /* ---- the disk --------------------------------------------------------------- */
@@ -526,9 +542,10 @@ static int disk_alias(virDomainPtr dom, const char *dev, char *alias, size_t ale
 	return rc;
 }
 
-/* The format node (the device's root) of disk DEV, from query-block. */
-static int disk_format_node(const struct iogap_lv_qemu *q, const char *dev, char *node,
-			    size_t nlen, char *err, size_t errlen)
+/* The node at the root of disk DEV's device (its format node, or a top
+ * filter above it) and the device's QOM path (dpath), from query-block. */
+int iogap_lv_disk_root(const struct iogap_lv_qemu *q, const char *dev, char *node, size_t nlen,
+		       char dpath[400], char *err, size_t errlen)
 {
 	char alias[256], known[1024], qdev[400];
 	struct jp_value blk;
@@ -543,7 +560,7 @@ static int disk_format_node(const struct iogap_lv_qemu *q, const char *dev, char
 			known[0] ? known : "none");
 		return -1;
 	}
-	if (qmp(q->dom, "{\"execute\":\"query-block\"}", &blk, err, errlen))
+	if (iogap_lv_qmp(q->dom, "{\"execute\":\"query-block\"}", &blk, err, errlen))
 		return -1;
 	snprintf(qdev, sizeof(qdev), "/machine/peripheral/%s/", alias);
 	for (size_t i = 0; blk.type == JP_ARRAY && i < blk.n && rc; i++) {
@@ -552,6 +569,7 @@ static int disk_format_node(const struct iogap_lv_qemu *q, const char *dev, char
 
 		if ((!strncmp(d, qdev, strlen(qdev)) || !strcmp(d, alias)) && n) {
 			snprintf(node, nlen, "%s", n);
+			snprintf(dpath, 400, "%s", d);
 			rc = 0;
 		}
 	}
@@ -563,24 +581,116 @@ static int disk_format_node(const struct iogap_lv_qemu *q, const char *dev, char
 
 /* ---- insert, remove, cleanup ------------------------------------------------ */
 
+static bool is_iogap(const char *node)
+{
+	return node && !strncmp(node, NODE_PREFIX, strlen(NODE_PREFIX));
+}
+
+/* The filter node must have made its ring: else the compress in that QEMU
+ * is not iogap's (the filter refused to register: its stamp guard), and the
+ * node is deleted again. */
+static int check_ring(const struct iogap_lv_qemu *q, const char *node, char *ring,
+		      size_t ringlen, char *err, size_t errlen)
+{
+	char why[1024];
+	struct stat st;
+
+	snprintf(ring, ringlen, "%s/iogap-%d-%s.ring", q->ring_dir, (int)q->pid, node);
+	if (!stat(ring, &st))
+		return 0;
+	snprintf(why, sizeof(why), "the compress driver of domain %s's QEMU is not iogap's "
+		 "filter (no ring %s after blockdev-add: see the domain's QEMU log for an "
+		 "iogap-filter line)", q->name, ring);
+	del_node(q, node, err, errlen);
+	iogap_seterr(err, errlen, "%s", why);
+	return -1;
+}
+
+/* The device at dpath (a QOM path) uses node as its root from now on:
+ * qom-set of its drive property, which QEMU allows on a realized device
+ * (the BlockBackend's root node is replaced). */
+static int set_device_root(const struct iogap_lv_qemu *q, const char *dpath, const char *node,
+			   char *err, size_t errlen)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "{\"execute\":\"qom-set\",\"arguments\":{\"path\":\"%s\","
+		 "\"property\":\"drive\",\"value\":\"%s\"}}", dpath, node);
+	return iogap_lv_qmp(q->dom, cmd, NULL, err, errlen);
+}
+
+void iogap_lv_top_node_name(const char *dev, char *out, size_t outlen)
+{
+	snprintf(out, outlen, NODE_PREFIX "top-%s", dev);
+}
+
+int iogap_lv_insert_top(const struct iogap_lv_qemu *q, const char *dev, char *ring,
+			size_t ringlen, char *err, size_t errlen)
+{
+	char root[256], dpath[400], node[64], why[1024];
+
+	if (iogap_lv_check_filter(q, err, errlen) ||
+	    iogap_lv_disk_root(q, dev, root, sizeof(root), dpath, err, errlen))
+		return -1;
+	iogap_lv_top_node_name(dev, node, sizeof(node));
+	if (is_iogap(root)) {
+		iogap_seterr(err, errlen, "disk %s already has an iogap filter node on top (%s): "
+			"`iogap libvirt cleanup %s`", dev, root, q->name);
+		return -1;
+	}
+	if (add_filter(q, node, root, err, errlen) || check_ring(q, node, ring, ringlen, err, errlen))
+		return -1;
+	if (set_device_root(q, dpath, node, err, errlen)) {
+		snprintf(why, sizeof(why), "%s", err);
+		del_node(q, node, err, errlen);
+		iogap_seterr(err, errlen, "putting the filter above %s: %s", root, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The QOM path of the device whose root is node, into dpath; 0, 1 when no
+ * device has it as its root, -1 with err. */
+static int device_of_root(const struct iogap_lv_qemu *q, const char *node, char dpath[400],
+			  char *err, size_t errlen)
+{
+	struct jp_value blk;
+	int rc = 1;
+
+	if (iogap_lv_qmp(q->dom, "{\"execute\":\"query-block\"}", &blk, err, errlen))
+		return -1;
+	for (size_t i = 0; blk.type == JP_ARRAY && i < blk.n && rc; i++) {
+		const char *n = jp_str(jp_path(&blk.items[i], "inserted/node-name"));
+		const char *d = jp_str(jp_get(&blk.items[i], "qdev"));
+
+		if (n && d && !strcmp(n, node)) {
+			snprintf(dpath, 400, "%s", d);
+			rc = 0;
+		}
+	}
+	jp_free(&blk);
+	return rc;
+}
+
 int iogap_lv_insert(const struct iogap_lv_qemu *q, const char *dev, char *ring, size_t ringlen,
 		    char *err, size_t errlen)
 {
 	char fmt[256], node[64], storage[256], why[1024];
 	struct graph g;
 	const char *child;
-	struct stat st;
+	char dpath[400];
 
 	if (iogap_lv_check_filter(q, err, errlen) ||
-	    disk_format_node(q, dev, fmt, sizeof(fmt), err, errlen) ||
+	    iogap_lv_disk_root(q, dev, fmt, sizeof(fmt), dpath, err, errlen) ||
 	    graph_read(q->dom, &g, err, errlen))
 		return -1;
 	iogap_lv_node_name(dev, node, sizeof(node));
 	child = graph_child(&g, fmt, "file");
-	if (graph_has_node(&g, node) || (child && !strncmp(child, NODE_PREFIX, strlen(NODE_PREFIX)))) {
+	if (graph_has_node(&g, node) || is_iogap(child) || is_iogap(fmt)) {
 		iogap_seterr(err, errlen, "disk %s already has an iogap filter node (%s): `iogap libvirt "
 			"remove %s --disk %s` or `iogap libvirt cleanup %s`", dev,
-			graph_has_node(&g, node) ? node : child, q->name, dev, q->name);
+			graph_has_node(&g, node) ? node : is_iogap(fmt) ? fmt : child, q->name, dev,
+			q->name);
 		graph_free(&g);
 		return -1;
 	}
@@ -591,19 +701,9 @@ int iogap_lv_insert(const struct iogap_lv_qemu *q, const char *dev, char *ring, 
 	}
 	snprintf(storage, sizeof(storage), "%s", child);
 	graph_free(&g);
-	snprintf(ring, ringlen, "%s/iogap-%d-%s.ring", q->ring_dir, (int)q->pid, node);
-	if (add_filter(q, node, storage, err, errlen))
+	if (add_filter(q, node, storage, err, errlen) ||
+	    check_ring(q, node, ring, ringlen, err, errlen))
 		return -1;
-	/* the alias could still be the real compress (the filter refused to
-	 * register: its stamp guard): then no ring appears */
-	if (stat(ring, &st)) {
-		snprintf(why, sizeof(why), "the compress driver of domain %s's QEMU is not iogap's "
-			 "filter (no ring %s after blockdev-add: see the domain's QEMU log for an "
-			 "iogap-filter line)", q->name, ring);
-		del_node(q, node, err, errlen);
-		iogap_seterr(err, errlen, "%s", why);
-		return -1;
-	}
 	if (reopen_with_file(q, fmt, node, err, errlen)) {
 		snprintf(why, sizeof(why), "%s", err);
 		del_node(q, node, err, errlen);
@@ -618,20 +718,26 @@ static int remove_node(const struct iogap_lv_qemu *q, const struct graph *g, con
 		       char *err, size_t errlen)
 {
 	const char *parent = graph_file_parent(g, node), *child = graph_child(g, node, "file");
+	char dpath[400];
+	int rc = parent ? 0 : device_of_root(q, node, dpath, err, errlen);
 
-	if (parent && !child) {
+	if (rc < 0)
+		return -1;
+	if ((parent || !rc) && !child) {
 		iogap_seterr(err, errlen, "filter node %s has no file child", node);
 		return -1;
 	}
-	/* a node added but never put in place (killed in between) has no parent */
-	if (parent && reopen_with_file(q, parent, child, err, errlen))
+	/* a top filter: its device gets the node below back; a node added but
+	 * never put in place (killed in between) has no parent at all */
+	if (parent ? reopen_with_file(q, parent, child, err, errlen) :
+	    !rc && set_device_root(q, dpath, child, err, errlen))
 		return -1;
 	return del_node(q, node, err, errlen);
 }
 
 int iogap_lv_remove(const struct iogap_lv_qemu *q, const char *dev, char *err, size_t errlen)
 {
-	char node[64];
+	char node[64], top[64];
 	struct graph g;
 	int rc;
 
@@ -641,14 +747,18 @@ int iogap_lv_remove(const struct iogap_lv_qemu *q, const char *dev, char *err, s
 	}
 	if (graph_read(q->dom, &g, err, errlen))
 		return -1;
+	iogap_lv_top_node_name(dev, top, sizeof(top));
 	iogap_lv_node_name(dev, node, sizeof(node));
-	if (!graph_has_node(&g, node)) {
-		iogap_seterr(err, errlen, "disk %s of domain %s has no iogap filter node (%s)", dev,
-			q->name, node);
+	if (!graph_has_node(&g, node) && !graph_has_node(&g, top)) {
+		iogap_seterr(err, errlen, "disk %s of domain %s has no iogap filter node (%s, %s)", dev,
+			q->name, top, node);
 		graph_free(&g);
 		return -1;
 	}
-	rc = remove_node(q, &g, node, err, errlen);
+	/* the top first: removing it changes no edge of the bottom's */
+	rc = graph_has_node(&g, top) ? remove_node(q, &g, top, err, errlen) : 0;
+	if (!rc && graph_has_node(&g, node))
+		rc = remove_node(q, &g, node, err, errlen);
 	graph_free(&g);
 	return rc;
 }
@@ -657,7 +767,7 @@ int iogap_lv_remove(const struct iogap_lv_qemu *q, const char *dev, char *err, s
 static const char *first_iogap_node(const struct graph *g)
 {
 	for (size_t i = 0; i < g->nr_nodes; i++)
-		if (!strncmp(g->nodes[i], NODE_PREFIX, strlen(NODE_PREFIX)))
+		if (is_iogap(g->nodes[i]))
 			return g->nodes[i];
 	return NULL;
 }

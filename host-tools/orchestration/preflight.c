@@ -125,7 +125,7 @@ static int check_jobs(const struct iogap_job_list *l, size_t nr, const struct ta
 }
 
 int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs,
-		    struct iogap_job_needs *needs, char *err, size_t errlen)
+		    bool domain_disk, struct iogap_job_needs *needs, char *err, size_t errlen)
 {
 	struct target_facts f;
 	uint64_t write_span = 0;
@@ -163,7 +163,8 @@ int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs
 	}
 	if (!needs->writes || t->kind == IOGAP_TARGET_NULL || t->kind == IOGAP_TARGET_RBD)
 		return 0;
-	if (check_writable(t->path, err, errlen))
+	/* a domain's disk: its QEMU holds the lock (iogap run checks the domain) */
+	if (!domain_disk && check_writable(t->path, err, errlen))
 		return -1;
 	if (f.is_file && (write_span < f.holes ? write_span : f.holes) > f.fs_free)
 		return iogap_seterr(err, errlen, "%s is sparse: the jobs' writes could allocate up to "

@@ -21,8 +21,9 @@ struct iogap_job_needs {
  * written (immutable, read-only) or that another process locks (a running
  * VM's QEMU), no writes into holes that could fill the filesystem.  Job
  * files that do not parse are left to the probe, which names the error.
- * 0, or -1 with err. */
+ * domain_disk: t is the disk of a running libvirt domain (iogap run
+ * --domain), whose QEMU holds its lock: not checked.  0, or -1 with err. */
 int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs,
-		    struct iogap_job_needs *needs, char *err, size_t errlen);
+		    bool domain_disk, struct iogap_job_needs *needs, char *err, size_t errlen);
 
 #endif

@@ -26,6 +26,7 @@
 #include "control.h"
 #include "cpuload.h"
 #include "extents.h"
+#include "iogap-domain.h"
 #include "iogap-paths.h"
 #include "job.h"
 #include "json_writer.h"
@@ -63,6 +64,7 @@ struct run_opts {
 	unsigned ring_size;        /* --ring-size: records per filter ring */
 	unsigned timeout_s, boot_timeout_s;
 	const char *append;
+	const char *domain, *disk, *uri;   /* --domain: a running libvirt domain's disk */
 	char **jobs;
 	int nr_jobs;
 };
@@ -82,6 +84,12 @@ struct run_state {
 	char dir[PATH_MAX];
 	char tools[PATH_MAX];     /* directory of the iogap binary */
 	char probe[PATH_MAX], filter_so[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
+	char probe_static[PATH_MAX];   /* copied into a libvirt domain's guest */
+	struct iogap_domain *dom;      /* --domain */
+	char domain_target[4300];      /* the domain disk's backend, as --target */
+	char guest_dev[64];            /* that disk in the guest */
+	char blockstats[256];          /* QEMU's statistics of the device, summed up */
+	char top_stats[256];           /* the top filter's, summed up the same way */
 	uint64_t run_id;
 	char passthrough[64];     /* manifest vm.passthrough: "nvme", "vfio-pci,host=BDF" */
 	const char *accel_used;
@@ -207,6 +215,8 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		  IOGAP_INSTALL_PKGLIBDIR "/vmlinux", "the guest kernel" },
 		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio",
 		  IOGAP_INSTALL_PKGLIBDIR "/initramfs.cpio", "the guest initramfs" },
+		{ s->probe_static, "IOGAP_PROBE_STATIC", "../images/iogap-probe-static",
+		  IOGAP_INSTALL_PKGLIBDIR "/iogap-probe-static", "the static iogap-probe" },
 	};
 	bool inst;
 
@@ -232,9 +242,13 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		else if (snprintf(want[i].dst, PATH_MAX, "%s/%s", self, want[i].rel) >= PATH_MAX)
 			return -1;
 		if (access(want[i].dst, R_OK)) {
-			/* the VM pieces matter only when there is a VM phase, the
-			 * filter only when it has filter nodes */
-			if (i == 0 || (!s->o.bare_only && !(i == 1 && s->o.passthrough))) {
+			/* the VM pieces matter only when there is a VM phase: iogap's
+			 * own (filter, kernel, initrd) or a domain's (the static probe);
+			 * the filter only when it has filter nodes */
+			bool domain_piece = i == 4;
+			bool wanted = domain_piece == !!s->o.domain && !(i == 1 && s->o.passthrough);
+
+			if (i == 0 || (!s->o.bare_only && wanted)) {
 				snprintf(err, errlen, "cannot find %s at %s (set %s, or %s)",
 					 want[i].what, want[i].dst, want[i].env,
 					 inst ? "reinstall iogap" : "build it");
@@ -444,6 +458,30 @@ static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, con
 	return iogap_ctl_get(c, name, path);
 }
 
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+}
+
+/* NAME=value of the ${NAME}s the job files use, for the guest probe, up to
+ * the first one unset here (the probe names it itself), NULL-ended; each
+ * malloc'd (free_env).  0, or -1 (nothing to free). */
+static int job_env(const struct run_state *s, char *env[65])
+{
+	size_t k = 0;
+
+	for (; k < s->nr_env && getenv(s->env_names[k]); k++) {
+		if (asprintf(&env[k], "%s=%s", s->env_names[k], getenv(s->env_names[k])) < 0) {
+			env[k] = NULL;
+			free_env(env);
+			return -1;
+		}
+	}
+	env[k] = NULL;
+	return 0;
+}
+
 /* Talk to the agent: environment, job files, sync, run, sync, results. */
 static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir,
 		      uint64_t job_deadline, char *err, size_t errlen)
@@ -458,34 +496,14 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	}
 	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", line + 3);
 	iogap_progress_phase("VM job");   /* the guest has booted and answered */
-	for (size_t i = 0; i < s->nr_env; i++) {
-		const char *v = getenv(s->env_names[i]);
-		size_t n = strlen(s->env_names[i]) + (v ? strlen(v) : 0) + 2;
-
-		env[i] = malloc(n);
-		if (!env[i])
-			return -1;
-		snprintf(env[i], n, "%s=%s", s->env_names[i], v ? v : "");
-		if (!v) {
-			/* the probe reports unset variables itself, by name */
-			free(env[i]);
-			env[i] = NULL;
-			break;
-		}
+	if (job_env(s, env) < 0)
+		return iogap_seterr(err, errlen, "out of memory");
+	if (env[0] && iogap_ctl_env(c, env)) {
+		snprintf(err, errlen, "%s", c->err);
+		free_env(env);
+		return -1;
 	}
-	{
-		size_t k = 0;
-
-		while (k < s->nr_env && env[k])
-			k++;
-		env[k] = NULL;
-		if (k && iogap_ctl_env(c, env)) {
-			snprintf(err, errlen, "%s", c->err);
-			return -1;
-		}
-		for (size_t i = 0; i < k; i++)
-			free(env[i]);
-	}
+	free_env(env);
 	argv[argc++] = "--eta=never";
 	argv[argc++] = "--producer=guest";
 	argv[argc++] = "--output-format=normal,json+";
@@ -760,6 +778,234 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 	return PHASE_FAILED;
 }
 
+/* The end of the guest probe's stderr, as probe.err (best effort: the
+ * message of a failure carries it too). */
+static void save_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The top filter's reads and writes, as QEMU's blockstats count them at the
+ * device (every request, mean entry to exit): the cross-check beside them. */
+static void top_summary(struct run_state *s, const char *vmdir)
+{
+	char path[PATH_MAX + 32], e[512];
+	struct iogap_trace_reader *r;
+	const struct iogap_trace_record *recs;
+	uint64_t n[2] = { 0 }, ns[2] = { 0 };
+	ptrdiff_t got;
+
+	snprintf(path, sizeof(path), "%s/top.trace", vmdir);
+	r = iogap_trace_reader_open(path, e, sizeof(e));
+	if (!r)
+		return;
+	while ((got = iogap_trace_reader_batch(r, &recs, e, sizeof(e))) > 0)
+		for (ptrdiff_t i = 0; i < got; i++) {
+			int op = recs[i].op;
+
+			if (op > IOGAP_OP_WRITE || recs[i].complete_ns < recs[i].start_ns)
+				continue;
+			n[op]++;
+			ns[op] += recs[i].complete_ns - recs[i].start_ns;
+		}
+	iogap_trace_reader_close(r);
+	if (got == 0)
+		snprintf(s->top_stats, sizeof(s->top_stats), "reads %" PRIu64 " (mean %.1f us), "
+			 "writes %" PRIu64 " (mean %.1f us)", n[0], n[0] ? ns[0] / 1e3 / n[0] : 0.0,
+			 n[1], n[1] ? ns[1] / 1e3 / n[1] : 0.0);
+}
+
+/* A guest file of this run: /tmp/iogap-<run id>-NAME. */
+static void guest_path(const struct run_state *s, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "/tmp/iogap-%016" PRIx64 "-%s", s->run_id, name);
+}
+
+/* The static probe and the job files into the domain's guest; the probe's
+ * command line there into argv (strings in names). */
+static int domain_stage(struct run_state *s, const char *argv[64], char names[64][96],
+			char *err, size_t errlen)
+{
+	static const char *const outs[] = { "--output=", "--output-json=", "--trace=" };
+	static const char *const files[] = { "probe.txt", "probe.json", "probe.trace" };
+	int argc = 0, n = 0;
+
+	guest_path(s, "iogap-probe", names[n], sizeof(names[0]));
+	if (iogap_domain_put(s->dom, s->probe_static, names[n], true, err, errlen))
+		return -1;
+	argv[argc++] = names[n++];
+	argv[argc++] = "--eta=never";
+	argv[argc++] = "--producer=guest";
+	argv[argc++] = "--output-format=normal,json+";
+	for (int i = 0; i < 3; i++) {
+		char g[80];
+
+		guest_path(s, files[i], g, sizeof(g));
+		snprintf(names[n], sizeof(names[0]), "%s%s", outs[i], g);
+		argv[argc++] = names[n++];
+	}
+	snprintf(names[n], sizeof(names[0]), "--run-id=%" PRIx64, s->run_id);
+	argv[argc++] = names[n++];
+	snprintf(names[n], sizeof(names[0]), "--force=filename=%s", s->guest_dev);
+	argv[argc++] = names[n++];
+	if (s->o.allow_destroy)
+		argv[argc++] = "--allow-destroy-data";
+	for (int i = 0; i < s->o.nr_jobs && n < 60; i++) {
+		char job[32];
+
+		snprintf(job, sizeof(job), "job%d.fio", i);
+		guest_path(s, job, names[n], sizeof(names[0]));
+		if (iogap_domain_put(s->dom, s->o.jobs[i], names[n], false, err, errlen))
+			return -1;
+		argv[argc++] = names[n++];
+	}
+	argv[argc] = NULL;
+	return 0;
+}
+
+/* Clock sync rounds through the guest agent into vm/sync-WHEN.txt.  A
+ * round takes milliseconds there (iogap's own channel: microseconds), so
+ * more of them, and the sets as far apart as the run allows: the drift is
+ * estimated from the sets' difference. */
+static int domain_sync(struct run_state *s, const char *vmdir, bool after, char *err,
+		       size_t errlen)
+{
+	struct iogap_sync_sample *set = after ? s->sync_after : s->sync_before;
+	size_t *n = after ? &s->n_after : &s->n_before;
+	char path[PATH_MAX + 32], e[1024];
+
+	iogap_progress_phase("VM clock sync");
+	*n = SYNC_ROUNDS / 4;
+	if (iogap_domain_sync(s->dom, set, *n, e, sizeof(e)))
+		return iogap_seterr(err, errlen, "clock sync%s: %s", after ? " after the job" : "", e);
+	snprintf(path, sizeof(path), "%s/sync-%s.txt", vmdir, after ? "after" : "before");
+	if (iogap_sync_save(path, set, *n))
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+	return 0;
+}
+
+/* The guest's side of the run, filters in: the probe, then the clock sync. */
+static int domain_job(struct run_state *s, const char *vmdir, const char *const *argv,
+		      char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], tail[4096], e[1024], *env[65];
+	int status, rc;
+
+	iogap_progress_phase("VM job");
+	if (job_env(s, env) < 0)
+		return iogap_seterr(err, errlen, "out of memory");
+	rc = iogap_domain_exec(s->dom, argv, (const char *const *)env,
+			       iogap_now_ns() + expected_job_ns(s), iogap_interrupt_flag(), &status,
+			       tail, sizeof(tail), e, sizeof(e));
+	free_env(env);
+	if (rc)
+		return iogap_seterr(err, errlen, "running the probe in the guest: %s", e);
+	s->vm.probe_status = status;
+	snprintf(path, sizeof(path), "%s/probe.err", vmdir);
+	save_text(path, tail);
+	if (status) {
+		drop_lines(tail, "iogap-probe: kernel points: ");
+		return iogap_seterr(err, errlen, "the probe failed in the guest (status %d): %s", status,
+				    tail[0] ? last_lines(tail, 4) : "it gave no reason");
+	}
+	return domain_sync(s, vmdir, true, err, errlen);
+}
+
+/* The probe's results out of the guest, its files there removed. */
+static int domain_fetch(struct run_state *s, const char *vmdir, char *err, size_t errlen)
+{
+	static const char *const files[] = { "probe.txt", "probe.json", "probe.trace" };
+	const char *rm[8] = { "rm", "-f" };
+	char g[4][80], host[PATH_MAX + 32], tail[256], e[512];
+	int rc = 0, status;
+
+	for (int i = 0; i < 3; i++) {
+		guest_path(s, files[i], g[i], sizeof(g[i]));
+		snprintf(host, sizeof(host), "%s/%s", vmdir, files[i]);
+		if (!rc && iogap_domain_get(s->dom, g[i], host, e, sizeof(e)))
+			rc = iogap_seterr(err, errlen, "fetching %s from the guest: %s", files[i], e);
+		rm[2 + i] = g[i];
+	}
+	guest_path(s, "iogap-probe", g[3], sizeof(g[3]));
+	rm[5] = g[3];
+	rm[6] = NULL;
+	/* the job files too: /tmp/iogap-<id>-job*.fio (no glob without a shell) */
+	iogap_domain_exec(s->dom, rm, NULL, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+			  sizeof(tail), e, sizeof(e));
+	for (int i = 0; i < s->o.nr_jobs; i++) {
+		char job[32], gj[80];
+		const char *rmj[] = { "rm", "-f", gj, NULL };
+
+		snprintf(job, sizeof(job), "job%d.fio", i);
+		guest_path(s, job, gj, sizeof(gj));
+		iogap_domain_exec(s->dom, rmj, NULL, iogap_now_ns() + 60000000000ULL, NULL, &status, tail,
+				  sizeof(tail), e, sizeof(e));
+	}
+	return rc;
+}
+
+/*
+ * The VM side in a running libvirt domain (--domain): the probe and jobs
+ * copied in through the guest agent, both filters inserted live and
+ * drained as iogap's own VM's are, the job, the filters removed (the graph
+ * as found), the results fetched, QEMU's statistics of the device beside.
+ */
+static enum phase_result run_domain(struct run_state *s, struct phase *p)
+{
+	char vmdir[PATH_MAX + 8], names[64][96], e[2048], path[PATH_MAX + 32];
+	const char *argv[64];
+	struct iogap_vm rings = { 0 };
+	int rc;
+
+	snprintf(vmdir, sizeof(vmdir), "%s/%s", s->dir, iogap_side_dir[IOGAP_SIDE_VM]);
+	if (mkdir(vmdir, 0755) && errno != EEXIST) {
+		iogap_seterr(p->message, sizeof(p->message), "%s: %s", vmdir, strerror(errno));
+		return PHASE_FAILED;
+	}
+	if (domain_sync(s, vmdir, false, p->message, sizeof(p->message)))
+		return PHASE_FAILED;
+	iogap_progress_phase("VM: copying the probe into the guest");
+	if (domain_stage(s, argv, names, p->message, sizeof(p->message)))
+		return PHASE_FAILED;
+	if (iogap_domain_stats_begin(s->dom, e, sizeof(e)))
+		warn(s, "QEMU's block statistics: %s", e);
+	if (iogap_domain_insert(s->dom, rings.top_ring, rings.bottom_ring, p->message,
+				sizeof(p->message)))
+		return PHASE_FAILED;
+	rc = start_drains(s, &rings, vmdir, p->message, sizeof(p->message));
+	if (!rc)
+		rc = domain_job(s, vmdir, argv, p->message, sizeof(p->message));
+	/* out again whatever happened; the graph must be as found */
+	if (iogap_domain_remove(s->dom, e, sizeof(e))) {
+		if (!rc)
+			iogap_seterr(p->message, sizeof(p->message), "removing the filters: %s", e);
+		else
+			warn(s, "removing the filters: %s", e);
+		rc = -1;
+	}
+	if (finish_drains(s, &rings, rc ? NULL : p->message, sizeof(p->message)))
+		rc = -1;
+	if (!rc)
+		rc = domain_fetch(s, vmdir, p->message, sizeof(p->message));
+	if (!rc)
+		top_summary(s, vmdir);
+	snprintf(path, sizeof(path), "%s/" IOGAP_BLOCKSTATS_FILE, vmdir);
+	if (iogap_domain_stats_end(s->dom, path, s->blockstats, sizeof(s->blockstats), e, sizeof(e)))
+		warn(s, "QEMU's block statistics: %s", e);
+	if (!rc)
+		return PHASE_OK;
+	if (iogap_interrupted()) {
+		say_interrupted(p, p->message);
+		return PHASE_INTERRUPTED;
+	}
+	return PHASE_FAILED;
+}
+
 static int align_vm(struct run_state *s, char *err, size_t errlen)
 {
 	if (iogap_rundir_load(s->dir, &s->rd, err, errlen))
@@ -870,20 +1116,31 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 	jw_obj(&w, IOGAP_MF_VM);
 	jw_str(&w, IOGAP_MF_ACCEL, s->accel_used ? s->accel_used : "");
 	jw_str(&w, "accel_note", s->accel_note);
-	jw_str(&w, "machine", s->o.machine);
-	jw_u64(&w, "smp", s->o.smp);
-	jw_u64(&w, "memory_mb", s->o.memory_mb);
-	jw_str(&w, "cache", s->o.cache);
-	jw_str(&w, "aio", s->o.aio);
-	jw_int(&w, "iothread", s->o.iothread);
+	if (s->o.domain) {
+		/* the domain's own configuration is the user's: its XML has it */
+		jw_u64(&w, "smp", s->o.smp);
+		jw_u64(&w, "memory_mb", s->o.memory_mb);
+		jw_str(&w, "domain", s->o.domain);
+		jw_str(&w, "disk", s->o.disk);
+		jw_str(&w, "uri", s->o.uri ? s->o.uri : "");
+		jw_str(&w, "guest_dev", s->guest_dev);
+		jw_str(&w, "blockstats", s->blockstats);
+	} else {
+		jw_str(&w, "machine", s->o.machine);
+		jw_u64(&w, "smp", s->o.smp);
+		jw_u64(&w, "memory_mb", s->o.memory_mb);
+		jw_str(&w, "cache", s->o.cache);
+		jw_str(&w, "aio", s->o.aio);
+		jw_int(&w, "iothread", s->o.iothread);
+		jw_str(&w, "kernel", s->kernel);
+		jw_str(&w, "initrd", s->initrd);
+		jw_member(&w, "filter");   /* "" without filter nodes: the schema requires it */
+		jw_string(&w, s->o.passthrough ? "" : s->filter_so);
+		if (s->o.passthrough)
+			jw_str(&w, IOGAP_MF_PASSTHROUGH, s->passthrough);
+	}
 	if (s->o.inject_delay_ns)
 		jw_u64(&w, IOGAP_MF_INJECT_DELAY, s->o.inject_delay_ns);
-	jw_str(&w, "kernel", s->kernel);
-	jw_str(&w, "initrd", s->initrd);
-	jw_member(&w, "filter");   /* "" without filter nodes: the schema requires it */
-	jw_string(&w, s->o.passthrough ? "" : s->filter_so);
-	if (s->o.passthrough)
-		jw_str(&w, IOGAP_MF_PASSTHROUGH, s->passthrough);
 	jw_str(&w, "guest_agent", s->guest_hello);
 	jw_u64(&w, "top_records", s->ring_records[0]);
 	jw_u64(&w, "top_dropped", s->ring_dropped[0]);
@@ -1006,6 +1263,10 @@ static void print_summary(struct run_state *s)
 	       s->bare.message);
 	printf("  VM (%s):    %s%s%s\n", s->accel_used ? s->accel_used : "-", s->vm.status,
 	       s->vm.message[0] ? ": " : "", s->vm.message);
+	if (s->blockstats[0])
+		printf("  QEMU's blockstats of %s: %s (vm/" IOGAP_BLOCKSTATS_FILE ")\n"
+		       "  the top filter:           %s\n", s->o.disk, s->blockstats,
+		       s->top_stats[0] ? s->top_stats : "-");
 	if (!s->have_pairing)
 		return;
 	if (s->o.passthrough)
@@ -1101,8 +1362,13 @@ static void setup_failed(struct run_state *s, const char *why)
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...\n"
+	      "       iogap run [options] --domain DOMAIN --disk DEV [--uri URI] JOBFILE...\n"
 	      "  --target file:PATH | dev:PATH | null:SIZE[,latency-ns=N] | zns:PATH[,zone-size=SIZE]\n"
 	      "           | rbd:POOL/IMAGE[,conf=CEPH.CONF][,id=USER]\n"
+	      "  --domain DOMAIN       the VM side in this running libvirt domain, on its disk\n"
+	      "  --disk DEV            DEV (vdb, ...); bare metal runs on the disk's backend; the\n"
+	      "                        domain needs `iogap libvirt enable` and qemu-ga\n"
+	      "  --uri URI             libvirt connection (default: libvirt's default)\n"
 	      "  --dir DIR             run directory (default ./iogap-run-<time>); it must be\n"
 	      "                        empty, and one run at a time uses it\n"
 	      "  --force               reuse a run directory: an earlier run's files are removed\n"
@@ -1184,6 +1450,9 @@ static const struct option run_longopts[] = {
 	{ "no-kernel-points", no_argument, NULL, 'K' },
 	{ "passthrough", required_argument, NULL, 'P' },
 	{ "bare-run", required_argument, NULL, 'X' },
+	{ "domain", required_argument, NULL, 'o' },
+	{ "disk", required_argument, NULL, 'g' },
+	{ "uri", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -1244,6 +1513,9 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'K': s->o.no_kernel_points = true; break;
 		case 'P': s->o.passthrough = optarg; break;
 		case 'X': s->o.bare_run = optarg; break;
+		case 'o': s->o.domain = optarg; break;
+		case 'g': s->o.disk = optarg; break;
+		case 'U': s->o.uri = optarg; break;
 		case 's': bad = parse_number("smp", optarg, 1, 255, &v); s->o.smp = (unsigned)v; break;
 		case 'M': bad = parse_number("memory", optarg, 128, 1u << 20, &v);
 			  s->o.memory_mb = (unsigned)v; break;
@@ -1267,9 +1539,19 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 	s->o.nr_jobs = argc - optind;
 	if (passthrough_options(s))
 		return 2;
-	if ((!s->o.target_spec && !s->o.bare_run) || !s->o.nr_jobs) {
-		fprintf(stderr, "iogap run: need --target and at least one job file\n");
+	if (s->o.domain ? s->o.target_spec || !s->o.disk || s->o.passthrough || s->o.bare_run :
+			  s->o.disk || s->o.uri) {
+		fprintf(stderr, "iogap run: --domain needs --disk and takes no --target, --passthrough "
+			"or --bare-run; --disk and --uri go with --domain\n");
+		return 2;
+	}
+	if ((!s->o.target_spec && !s->o.bare_run && !s->o.domain) || !s->o.nr_jobs) {
+		fprintf(stderr, "iogap run: need --target (or --domain) and at least one job file\n");
 		usage(stderr);
+		return 2;
+	}
+	if (s->o.domain && s->o.bare_only) {
+		fprintf(stderr, "iogap run: --domain runs the VM side; --bare-only excludes it\n");
 		return 2;
 	}
 	if (s->o.vm_only && s->o.bare_only) {
@@ -1508,6 +1790,64 @@ static void host_kernel_stop(struct run_state *s)
 	record_extents(s, IOGAP_SIDE_VM);
 }
 
+/* --domain: the running domain, its QEMU with the filter, the disk and the
+ * guest agent; the disk's backend becomes the target. */
+static int open_domain(struct run_state *s, char *err, size_t errlen)
+{
+	int leftovers = 0;
+
+	s->dom = iogap_domain_open(s->o.uri, s->o.domain, s->o.disk, &leftovers, err, errlen);
+	if (!s->dom)
+		return -1;
+	if (leftovers)
+		warn(s, "removed %d iogap filter node%s an earlier run left in domain %s", leftovers,
+		     leftovers == 1 ? "" : "s", s->o.domain);
+	snprintf(s->domain_target, sizeof(s->domain_target), "%s", iogap_domain_target(s->dom));
+	s->accel_used = iogap_domain_accel(s->dom);
+	snprintf(s->guest_hello, sizeof(s->guest_hello), "%s", iogap_domain_agent(s->dom));
+	{
+		uint64_t mb;
+
+		iogap_domain_size(s->dom, &s->o.smp, &mb);
+		s->o.memory_mb = (unsigned)mb;
+	}
+	s->o.target_spec = s->domain_target;
+	return 0;
+}
+
+/* --domain, once the jobs are known: can the guest write, and may bare
+ * metal run on the backend while the domain has it? */
+static int check_domain_disk(struct run_state *s, char *err, size_t errlen)
+{
+	char why[1024];
+	int busy;
+
+	if (iogap_domain_guest_dev(s->dom, s->guest_dev, sizeof(s->guest_dev), err, errlen))
+		return -1;
+	if (strcmp(iogap_domain_format(s->dom), "raw") && !s->o.vm_only)
+		return iogap_seterr(err, errlen, "disk %s of domain %s is a %s image: bare metal cannot "
+				    "run on it the way the guest sees it; use --vm-only", s->o.disk,
+				    s->o.domain, iogap_domain_format(s->dom));
+	if (s->needs.writes && iogap_domain_read_only(s->dom))
+		return iogap_seterr(err, errlen, "disk %s of domain %s is read-only (<readonly/>) and "
+				    "the jobs write", s->o.disk, s->o.domain);
+	if (!s->needs.writes || s->o.vm_only)
+		return 0;
+	/* bare metal writes the backend under the running domain: only when
+	 * nothing else writes it (docs/libvirt.md) */
+	if (iogap_domain_shareable(s->dom))
+		return iogap_seterr(err, errlen, "disk %s of domain %s is <shareable/>: other domains "
+				    "may write it while bare metal does; use --vm-only", s->o.disk,
+				    s->o.domain);
+	busy = iogap_domain_guest_busy(s->dom, s->guest_dev, why, sizeof(why));
+	if (busy < 0)
+		return iogap_seterr(err, errlen, "is disk %s in use in the guest? %s", s->o.disk, why);
+	if (busy)
+		return iogap_seterr(err, errlen, "%s: the guest uses the disk for writes while bare "
+				    "metal would write it; use --vm-only", why);
+	return 0;
+}
+
 /* Everything that can be checked before any I/O; 0, or -1 with err. */
 static int prepare(struct run_state *s, char *err, size_t errlen)
 {
@@ -1524,7 +1864,8 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 		if (iogap_copy_file(s->o.jobs[i], dst, err, errlen))
 			return -1;
 	}
-	if ((s->o.bare_run && load_bare_run(s, err, errlen)) || locate(s, err, errlen))
+	if ((s->o.bare_run && load_bare_run(s, err, errlen)) ||
+	    (s->o.domain && open_domain(s, err, errlen)) || locate(s, err, errlen))
 		return -1;
 	if (vfio(s)) {   /* the device is the guest's: nothing of it to check here */
 		plan_kernel_points(s);
@@ -1541,9 +1882,12 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 				    "not with --passthrough");
 	if (s->target.kind == IOGAP_TARGET_ZNS && !s->o.bare_only)
 		check_zns_depth(s);
-	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, &s->needs, err, errlen))
+	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, s->dom != NULL, &s->needs, err,
+			    errlen))
 		return -1;
-	if (!s->o.bare_only) {
+	if (s->o.domain && check_domain_disk(s, err, errlen))
+		return -1;
+	if (!s->o.bare_only && !s->o.domain) {
 		/* QEMU must be able to open the target before bare metal runs:
 		 * a missing driver module fails here, in seconds */
 		struct iogap_vm_config cfg = { .cache = s->o.cache, .aio = s->o.aio,
@@ -1553,6 +1897,9 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 			return -1;
 	}
 	plan_kernel_points(s);   /* last: a refused run mounts nothing */
+	if (s->o.domain && !s->kernel_why[IOGAP_SIDE_VM][0])
+		snprintf(s->kernel_why[IOGAP_SIDE_VM], sizeof(s->kernel_why[0]),
+			 "a libvirt domain's guest: iogap run --domain records no guest kernel points");
 	return 0;
 }
 
@@ -1637,7 +1984,7 @@ static enum phase_result vm_phase(struct run_state *s, struct phase *p)
 	char err[4096];
 
 	host_kernel_start(s);
-	r = run_vm(s, p);
+	r = s->dom ? run_domain(s, p) : run_vm(s, p);
 	host_kernel_stop(s);
 
 	if (r == PHASE_OK)
@@ -1828,6 +2175,7 @@ int iogap_cmd_run(int argc, char **argv)
 		return 1;
 	}
 	rc = s->o.repeat ? run_repeat(s, argc, argv) : run_phases(s);
+	iogap_domain_close(s->dom);
 	iogap_rundir_free(&s->rd);
 	close(lock_fd);
 	free(s);

@@ -3,7 +3,9 @@
  * The preload edit of a domain definition (host-tools/libvirt/domxml.c)
  * on libvirt-formatted XML: enable adds exactly two entries (block and
  * namespace when missing), disable gives the input back byte for byte,
- * another preload is refused and kept, paths are escaped.
+ * another preload is refused and kept, paths are escaped.  And a disk of
+ * the live XML (disk.c): its backend as iogap's target, format, read-only,
+ * shareable, serial, PCI address.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,14 +103,70 @@ static void not_a_domain(void)
 	   "disable on a domain without the preload: nothing to do");
 }
 
+/* A live XML with a file, a block, an rbd and a network (nbd) disk. */
+static const char live[] =
+	"<domain type='qemu' id='3'>\n"
+	"  <devices>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <driver name='qemu' type='qcow2' cache='none'/>\n"
+	"      <source file='/var/lib/libvirt/images/root.qcow2' index='3'/>\n"
+	"      <target dev='vda' bus='virtio'/>\n"
+	"      <alias name='virtio-disk0'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x04' function='0x0'/>\n"
+	"    </disk>\n"
+	"    <disk type='block' device='disk'>\n"
+	"      <driver name='qemu' type='raw'/>\n"
+	"      <source dev='/dev/sdz' index='2'/>\n"
+	"      <target dev='vdb' bus='virtio'/>\n"
+	"      <readonly/>\n"
+	"      <shareable/>\n"
+	"      <serial>data-1</serial>\n"
+	"      <address type='pci' domain='0x0000' bus='0x01' slot='0x1f' function='0x2'/>\n"
+	"    </disk>\n"
+	"    <disk type='network' device='disk'>\n"
+	"      <driver name='qemu' type='raw'/>\n"
+	"      <source protocol='rbd' name='volumes/volume-1' index='1'>\n"
+	"        <host name='10.0.0.1' port='6789'/>\n"
+	"      </source>\n"
+	"      <target dev='vdc' bus='virtio'/>\n"
+	"    </disk>\n"
+	"    <disk type='network' device='disk'>\n"
+	"      <source protocol='nbd' name='x'/>\n"
+	"      <target dev='vdd' bus='virtio'/>\n"
+	"    </disk>\n"
+	"  </devices>\n"
+	"</domain>\n";
+
+static void disks(void)
+{
+	struct iogap_lv_disk d;
+	char err[1024] = "";
+
+	ok(!iogap_lv_disk_from_xml(live, "vda", &d, err, sizeof(err)) &&
+	   !strcmp(d.spec, "file:/var/lib/libvirt/images/root.qcow2") && !strcmp(d.format, "qcow2") &&
+	   !d.read_only && !d.shareable && !d.serial[0] && d.has_pci && d.pci[0] == 0 &&
+	   d.pci[1] == 0 && d.pci[2] == 4 && d.pci[3] == 0, "a file disk: %s %s", d.spec, err);
+	ok(!iogap_lv_disk_from_xml(live, "vdb", &d, err, sizeof(err)) &&
+	   !strcmp(d.spec, "dev:/dev/sdz") && !strcmp(d.format, "raw") && d.read_only &&
+	   d.shareable && !strcmp(d.serial, "data-1") && d.has_pci && d.pci[1] == 1 &&
+	   d.pci[2] == 31 && d.pci[3] == 2, "a block disk, read-only, shareable, serial: %s", d.spec);
+	ok(!iogap_lv_disk_from_xml(live, "vdc", &d, err, sizeof(err)) &&
+	   !strcmp(d.spec, "rbd:volumes/volume-1") && !d.has_pci, "an rbd disk: %s", d.spec);
+	ok(iogap_lv_disk_from_xml(live, "vdd", &d, err, sizeof(err)) == -1 && strstr(err, "vdd"),
+	   "an nbd disk is refused: %s", err);
+	ok(iogap_lv_disk_from_xml(live, "vde", &d, err, sizeof(err)) == -1 &&
+	   strstr(err, "not found"), "a disk the XML lacks: %s", err);
+}
+
 int main(void)
 {
-	tap_plan(11);
+	tap_plan(16);
 	round_trip("no qemu namespace", plain);
 	round_trip("existing qemu:commandline", with_args);
 	already_enabled();
 	foreign_preload();
 	escaping();
 	not_a_domain();
+	disks();
 	return tap_done();
 }

@@ -6,97 +6,21 @@
 # is lost (checked in the guest and in the image); cleanup removes leftover
 # nodes; the failure cases say what to do.  Starts virtlogd/libvirtd itself
 # when they do not run, and stops only what it started.
-# shellcheck source=tests/tap.sh
-. "$(dirname "$0")/../tap.sh"
-BUILD=${IOGAP_BUILD:?IOGAP_BUILD not set}
-IOGAP=$BUILD/host-tools/iogap
+# shellcheck source=tests/libvirt/lib.sh
+. "$(dirname "$0")/lib.sh"
 RINGTOOL=$BUILD/host-tools/iogap-ring
 CYCLES=20
-bail() { echo "Bail out! $1"; exit 1; }
-[ "$(id -u)" = 0 ] || bail "needs root (libvirtd for qemu:///system)"
 [ -f "$BUILD/images/vmlinux" ] && [ -f "$BUILD/images/initramfs.cpio" ] ||
 	bail "guest image not built ($BUILD/images/vmlinux)"
-[ -f "$BUILD/qemu-filter/iogap-filter.so" ] || bail "iogap-filter.so not built"
 
-started=()
-WORK=$(mktemp -d "$BUILD/test-libvirt-XXXXXX")
-DOM=iogap-test-$$
-export LIBVIRT_DEFAULT_URI=qemu:///system
-virsh() { command virsh -q "$@"; }
-cleanup() {
-	virsh destroy "$DOM" > /dev/null 2>&1
-	virsh undefine "$DOM" > /dev/null 2>&1
-	for pid in "${started[@]}"; do kill "$pid" 2> /dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-# the QEMU user (libvirt-qemu) reads the kernel, the script, the image
-chmod 755 "$WORK"
-
-# daemon NAME: start it unless it runs (as root, no systemd: DESIGN.md)
-daemon() {
-	local pidfile=/run/$1.pid
-	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2> /dev/null; then return 0; fi
-	"$1" -d || bail "$1 -d failed"
-	for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
-	started+=("$(cat "$pidfile")")
-}
-daemon virtlogd
-daemon libvirtd
-for _ in $(seq 100); do virsh list > /dev/null 2>&1 && break; sleep 0.2; done
-
-truncate -s 64M "$WORK/disk.img"
 echo 'sleep 600' > "$WORK/cmd.sh"
-cat > "$WORK/dom.xml" <<EOF
-<domain type='qemu'>
-  <name>$DOM</name>
-  <memory unit='MiB'>512</memory>
-  <vcpu>1</vcpu>
-  <os>
-    <type arch='x86_64' machine='pc'>hvm</type>
-    <kernel>$BUILD/images/vmlinux</kernel>
-    <initrd>$BUILD/images/initramfs.cpio</initrd>
-    <cmdline>console=ttyS0 quiet panic=-1 iogap_mode=shell-cmd iogap_timeout=900</cmdline>
-  </os>
-  <features><acpi/></features>
-  <sysinfo type='fwcfg'>
-    <entry name='opt/iogap/cmd' file='$WORK/cmd.sh'/>
-  </sysinfo>
-  <on_poweroff>destroy</on_poweroff>
-  <on_reboot>destroy</on_reboot>
-  <on_crash>destroy</on_crash>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <disk type='file' device='disk'>
-      <driver name='qemu' type='raw' cache='none' io='native' discard='unmap'/>
-      <source file='$WORK/disk.img'/>
-      <target dev='vdb' bus='virtio'/>
-      <serial>iogap0</serial>
-    </disk>
-    <serial type='file'>
-      <source path='$WORK/console.log'/>
-      <target port='0'/>
-    </serial>
-    <channel type='unix'>
+define_domain "$BUILD/images" "    <channel type='unix'>
       <source mode='bind' path='$WORK/ctl.sock'/>
       <target type='virtio' name='iogap.ctl'/>
-    </channel>
-    <memballoon model='none'/>
-  </devices>
-</domain>
-EOF
-virsh define "$WORK/dom.xml" > /dev/null || bail "virsh define failed"
+    </channel>"
 dumpdef() { virsh dumpxml --inactive --security-info "$DOM"; }
 dumpdef > "$WORK/orig.xml"
 
-# wait_console PATTERN SECONDS
-wait_console() {
-	for _ in $(seq $(($2 * 5))); do
-		grep -q "$1" "$WORK/console.log" 2> /dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
 # ring_records RING: write_seq of the ring (empty if unreadable)
 ring_records() { "$RINGTOOL" "$1" 2> /dev/null | sed -n '1s/.* write_seq=\([0-9]*\) .*/\1/p'; }
 
