@@ -200,6 +200,16 @@ struct iogap_job {
 	uint64_t verify_backlog;  /* read back after this many writes (0: at the end) */
 	uint64_t verify_backlog_batch; /* blocks read back each time; 0 = backlog */
 
+	/* I/O logs (guest-probe/iolog.c), fio's names and defaults */
+	char *write_iolog;        /* fio's version 3 log of the issued I/O */
+	char *read_iolog;         /* replay this log (text or blktrace) */
+	char *replay_redirect;    /* every replayed I/O to this file */
+	bool replay_no_stall;     /* replay as fast as possible */
+	unsigned replay_time_scale; /* percent of the recorded rate; 100 */
+	uint64_t replay_scale;    /* offsets divided by it; 1 */
+	uint64_t replay_align;    /* offsets rounded down to it (power of 2) */
+	unsigned replay_skip;     /* IOGAP_IOLOG_SKIP bits (blktrace only) */
+
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */

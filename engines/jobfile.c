@@ -341,6 +341,79 @@ static int opt_write_lat_log(struct parse_ctx *c, struct iogap_job *j, const cha
 	return set_str(&j->write_lat_log, val);
 }
 
+/* write_iolog, read_iolog, replay_redirect: file names (guest-probe/iolog.c) */
+static int opt_iolog_str(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char **dst = !strcmp(key, "write_iolog") ? &j->write_iolog :
+		     !strcmp(key, "read_iolog") ? &j->read_iolog : &j->replay_redirect;
+
+	NEED_VALUE(c, key, val);
+	if (dst == &j->read_iolog && !strcmp(val, "-"))
+		return bad_value(c, key, val, "iogap-probe reads the log twice (checked before the "
+				 "run), so not from stdin");
+	if (dst == &j->read_iolog && strchr(val, ':'))
+		return bad_value(c, key, val, "one log per job (fio's list of logs for the clones "
+				 "is not supported)");
+	return set_str(dst, val);
+}
+
+/* replay_skip=read,write,trim,sync: fio's ddir bits */
+static int opt_replay_skip(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	static const char *const kinds[] = { "read", "write", "trim", "sync" };
+	char buf[128], *save = NULL, *tok;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	j->replay_skip = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned k = 0;
+
+		while (k < 4 && strcmp(tok, kinds[k]))
+			k++;
+		if (k == 4)
+			return bad_value(c, key, val, "a list of read, write, trim, sync");
+		j->replay_skip |= 1u << k;
+	}
+	return 0;
+}
+
+static int opt_replay_num(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			  const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT32_MAX, &v))
+		return bad_value(c, key, val, "expected an integer");
+	if (!strcmp(key, "replay_time_scale")) {
+		if (!v)
+			return bad_value(c, key, val, "a percentage of at least 1");
+		j->replay_time_scale = (unsigned)v;
+	} else if (!strcmp(key, "replay_align")) {
+		if (v & (v - 1))
+			return bad_value(c, key, val, "a power of 2");
+		j->replay_align = v;
+	} else {
+		j->replay_scale = v;
+	}
+	return 0;
+}
+
+/* read_iolog_chunked: iogap always streams the log (it reads it whole once,
+ * before the run, to check it), so both values replay the same requests */
+static int opt_read_iolog_chunked(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				  const char *val)
+{
+	bool b;
+
+	(void)j;
+	if (parse_bool(val, &b))
+		return bad_value(c, key, val, "expected 0 or 1");
+	return 0;
+}
+
 #define SIZE_OPT(fn, field) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
 { \
@@ -741,6 +814,7 @@ BOOL_OPT(opt_exitall, exitall)
 BOOL_OPT(opt_do_verify, do_verify)
 BOOL_OPT(opt_verify_fatal, verify_fatal)
 BOOL_OPT(opt_verify_only, verify_only)
+BOOL_OPT(opt_replay_no_stall, replay_no_stall)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
 static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -1323,6 +1397,15 @@ static const struct opt_def options[] = {
 	{ "rate_iops", opt_rate_iops },
 	{ "rate", opt_rate },
 	{ "write_lat_log", opt_write_lat_log },
+	{ "write_iolog", opt_iolog_str },
+	{ "read_iolog", opt_iolog_str },
+	{ "replay_redirect", opt_iolog_str },
+	{ "read_iolog_chunked", opt_read_iolog_chunked },
+	{ "replay_no_stall", opt_replay_no_stall },
+	{ "replay_time_scale", opt_replay_num },
+	{ "replay_scale", opt_replay_num },
+	{ "replay_align", opt_replay_num },
+	{ "replay_skip", opt_replay_skip },
 	{ "log_offset", opt_log_offset },
 	{ "percentile_list", opt_percentile_list },
 	{ "clat_percentiles", opt_clat_percentiles },
@@ -1407,6 +1490,8 @@ static void job_defaults(struct iogap_job *j)
 	j->hipri_percentage = 100;
 	j->thinktime_blocks = 1;
 	j->do_verify = true;
+	j->replay_time_scale = 100;
+	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1432,6 +1517,9 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	}
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
+	dst->write_iolog = xstrdup_or_null(src->write_iolog);
+	dst->read_iolog = xstrdup_or_null(src->read_iolog);
+	dst->replay_redirect = xstrdup_or_null(src->replay_redirect);
 	dst->description = xstrdup_or_null(src->description);
 	dst->directory = xstrdup_or_null(src->directory);
 	dst->filename_format = xstrdup_or_null(src->filename_format);
@@ -1467,6 +1555,9 @@ static void job_free(struct iogap_job *j)
 	free(j->clone_filenames);
 	free(j->ioengine);
 	free(j->write_lat_log);
+	free(j->write_iolog);
+	free(j->read_iolog);
+	free(j->replay_redirect);
 	free(j->description);
 	free(j->directory);
 	free(j->filename_format);

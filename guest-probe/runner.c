@@ -37,6 +37,7 @@
 #include "kernel_points.h"
 #include "trace_info.h"
 #include "verify.h"
+#include "iolog.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -107,6 +108,12 @@ struct worker {
 		uint16_t numberio;  /* the write it expects */
 	} *vslot;
 	uint64_t verify_ns;         /* time spent in verify passes */
+
+	/* read_iolog / write_iolog (iolog.c) */
+	struct iogap_iolog_reader *replay;
+	uint64_t last_issue_ns;     /* fio's last_issue: replay delays count from it */
+	uint64_t replay_late_us;    /* fio's time_offset: the last sleep's overrun */
+	struct iogap_iolog_writer iolog;
 
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
@@ -749,6 +756,104 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind)
 	return r;
 }
 
+/* A sync the job's options ask for, in write_iolog as fio logs it (the
+ * end_fsync is not: fio issues it outside its queue). */
+static int job_sync(struct worker *w, unsigned *queued, enum sync_kind kind)
+{
+	static const enum iogap_iolog_act act[] = {
+		[SYNC_FSYNC] = IOGAP_IOLOG_SYNC, [SYNC_FDATASYNC] = IOGAP_IOLOG_DATASYNC,
+		[SYNC_FILE_RANGE] = IOGAP_IOLOG_SYNC_FILE_RANGE,
+	};
+
+	iogap_iolog_write(&w->iolog, act[kind], 0, 0);
+	return do_sync(w, queued, kind);
+}
+
+/* ---- read_iolog: the next request comes from the log ---- */
+
+enum { REPLAY_IO, REPLAY_OTHER, REPLAY_END };
+
+static bool replay_stopped(const struct worker *w)
+{
+	return stop_requested || atomic_load_explicit(&w->terminate, memory_order_relaxed) ||
+	       (w->t_end && iogap_now_ns() >= w->t_end);
+}
+
+/* fio's iolog_delay: sleep what is left of delay_us since the last issue,
+ * less what the previous sleep overran, in pieces of at most 0.5 s */
+static void replay_delay(struct worker *w, uint64_t delay_us)
+{
+	uint64_t since = (iogap_now_ns() - w->last_issue_ns) / 1000, orig = delay_us, t0, slept;
+
+	if (!delay_us)
+		return;
+	if (delay_us < w->replay_late_us) {
+		w->replay_late_us = 0;
+		return;
+	}
+	delay_us -= w->replay_late_us;
+	if (delay_us < since)
+		return;
+	delay_us -= since;
+	t0 = iogap_now_ns();
+	while (delay_us && !replay_stopped(w)) {
+		uint64_t part = delay_us > 500000 ? 500000 : delay_us;
+
+		iogap_sleep_until_ns(iogap_now_ns() + part * 1000);
+		delay_us -= part;
+	}
+	slept = (iogap_now_ns() - t0) / 1000;
+	w->replay_late_us = slept > orig ? slept - orig : 0;
+}
+
+/* A piece that is not a request: io's slot goes back first (a sync drains
+ * the queue).  0, or -errno. */
+static int replay_other(struct worker *w, struct iogap_io *io, unsigned *queued,
+			const struct iogap_iolog_piece *p)
+{
+	int r = 0;
+
+	put_slot(w, io);
+	if (p->act == IOGAP_IOLOG_WAIT) {   /* fio: until N ms after the start */
+		uint64_t at = w->t_start + p->delay_us * 1000000;
+
+		while (iogap_now_ns() < at && !replay_stopped(w))
+			iogap_sleep_until_ns(at - iogap_now_ns() > 500000000 ? iogap_now_ns() + 500000000 : at);
+		return 0;
+	}
+	replay_delay(w, p->delay_us);
+	if (p->act == IOGAP_IOLOG_SYNC || p->act == IOGAP_IOLOG_DATASYNC)
+		r = do_sync(w, queued, p->act == IOGAP_IOLOG_SYNC ? SYNC_FSYNC : SYNC_FDATASYNC);
+	w->last_issue_ns = iogap_now_ns();   /* file actions too, as fio */
+	return r;
+}
+
+/* Fill io from the log: REPLAY_IO; REPLAY_OTHER after a sync, wait or
+ * file action (io given back); REPLAY_END; or -errno with w->err set. */
+static int replay_next(struct worker *w, struct iogap_io *io, unsigned *queued)
+{
+	struct iogap_iolog_piece p;
+	int r = iogap_iolog_next(w->replay, &p, w->err, sizeof(w->err));
+
+	if (r <= 0) {
+		put_slot(w, io);
+		if (r < 0 && !w->stat.error) {
+			w->stat.error = EINVAL;
+			snprintf(w->stat.verror, sizeof(w->stat.verror), "%.127s", w->err);
+		}
+		return r < 0 ? -EINVAL : REPLAY_END;
+	}
+	if (p.act > IOGAP_IOLOG_TRIM) {
+		r = replay_other(w, io, queued, &p);
+		return r < 0 ? r : REPLAY_OTHER;
+	}
+	replay_delay(w, p.delay_us);
+	io->ddir = (uint8_t)p.act;
+	io->offset = p.offset;
+	io->len = p.len;
+	return REPLAY_IO;
+}
+
 /* fio's exitall: this job is done, so are the others exit_what names
  * (those of its group; every running one; or every one, none to start). */
 static void exit_others(struct worker *w)
@@ -816,7 +921,7 @@ static bool budget_left(const struct worker *w)
 		return true;
 	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
 		return false;
-	return w->job->time_based || w->bytes_issued < w->io_budget;
+	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget;
 }
 
 /* rate_iops and rate: wait until this direction is due again.  Ahead of
@@ -921,19 +1026,19 @@ static int run_loop(struct worker *w)
 			break;
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FSYNC)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FSYNC)) < 0)
 				break;
 			continue;
 		}
 		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FDATASYNC)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FDATASYNC)) < 0)
 				break;
 			continue;
 		}
 		if (j->sync_file_range_blocks && w->writes_since_sync >= j->sync_file_range_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FILE_RANGE)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FILE_RANGE)) < 0)
 				break;
 			continue;
 		}
@@ -955,8 +1060,18 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
+		if (w->replay) {
+			int rp = replay_next(w, io, &queued);   /* gives io back unless REPLAY_IO */
+
+			if (rp == REPLAY_OTHER)
+				continue;
+			if (rp != REPLAY_IO) {
+				r = rp < 0 ? rp : 0;
+				break;
+			}
+		}
 		verifying = w->verify_pass || w->backlog_left;
-		ddir = verifying ? IOGAP_OP_READ : pick_ddir(w);
+		ddir = verifying ? IOGAP_OP_READ : w->replay ? io->ddir : pick_ddir(w);
 		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
@@ -973,7 +1088,7 @@ static int run_loop(struct worker *w)
 			}
 			if (w->backlog_left)
 				w->backlog_left--;
-		} else {
+		} else if (!w->replay) {
 			io->len = pick_bs(w, ddir);
 			io->offset = pick_offset(w, ddir, &io->len);
 			if (w->vslot)
@@ -1020,6 +1135,7 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
+		iogap_iolog_write(&w->iolog, (enum iogap_iolog_act)ddir, io->offset, io->len);
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
@@ -1041,6 +1157,7 @@ static int run_loop(struct worker *w)
 		w->ios_issued[ddir]++;
 		w->bytes_dir_issued[ddir] += io->len;
 		w->ios_total++;
+		w->last_issue_ns = sync_engine ? io->issue_ns : iogap_now_ns();
 		if (!io->in_ramp)
 			w->stat.dir[ddir].total_io_u++;
 		if (ddir == IOGAP_OP_WRITE) {
@@ -1156,6 +1273,19 @@ static int open_target(struct worker *w)
 	return 0;
 }
 
+/* fio's init_iolog: a job that replays a log writes none */
+static int setup_iologs(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+
+	if (j->read_iolog)
+		return iogap_iolog_open(j->read_iolog, j, &w->replay, w->err, sizeof(w->err));
+	if (j->write_iolog)
+		return iogap_iolog_writer_open(&w->iolog, j->write_iolog, iogap_job_file(j, w->clone),
+					       w->err, sizeof(w->err));
+	return 0;
+}
+
 static int setup_worker(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -1171,7 +1301,7 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 
 	w->ops = j->engine;
-	if (open_target(w))
+	if (open_target(w) || setup_iologs(w))
 		return -1;
 	if (iogap_zbd_worker_new(w->zbd_set, j, w->region_start, w->region_len, j->iodepth,
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
@@ -1262,6 +1392,8 @@ static int setup_worker(struct worker *w)
 static void teardown_worker(struct worker *w)
 {
 	flush_records(w);
+	iogap_iolog_close(w->replay);
+	iogap_iolog_writer_close(&w->iolog);
 	for (int k = 0; k < IOGAP_LAT_KINDS; k++)
 		if (w->lat_log[k])
 			fclose(w->lat_log[k]);
@@ -1360,7 +1492,7 @@ static void *worker_main(void *arg)
 		atomic_store(&w->finished, 1);
 		return NULL;
 	}
-	w->t_start = iogap_now_ns();
+	w->t_start = w->last_issue_ns = iogap_now_ns();
 	w->t_ramp_end = w->t_start + j->ramp_time_ns;
 	w->in_ramp = j->ramp_time_ns > 0;
 	if (!w->in_ramp)
@@ -2081,7 +2213,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	run_start = iogap_now_ns();
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
-		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
+		if (iogap_iolog_prepare_job(&jobs->jobs[i], err, errlen) ||
+		    iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen))
 			return -1;
