@@ -1441,6 +1441,9 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 
 static void restart_pass(struct worker *w)
 {
+	/* fio closes and reopens the files between loops */
+	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_CLOSE, 0, 0);
+	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_OPEN, 0, 0);
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		w->seq_pos[d] = w->region_start;
 	w->bytes_issued = 0;
