@@ -82,7 +82,16 @@ struct iogap_job {
 				   * the clones share filename */
 	char *ioengine;           /* fio default: psync */
 	const struct iogap_engine_ops *engine;    /* ioengine's, set by iogap_job_finalize */
-	char *write_lat_log;      /* log file prefix, NULL = off */
+	char *write_lat_log;      /* log file prefixes (guest-probe/logs.c), NULL = */
+	char *write_bw_log;       /* off, "" = the job's name */
+	char *write_iops_log;
+	char *write_hist_log;
+	unsigned log_avg_msec;    /* average over windows this long; 0 = every I/O */
+	unsigned log_hist_msec;   /* a histogram line every this many ms; 0 = none */
+	unsigned log_hist_coarseness; /* 2^N histogram buckets per count */
+	bool per_job_logs;        /* one file per thread (fio default 1) */
+	bool log_max_value;       /* windows log their maximum, not their mean */
+	bool log_prio;            /* the priority column as 0x%04x */
 	char *description;
 	char *directory;          /* fio's directory: prefix of the file name */
 	char *filename_format;    /* fio's default name when filename is unset */

@@ -335,10 +335,16 @@ static int opt_rbd_str(struct parse_ctx *c, struct iogap_job *j, const char *key
 	return set_str(dst, val);
 }
 
-static int opt_write_lat_log(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+/* write_lat_log, write_bw_log, write_iops_log, write_hist_log: a file name
+ * prefix; bare, the job's name (fio's make_log_name) */
+static int opt_write_log(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
-	NEED_VALUE(c, key, val);
-	return set_str(&j->write_lat_log, val);
+	char **dst = !strcmp(key, "write_lat_log") ? &j->write_lat_log :
+		     !strcmp(key, "write_bw_log") ? &j->write_bw_log :
+		     !strcmp(key, "write_iops_log") ? &j->write_iops_log : &j->write_hist_log;
+
+	(void)c;
+	return set_str(dst, val ? val : "");
 }
 
 /* write_iolog, read_iolog, replay_redirect: file names (guest-probe/iolog.c) */
@@ -758,6 +764,9 @@ UINT_OPT(opt_numjobs, numjobs, 4096, 1)
 UINT_OPT(opt_loops, loops, UINT32_MAX, 1)
 UINT_OPT(opt_fsync, fsync_blocks, UINT32_MAX, 0)
 UINT_OPT(opt_fdatasync, fdatasync_blocks, UINT32_MAX, 0)
+UINT_OPT(opt_log_avg_msec, log_avg_msec, UINT32_MAX, 0)
+UINT_OPT(opt_log_hist_msec, log_hist_msec, UINT32_MAX, 0)
+UINT_OPT(opt_log_hist_coarseness, log_hist_coarseness, 6, 0)   /* fio's maxval */
 
 #define TIME_OPT(fn, field, unit) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
@@ -815,6 +824,9 @@ BOOL_OPT(opt_do_verify, do_verify)
 BOOL_OPT(opt_verify_fatal, verify_fatal)
 BOOL_OPT(opt_verify_only, verify_only)
 BOOL_OPT(opt_replay_no_stall, replay_no_stall)
+BOOL_OPT(opt_per_job_logs, per_job_logs)
+BOOL_OPT(opt_log_max_value, log_max_value)
+BOOL_OPT(opt_log_prio, log_prio)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
 static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -1396,7 +1408,16 @@ static const struct opt_def options[] = {
 	{ "cpus_allowed_policy", opt_cpus_allowed_policy },
 	{ "rate_iops", opt_rate_iops },
 	{ "rate", opt_rate },
-	{ "write_lat_log", opt_write_lat_log },
+	{ "write_lat_log", opt_write_log },
+	{ "write_bw_log", opt_write_log },
+	{ "write_iops_log", opt_write_log },
+	{ "write_hist_log", opt_write_log },
+	{ "log_avg_msec", opt_log_avg_msec },
+	{ "log_hist_msec", opt_log_hist_msec },
+	{ "log_hist_coarseness", opt_log_hist_coarseness },
+	{ "per_job_logs", opt_per_job_logs },
+	{ "log_max_value", opt_log_max_value },
+	{ "log_prio", opt_log_prio },
 	{ "write_iolog", opt_iolog_str },
 	{ "read_iolog", opt_iolog_str },
 	{ "replay_redirect", opt_iolog_str },
@@ -1491,6 +1512,7 @@ static void job_defaults(struct iogap_job *j)
 	j->thinktime_blocks = 1;
 	j->do_verify = true;
 	j->replay_time_scale = 100;
+	j->per_job_logs = true;
 	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
@@ -1518,6 +1540,9 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->write_iolog = xstrdup_or_null(src->write_iolog);
+	dst->write_bw_log = xstrdup_or_null(src->write_bw_log);
+	dst->write_iops_log = xstrdup_or_null(src->write_iops_log);
+	dst->write_hist_log = xstrdup_or_null(src->write_hist_log);
 	dst->read_iolog = xstrdup_or_null(src->read_iolog);
 	dst->replay_redirect = xstrdup_or_null(src->replay_redirect);
 	dst->description = xstrdup_or_null(src->description);
@@ -1556,6 +1581,9 @@ static void job_free(struct iogap_job *j)
 	free(j->ioengine);
 	free(j->write_lat_log);
 	free(j->write_iolog);
+	free(j->write_bw_log);
+	free(j->write_iops_log);
+	free(j->write_hist_log);
 	free(j->read_iolog);
 	free(j->replay_redirect);
 	free(j->description);

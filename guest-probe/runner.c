@@ -38,6 +38,7 @@
 #include "trace_info.h"
 #include "verify.h"
 #include "iolog.h"
+#include "logs.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -129,7 +130,7 @@ struct worker {
 	struct iogap_trace_record *recs;
 	unsigned nr_recs;
 	uint64_t dropped;
-	FILE *lat_log[IOGAP_LAT_KINDS];
+	struct iogap_job_logs *logs;   /* fio's per-job logs (logs.c) */
 	uint64_t req_seq;
 	pid_t tid;
 
@@ -202,28 +203,8 @@ static void flush_records(struct worker *w)
 		return;
 	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
 		w->dropped += w->nr_recs;
-	if (w->lat_log[0]) {
-		for (unsigned i = 0; i < w->nr_recs; i++) {
-			const struct iogap_trace_record *r = &w->recs[i];
-			uint64_t val[IOGAP_LAT_KINDS] = {
-				r->issue_ns - r->start_ns, r->complete_ns - r->issue_ns,
-				r->complete_ns - r->start_ns };
-			unsigned long t_ms = (unsigned long)((r->complete_ns - w->t_start) / 1000000ULL);
-
-			if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_TRIM)
-				continue;
-			for (int k = 0; k < IOGAP_LAT_KINDS; k++) {
-				if (!w->lat_log[k])
-					continue;
-				if (w->job->log_offset)
-					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, %" PRIu64 ", 0\n",
-						t_ms, val[k], r->op, r->length, r->offset);
-				else
-					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, 0\n", t_ms,
-						val[k], r->op, r->length);
-			}
-		}
-	}
+	for (unsigned i = 0; w->logs && i < w->nr_recs; i++)
+		iogap_logs_add(w->logs, &w->recs[i]);
 	w->nr_recs = 0;
 }
 
@@ -1364,28 +1345,16 @@ static int setup_worker(struct worker *w)
 		return -1;
 	}
 
-	if (w->trace || j->write_lat_log) {
+	if (w->trace || iogap_logs_wanted(j)) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
 		if (!w->recs) {
 			snprintf(w->err, sizeof(w->err), "out of memory for trace records");
 			return -1;
 		}
 	}
-	if (j->write_lat_log) {
-		static const char *kinds[IOGAP_LAT_KINDS] = { "slat", "clat", "lat" };
-
-		for (int k = 0; k < IOGAP_LAT_KINDS; k++) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s_%s.%u.log", j->write_lat_log, kinds[k],
-				 w->thread_number);
-			w->lat_log[k] = fopen(path, "w");
-			if (!w->lat_log[k]) {
-				snprintf(w->err, sizeof(w->err), "%.200s: %s", path, strerror(errno));
-				return -1;
-			}
-		}
-	}
+	if (iogap_logs_wanted(j))   /* fio: no slat for its synchronous engines */
+		return iogap_logs_open(&w->logs, j, w->thread_number, !w->ectx.sync, w->err,
+				       sizeof(w->err));
 	return 0;
 }
 
@@ -1394,9 +1363,8 @@ static void teardown_worker(struct worker *w)
 	flush_records(w);
 	iogap_iolog_close(w->replay);
 	iogap_iolog_writer_close(&w->iolog);
-	for (int k = 0; k < IOGAP_LAT_KINDS; k++)
-		if (w->lat_log[k])
-			fclose(w->lat_log[k]);
+	iogap_logs_close(w->logs, iogap_now_ns());
+	w->logs = NULL;
 	if (w->ectx.priv)
 		w->ops->cleanup(&w->ectx);
 	if (w->fd >= 0)
@@ -1496,6 +1464,8 @@ static void *worker_main(void *arg)
 		return NULL;
 	}
 	w->t_start = w->last_issue_ns = iogap_now_ns();
+	if (w->logs)
+		iogap_logs_start(w->logs, w->t_start);
 	w->t_ramp_end = w->t_start + j->ramp_time_ns;
 	w->in_ramp = j->ramp_time_ns > 0;
 	if (!w->in_ramp)
