@@ -223,6 +223,8 @@ struct iogap_job {
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */
 
+	unsigned sig_figs;        /* significant_figures: 1..10 (fio default 4) */
+
 	uint8_t buffer_pattern[512]; /* fio's buffer_pattern; len 0 = random data */
 	unsigned buffer_pattern_len;
 
@@ -270,6 +272,8 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 /*
  * The job-file lexer, shared by the parser above and `iogap lint`: lines
  * trimmed; blank and ;/# comment lines skipped; "[name]" starts a section;
+ * "include FILE" in a section lexes FILE's options there (fio's rule:
+ * relative to the including file if not found as given; no sections);
  * any other line is an option "key[=value]" (trailing " #…"/" ;…" comment
  * dropped), rewritten first by expand when set (${VAR}).  Callbacks return
  * 0, or -1 after writing their message to err.  Returns 0, or -1 with
@@ -280,6 +284,9 @@ struct iogap_jobfile_lexer {
 	int (*section)(void *ctx, const char *name, int line);
 	int (*option)(void *ctx, const char *key, const char *val, int line);
 	int (*expand)(void *ctx, const char *in, char *out, size_t outlen, int line);
+	/* optional: "include FILE" switched the file the lines come from
+	 * (name), and back to the including one */
+	void (*file)(void *ctx, const char *name);
 };
 int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -767,6 +768,7 @@ UINT_OPT(opt_fdatasync, fdatasync_blocks, UINT32_MAX, 0)
 UINT_OPT(opt_log_avg_msec, log_avg_msec, UINT32_MAX, 0)
 UINT_OPT(opt_log_hist_msec, log_hist_msec, UINT32_MAX, 0)
 UINT_OPT(opt_log_hist_coarseness, log_hist_coarseness, 6, 0)   /* fio's maxval */
+UINT_OPT(opt_significant_figures, sig_figs, 10, 1)
 
 #define TIME_OPT(fn, field, unit) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
@@ -1418,6 +1420,7 @@ static const struct opt_def options[] = {
 	{ "per_job_logs", opt_per_job_logs },
 	{ "log_max_value", opt_log_max_value },
 	{ "log_prio", opt_log_prio },
+	{ "significant_figures", opt_significant_figures },
 	{ "write_iolog", opt_iolog_str },
 	{ "read_iolog", opt_iolog_str },
 	{ "replay_redirect", opt_iolog_str },
@@ -1513,6 +1516,7 @@ static void job_defaults(struct iogap_job *j)
 	j->do_verify = true;
 	j->replay_time_scale = 100;
 	j->per_job_logs = true;
+	j->sig_figs = 4;
 	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
@@ -1816,12 +1820,59 @@ static void showcmd_option(struct parse_ctx *c, const char *key, const char *val
 		fprintf(c->showcmd, "--%s ", key);
 }
 
+#define INCLUDE_DEPTH_MAX 16
+
+static int lex_text(const char *name, const char *text, size_t len,
+		    const struct iogap_jobfile_lexer *lx, char *err, size_t errlen, unsigned depth);
+
+/* fio's "include FILE" inside a section: FILE's options (no sections) go
+ * into it; a relative FILE that does not exist as given is looked up
+ * beside the including file, as fio does. */
+static int lex_include(struct parse_ctx *c, const char *fn, const struct iogap_jobfile_lexer *lx,
+		       unsigned depth)
+{
+	const char *slash = strrchr(c->file, '/');
+	char path[4096], *buf;
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (!*fn)
+		return perr(c, "include needs a file name");
+	if (depth >= INCLUDE_DEPTH_MAX)
+		return perr(c, "include %s: includes nested more than %d deep", fn, INCLUDE_DEPTH_MAX);
+	if (fn[0] != '/' && access(fn, F_OK) && slash)
+		snprintf(path, sizeof(path), "%.*s%s", (int)(slash - c->file + 1), c->file, fn);
+	else
+		snprintf(path, sizeof(path), "%s", fn);
+	if (stat(path, &st))
+		return perr(c, "include %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return perr(c, "include %s: not a regular file", path);
+	buf = iogap_read_file(path, 64u << 20, &len);
+	if (!buf)
+		return perr(c, "include %s: %s", path, strerror(errno));
+	if (lx->file)
+		lx->file(lx->ctx, path);
+	r = lex_text(path, buf, len, lx, c->err, c->errlen, depth + 1);
+	if (lx->file)
+		lx->file(lx->ctx, c->file);
+	free(buf);
+	return r;
+}
+
 int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen)
 {
+	return lex_text(name, text, len, lx, err, errlen, 0);
+}
+
+static int lex_text(const char *name, const char *text, size_t len,
+		    const struct iogap_jobfile_lexer *lx, char *err, size_t errlen, unsigned depth)
+{
 	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
 	const char *p = text, *end = text + len;
-	bool in_section = false;
+	bool in_section = depth > 0;   /* an included file adds to the section */
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -1839,6 +1890,8 @@ int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		s = trim(raw);
 		if (!*s || *s == '#' || *s == ';')
 			continue;
+		if (*s == '[' && depth)
+			return perr(&c, "no new sections in included files (fio's rule)");
 		if (*s == '[') {
 			char *close = strchr(s, ']');
 
@@ -1852,6 +1905,11 @@ int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		}
 		if (!in_section)
 			return perr(&c, "option '%s' outside of a [section]", s);
+		if (!strncmp(s, "include", 7) && isspace((unsigned char)s[7])) {
+			if (lex_include(&c, trim(s + 8), lx, depth))
+				return -1;
+			continue;
+		}
 		if (lx->expand) {
 			if (lx->expand(lx->ctx, s, line, sizeof(line), c.line))
 				return -1;
@@ -1910,6 +1968,14 @@ static int parse_option(void *ctx, const char *key, const char *val, int line)
 	return 0;
 }
 
+/* messages name the included file while the lexer is in it */
+static void parse_file_switch(void *ctx, const char *name)
+{
+	struct parse_state *ps = ctx;
+
+	ps->c.file = name;
+}
+
 static int parse_expand(void *ctx, const char *in, char *out, size_t outlen, int line)
 {
 	struct parse_state *ps = ctx;
@@ -1923,7 +1989,8 @@ static int parse_text(struct parse_ctx *pc, const char *text, size_t len,
 {
 	struct parse_state ps = { .c = *pc, .list = list };
 	const struct iogap_jobfile_lexer lx = { .ctx = &ps, .section = parse_section,
-						.option = parse_option, .expand = parse_expand };
+						.option = parse_option, .expand = parse_expand,
+						.file = parse_file_switch };
 	const char *name = pc->file;
 	char *err = pc->err;
 	size_t errlen = pc->errlen;
