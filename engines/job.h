@@ -173,6 +173,12 @@ struct iogap_job {
 
 	uint64_t rate_iops[IOGAP_DDIR_NR];
 	uint64_t rate[IOGAP_DDIR_NR];     /* bytes/s, fio's rate */
+	uint64_t rate_min[IOGAP_DDIR_NR]; /* bytes/s at least, every ratecycle */
+	uint64_t rate_iops_min[IOGAP_DDIR_NR];
+	unsigned ratecycle_ms;            /* fio default 1000 */
+	bool rate_poisson;                /* rate_process=poisson: exponential gaps */
+	bool exitall_on_error;            /* a job's error ends the others (exit_what) */
+	bool refill_buffers;              /* new random data for every write */
 	bool log_offset;
 	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's
 				   * switches (gtod_reduce sets all four) */

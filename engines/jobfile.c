@@ -769,6 +769,17 @@ UINT_OPT(opt_log_avg_msec, log_avg_msec, UINT32_MAX, 0)
 UINT_OPT(opt_log_hist_msec, log_hist_msec, UINT32_MAX, 0)
 UINT_OPT(opt_log_hist_coarseness, log_hist_coarseness, 6, 0)   /* fio's maxval */
 UINT_OPT(opt_significant_figures, sig_figs, 10, 1)
+UINT_OPT(opt_ratecycle, ratecycle_ms, UINT32_MAX, 1)
+
+static int opt_rate_process(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			    const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "linear") && strcmp(val, "poisson"))
+		return bad_value(c, key, val, "expected linear or poisson");
+	j->rate_poisson = !strcmp(val, "poisson");
+	return 0;
+}
 
 #define TIME_OPT(fn, field, unit) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
@@ -829,6 +840,8 @@ BOOL_OPT(opt_replay_no_stall, replay_no_stall)
 BOOL_OPT(opt_per_job_logs, per_job_logs)
 BOOL_OPT(opt_log_max_value, log_max_value)
 BOOL_OPT(opt_log_prio, log_prio)
+BOOL_OPT(opt_exitall_on_error, exitall_on_error)
+BOOL_OPT(opt_refill_buffers, refill_buffers)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
 static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -1080,6 +1093,7 @@ static int opt_cpus_allowed_policy(struct parse_ctx *c, struct iogap_job *j, con
 
 static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	uint64_t *dst = !strcmp(key, "rate_iops") ? j->rate_iops : j->rate_iops_min;
 	char buf[256], *parts[IOGAP_DDIR_NR];
 	int n;
 
@@ -1094,7 +1108,7 @@ static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *k
 		/* fio: a single value applies to reads and writes alike */
 		if (parse_uint(parts[d][0] ? parts[d] : "0", UINT32_MAX, &v))
 			return bad_value(c, key, val, "expected an integer IOPS rate");
-		j->rate_iops[d] = v;
+		dst[d] = v;
 	}
 	return 0;
 }
@@ -1103,20 +1117,21 @@ static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *k
  * ("rate=,500k") leaves that direction unlimited, as fio */
 static int opt_rate(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	uint64_t *dst = !strcmp(key, "rate") ? j->rate : j->rate_min;
 	char buf[256], *p = buf;
 
 	NEED_VALUE(c, key, val);
 	snprintf(buf, sizeof(buf), "%s", val);
-	memset(j->rate, 0, sizeof(j->rate));
+	memset(dst, 0, sizeof(j->rate));
 	for (int d = 0; d < IOGAP_DDIR_NR && p; d++) {
 		char *comma = strchr(p, ',');
 
 		if (comma)
 			*comma = '\0';
-		if (*p && iogap_parse_size(p, &j->rate[d]))
+		if (*p && iogap_parse_size(p, &dst[d]))
 			return bad_value(c, key, val, "expected bytes per second such as 1m or 1m,500k");
 		if (!comma && d == 0)   /* one value: reads and writes alike */
-			j->rate[1] = j->rate[2] = j->rate[0];
+			dst[1] = dst[2] = dst[0];
 		p = comma ? comma + 1 : NULL;
 	}
 	if (p)
@@ -1421,6 +1436,13 @@ static const struct opt_def options[] = {
 	{ "log_max_value", opt_log_max_value },
 	{ "log_prio", opt_log_prio },
 	{ "significant_figures", opt_significant_figures },
+	{ "rate_min", opt_rate },
+	{ "ratemin", opt_rate },
+	{ "rate_iops_min", opt_rate_iops },
+	{ "ratecycle", opt_ratecycle },
+	{ "rate_process", opt_rate_process },
+	{ "exitall_on_error", opt_exitall_on_error },
+	{ "refill_buffers", opt_refill_buffers },
 	{ "write_iolog", opt_iolog_str },
 	{ "read_iolog", opt_iolog_str },
 	{ "replay_redirect", opt_iolog_str },
@@ -1517,6 +1539,7 @@ static void job_defaults(struct iogap_job *j)
 	j->replay_time_scale = 100;
 	j->per_job_logs = true;
 	j->sig_figs = 4;
+	j->ratecycle_ms = 1000;
 	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
@@ -2221,6 +2244,28 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 	return 0;
 }
 
+/* fio's fixup_options for the rates: bytes or IOPS, not both; the
+ * minimum below the rate */
+static int finalize_rates(struct parse_ctx *c, const struct iogap_job *j)
+{
+	bool bytes = false, iops = false, bytes_min = false, iops_min = false;
+
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		bytes |= j->rate[d] != 0;
+		iops |= j->rate_iops[d] != 0;
+		bytes_min |= j->rate_min[d] != 0;
+		iops_min |= j->rate_iops_min[d] != 0;
+		if ((j->rate[d] && j->rate[d] < j->rate_min[d]) ||
+		    (j->rate_iops[d] && j->rate_iops[d] < j->rate_iops_min[d]))
+			return perr(c, "job '%s': minimum rate exceeds rate, ddir %d (fio's check)",
+				    j->name, d);
+	}
+	if ((bytes && iops) || (bytes_min && iops_min))
+		return perr(c, "job '%s': rate and rate_iops are mutually exclusive (fio's check)",
+			    j->name);
+	return 0;
+}
+
 /* fio's add_job without filename: each clone its own file when the
  * format has $jobnum (zonemode=zbd keeps one: its zone state is per file). */
 static int default_filenames(struct iogap_job *j)
@@ -2315,7 +2360,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
-	if (finalize_verify(&c, j, named))
+	if (finalize_verify(&c, j, named) || finalize_rates(&c, j))
 		return -1;
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -88,6 +89,11 @@ struct worker {
 	uint64_t last_offset;
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
 	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
+	struct iogap_rand rnd_poisson;  /* rate_process=poisson's gaps */
+	struct iogap_rand rnd_buf;      /* refill_buffers' data */
+	uint64_t poisson_us[IOGAP_DDIR_NR]; /* when the next I/O is due (fio's last_usec) */
+	uint64_t rate_check_ns[IOGAP_DDIR_NR];   /* rate_min: the previous check */
+	uint64_t rate_check_bytes[IOGAP_DDIR_NR], rate_check_ios[IOGAP_DDIR_NR];
 	uint64_t trim_offset;       /* trimwrite: the write follows this trim */
 	uint32_t trim_len;
 	bool write_after_trim;
@@ -402,6 +408,16 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 	if (j->percentage_random[ddir] < 100)
 		w->seq_pos[ddir] = off + len;   /* the sequential share continues here */
 	return trim_done(w, ddir, w->last_offset = off, len);
+}
+
+/* fio's refill_buffers: fresh random data for every write */
+static void refill_buffer(struct worker *w, struct iogap_io *io)
+{
+	for (uint32_t i = 0; i < io->len; i += 8) {
+		uint64_t v = iogap_rand_next(&w->rnd_buf);
+
+		memcpy((char *)io->buf + i, &v, io->len - i < 8 ? io->len - i : 8);
+	}
 }
 
 static void stamp_tags(struct worker *w, struct iogap_io *io)
@@ -905,6 +921,54 @@ static bool budget_left(const struct worker *w)
 	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget;
 }
 
+/* fio's usec_for_io with rate_process=poisson: exponential gaps whose
+ * mean is the rate's (rate as IOPS of the smallest block) */
+static uint64_t poisson_gap_us(struct worker *w, uint8_t ddir)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t iops = j->rate_iops[ddir] ? j->rate_iops[ddir] : j->rate[ddir] / j->bs_min[ddir];
+	double u = (double)(iogap_rand_next(&w->rnd_poisson) >> 11) * 0x1.0p-53;
+
+	if (!iops)
+		return 0;
+	return (uint64_t)((double)(1000000 / iops) * -log(u > 0 ? u : 0x1.0p-53));
+}
+
+/* fio's check_min_rate: from 2 s in, every ratecycle, each direction that
+ * moved must have kept rate_min (bytes/s) or rate_iops_min since the
+ * previous check, else the job ends with EIO (its message on stderr). */
+static bool min_rate_missed(struct worker *w, uint64_t now)
+{
+	const struct iogap_job *j = w->job;
+
+	if (now - w->t_start < 2000000000ULL)
+		return false;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		uint64_t spent = (now - w->rate_check_ns[d]) / 1000000, got;
+
+		if ((!j->rate_min[d] && !j->rate_iops_min[d]) || !w->done_bytes[d])
+			continue;
+		if (w->rate_check_ns[d] && (spent < j->ratecycle_ms || !spent))
+			continue;
+		if (w->rate_check_ns[d] && j->rate_min[d] &&
+		    (got = (w->done_bytes[d] - w->rate_check_bytes[d]) * 1000 / spent) < j->rate_min[d]) {
+			fprintf(stderr, "%s: rate_min=%" PRIu64 "B/s not met, got %" PRIu64 "B/s\n",
+				j->name, j->rate_min[d], got);
+			return true;
+		}
+		if (w->rate_check_ns[d] && !j->rate_min[d] &&
+		    (got = (w->done_ios[d] - w->rate_check_ios[d]) * 1000 / spent) < j->rate_iops_min[d]) {
+			fprintf(stderr, "%s: rate_iops_min=%" PRIu64 " not met, got %" PRIu64 " IOPS\n",
+				j->name, j->rate_iops_min[d], got);
+			return true;
+		}
+		w->rate_check_bytes[d] = w->done_bytes[d];
+		w->rate_check_ios[d] = w->done_ios[d];
+		w->rate_check_ns[d] = now;
+	}
+	return false;
+}
+
 /* rate_iops and rate: wait until this direction is due again.  Ahead of
  * the rate: as fio (rate_ddir -> io_u_quiesce), first complete every request
  * in flight, then sleep.  Sleeping with requests in flight would stamp their
@@ -916,9 +980,13 @@ static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 
 	if ((!iops && !bps) || w->in_ramp)
 		return 0;
-	if (iops)
+	if (w->job->rate_poisson) {
+		due = w->rate_start + w->poisson_us[ddir] * 1000;
+		w->poisson_us[ddir] += poisson_gap_us(w, ddir);
+	} else if (iops) {
 		due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / iops;
-	if (bps) {
+	}
+	if (bps && !w->job->rate_poisson) {
 		uint64_t by_bytes = w->rate_start +
 			(uint64_t)((double)w->bytes_dir_issued[ddir] * 1e9 / (double)bps);
 
@@ -1005,6 +1073,10 @@ static int run_loop(struct worker *w)
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
 		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
 			break;
+		if (!w->in_ramp && min_rate_missed(w, now)) {
+			r = -EIO;   /* fio's td_verror(EIO, "check_min_rate") */
+			break;
+		}
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
 			if ((r = job_sync(w, &queued, SYNC_FSYNC)) < 0)
@@ -1110,6 +1182,8 @@ static int run_loop(struct worker *w)
 		io->request_id = ((uint64_t)w->thread_number << 40) | ++w->req_seq;
 		io->in_ramp = w->in_ramp;
 		io->result = 0;
+		if (ddir == IOGAP_OP_WRITE && j->refill_buffers && !j->buffer_pattern_len)
+			refill_buffer(w, io);
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
@@ -1280,6 +1354,8 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
+	iogap_rand_seed(&w->rnd_poisson, seed ^ 0x7777);
+	iogap_rand_seed(&w->rnd_buf, seed ^ 0x9999);
 
 	w->ops = j->engine;
 	if (open_target(w) || setup_iologs(w))
@@ -1495,7 +1571,7 @@ static void *worker_main(void *arg)
 		close_stats(w, &w->stat, t_stop);
 	}
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
-	if (j->exitall)
+	if (j->exitall || (j->exitall_on_error && w->stat.error))
 		exit_others(w);
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
