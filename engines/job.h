@@ -178,6 +178,7 @@ struct iogap_job {
 	unsigned ratecycle_ms;            /* fio default 1000 */
 	bool rate_poisson;                /* rate_process=poisson: exponential gaps */
 	bool exitall_on_error;            /* a job's error ends the others (exit_what) */
+	char *wait_for;                   /* start once this earlier job has ended */
 	bool refill_buffers;              /* new random data for every write */
 	bool log_offset;
 	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's

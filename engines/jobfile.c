@@ -364,6 +364,12 @@ static int opt_iolog_str(struct parse_ctx *c, struct iogap_job *j, const char *k
 	return set_str(dst, val);
 }
 
+static int opt_wait_for(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	return set_str(&j->wait_for, val);
+}
+
 /* replay_skip=read,write,trim,sync: fio's ddir bits */
 static int opt_replay_skip(struct parse_ctx *c, struct iogap_job *j, const char *key,
 			   const char *val)
@@ -1442,6 +1448,7 @@ static const struct opt_def options[] = {
 	{ "ratecycle", opt_ratecycle },
 	{ "rate_process", opt_rate_process },
 	{ "exitall_on_error", opt_exitall_on_error },
+	{ "wait_for", opt_wait_for },
 	{ "refill_buffers", opt_refill_buffers },
 	{ "write_iolog", opt_iolog_str },
 	{ "read_iolog", opt_iolog_str },
@@ -1568,6 +1575,7 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
 	dst->write_iolog = xstrdup_or_null(src->write_iolog);
 	dst->write_bw_log = xstrdup_or_null(src->write_bw_log);
+	dst->wait_for = xstrdup_or_null(src->wait_for);
 	dst->write_iops_log = xstrdup_or_null(src->write_iops_log);
 	dst->write_hist_log = xstrdup_or_null(src->write_hist_log);
 	dst->read_iolog = xstrdup_or_null(src->read_iolog);
@@ -1609,6 +1617,7 @@ static void job_free(struct iogap_job *j)
 	free(j->write_lat_log);
 	free(j->write_iolog);
 	free(j->write_bw_log);
+	free(j->wait_for);
 	free(j->write_iops_log);
 	free(j->write_hist_log);
 	free(j->read_iolog);

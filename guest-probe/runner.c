@@ -1519,6 +1519,19 @@ static int verify_written(struct worker *w)
 	return r;
 }
 
+/* fio's wait_for: start once every clone of the named job has ended */
+static void wait_for_waitee(struct worker *w)
+{
+	for (size_t i = 0; w->job->wait_for && i < w->nall; i++) {
+		struct worker *o = &w->all[i];
+
+		if (strcmp(o->job->name, w->job->wait_for))
+			continue;
+		while (!atomic_load(&o->finished) && !stop_requested && !atomic_load(&w->terminate))
+			usleep(1000);
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1529,8 +1542,13 @@ static void *worker_main(void *arg)
 	w->tid = (pid_t)syscall(SYS_gettid);
 	w->written_lo = UINT64_MAX;
 	w->stat.pid = w->tid;
-	if (j->startdelay_ns)
-		iogap_sleep_until_ns(iogap_now_ns() + j->startdelay_ns);
+	{
+		uint64_t t0 = iogap_now_ns();   /* fio: startdelay counts from the start */
+
+		wait_for_waitee(w);
+		if (j->startdelay_ns)
+			iogap_sleep_until_ns(t0 + j->startdelay_ns);
+	}
 	set_affinity(w, w->clone);
 	if (w->err[0] || setup_worker(w)) {
 		w->stat.error = w->err_code ? w->err_code : EINVAL;
@@ -1744,6 +1762,29 @@ static int check_free_space(const struct iogap_job_list *jobs, char *err, size_t
 
 /* Checks that need no file: run before anything is laid out, so a job
  * that cannot run creates nothing (as fio). */
+/* fio's wait_for_ok: the job waited for is another one defined before,
+ * once (a later one may never start: the wait would never end) */
+static int check_wait_for(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		unsigned found = 0;
+
+		if (!j->wait_for)
+			continue;
+		if (!strcmp(j->wait_for, j->name))
+			return iogap_seterr(err, errlen, "%s: a job cannot wait for itself (wait_for=%s)",
+					    j->name, j->wait_for);
+		for (size_t k = 0; k < i; k++)
+			found += !strcmp(jobs->jobs[k].name, j->wait_for);
+		if (found != 1)
+			return iogap_seterr(err, errlen, found ? "%s: multiple waitees %s found" :
+					    "%s: waitee job %s unknown (it must come before)", j->name,
+					    j->wait_for);
+	}
+	return 0;
+}
+
 static int check_before_layout(const struct iogap_job_list *jobs, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < jobs->nr; i++) {
@@ -2271,7 +2312,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (check_targets(&files, opts, err, errlen) || check_before_layout(&files, err, errlen))
+	if (check_wait_for(jobs, err, errlen) || check_targets(&files, opts, err, errlen) ||
+	    check_before_layout(&files, err, errlen))
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
 		const struct iogap_job *j = &files.jobs[i];

@@ -3,7 +3,7 @@
 # refill_buffers, exitall_on_error, rate_min / rate_iops_min, the rate
 # cross-checks and rate_process=poisson.
 . "$(dirname "$0")/lib.sh"
-echo "1..12"
+echo "1..14"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 256k /dev/urandom > s.dat
@@ -82,4 +82,17 @@ shares() { "$PROBE" --dump-trace "$1" | sed -n 's/^record [0-9]*: .* start_ns=\(
 read -r ps pl <<< "$(shares po.tr)"; read -r ls ll <<< "$(shares li.tr)"
 [ "$ps" -ge 8 ] && [ "$ps" -le 40 ] && [ "$pl" -ge 5 ] && [ "$pl" -le 30 ]
 ok $? "rate_process=poisson: $ps% of gaps under 1 ms, $pl% over 10 ms (linear: $ls%, $ll%)"
+
+# wait_for: the job starts once every clone of the job it names has ended
+"$PROBE" --name=w --ioengine=null --size=1m --time_based --runtime=1 --numjobs=2 \
+	--name=r --ioengine=null --size=64k --wait_for=w --trace=wf.tr > /dev/null
+order=$("$PROBE" --dump-trace wf.tr | grep '^record [0-9]' |
+	sed 's/.*start_ns=\([0-9]*\) .*complete_ns=\([0-9]*\) .*job=\([0-9]\).*/\3 \1 \2/' |
+	awk '$1 == 0 && $3 > w {w = $3} $1 == 1 && (r == 0 || $2 < r) {r = $2; n++} END {print (r > w && n > 0) ? "after" : "before"}')
+[ "$order" = after ]
+ok $? "wait_for=w: the reader's first request starts after the last of w's two clones completed"
+! "$PROBE" --name=r --ioengine=null --size=4k --wait_for=w --name=w --ioengine=null --size=4k 2> wf1 &&
+	! "$PROBE" --name=r --ioengine=null --size=4k --wait_for=r 2> wf2 && grep -q "waitee job w unknown" wf1 &&
+	grep -q "cannot wait for itself" wf2
+ok $? "wait_for a later job or itself refused, as fio: $(cat wf1); $(cat wf2)"
 finish
