@@ -83,6 +83,7 @@ struct iogap_iolog_reader {
 static uint64_t delay_since(struct iogap_iolog_reader *r, uint64_t t)
 {
 	uint64_t last = r->last_ttime, d;
+	double scaled;
 
 	r->last_ttime = t;
 	if (!last || r->job->replay_no_stall || t < last)
@@ -90,7 +91,8 @@ static uint64_t delay_since(struct iogap_iolog_reader *r, uint64_t t)
 	d = t - last;
 	if (r->job->replay_time_scale == 100)
 		return d;
-	return (uint64_t)((double)d * (100.0 / (double)r->job->replay_time_scale));
+	scaled = (double)d * (100.0 / (double)r->job->replay_time_scale);
+	return scaled >= 0x1p64 ? UINT64_MAX : (uint64_t)scaled;
 }
 
 /* replay_scale, then replay_align (a power of 2), as fio's ipo_bytes_align */

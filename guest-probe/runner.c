@@ -812,7 +812,8 @@ static int replay_other(struct worker *w, struct iogap_io *io, unsigned *queued,
 
 	put_slot(w, io);
 	if (p->act == IOGAP_IOLOG_WAIT) {   /* fio: until N ms after the start */
-		uint64_t at = w->t_start + p->delay_us * 1000000;
+		uint64_t at = p->delay_us > (UINT64_MAX - w->t_start) / 1000000 ? UINT64_MAX :
+			      w->t_start + p->delay_us * 1000000;
 
 		while (iogap_now_ns() < at && !replay_stopped(w))
 			iogap_sleep_until_ns(at - iogap_now_ns() > 500000000 ? iogap_now_ns() + 500000000 : at);
