@@ -109,7 +109,16 @@ struct iogap_job {
 	bool create_only;         /* lay out, then stop */
 	char *ioengine;           /* fio default: psync */
 	const struct iogap_engine_ops *engine;    /* ioengine's, set by iogap_job_finalize */
-	char *write_lat_log;      /* log file prefix, NULL = off */
+	char *write_lat_log;      /* log file prefixes (guest-probe/logs.c), NULL = */
+	char *write_bw_log;       /* off, "" = the job's name */
+	char *write_iops_log;
+	char *write_hist_log;
+	unsigned log_avg_msec;    /* average over windows this long; 0 = every I/O */
+	unsigned log_hist_msec;   /* a histogram line every this many ms; 0 = none */
+	unsigned log_hist_coarseness; /* 2^N histogram buckets per count */
+	bool per_job_logs;        /* one file per thread (fio default 1) */
+	bool log_max_value;       /* windows log their maximum, not their mean */
+	bool log_prio;            /* the priority column as 0x%04x */
 	char *description;
 	char *directory;          /* fio's directory: prefix of the file name */
 	char *filename_format;    /* fio's default name when filename is unset */
@@ -191,6 +200,13 @@ struct iogap_job {
 
 	uint64_t rate_iops[IOGAP_DDIR_NR];
 	uint64_t rate[IOGAP_DDIR_NR];     /* bytes/s, fio's rate */
+	uint64_t rate_min[IOGAP_DDIR_NR]; /* bytes/s at least, every ratecycle */
+	uint64_t rate_iops_min[IOGAP_DDIR_NR];
+	unsigned ratecycle_ms;            /* fio default 1000 */
+	bool rate_poisson;                /* rate_process=poisson: exponential gaps */
+	bool exitall_on_error;            /* a job's error ends the others (exit_what) */
+	char *wait_for;                   /* start once this earlier job has ended */
+	bool refill_buffers;              /* new random data for every write */
 	bool log_offset;
 	bool disable_lat, disable_clat, disable_slat, disable_bw; /* fio's
 				   * switches (gtod_reduce sets all four) */
@@ -243,9 +259,21 @@ struct iogap_job {
 	uint64_t verify_backlog;  /* read back after this many writes (0: at the end) */
 	uint64_t verify_backlog_batch; /* blocks read back each time; 0 = backlog */
 
+	/* I/O logs (guest-probe/iolog.c), fio's names and defaults */
+	char *write_iolog;        /* fio's version 3 log of the issued I/O */
+	char *read_iolog;         /* replay this log (text or blktrace) */
+	char *replay_redirect;    /* every replayed I/O to this file */
+	bool replay_no_stall;     /* replay as fast as possible */
+	unsigned replay_time_scale; /* percent of the recorded rate; 100 */
+	uint64_t replay_scale;    /* offsets divided by it; 1 */
+	uint64_t replay_align;    /* offsets rounded down to it (power of 2) */
+	unsigned replay_skip;     /* IOGAP_IOLOG_SKIP bits (blktrace only) */
+
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */
+
+	unsigned sig_figs;        /* significant_figures: 1..10 (fio default 4) */
 
 	uint8_t buffer_pattern[512]; /* fio's buffer_pattern; len 0 = random data */
 	unsigned buffer_pattern_len;
@@ -294,6 +322,8 @@ int iogap_jobfile_parse_buf(const char *name, const char *text, size_t len,
 /*
  * The job-file lexer, shared by the parser above and `iogap lint`: lines
  * trimmed; blank and ;/# comment lines skipped; "[name]" starts a section;
+ * "include FILE" in a section lexes FILE's options there (fio's rule:
+ * relative to the including file if not found as given; no sections);
  * any other line is an option "key[=value]" (trailing " #…"/" ;…" comment
  * dropped), rewritten first by expand when set (${VAR}).  Callbacks return
  * 0, or -1 after writing their message to err.  Returns 0, or -1 with
@@ -304,6 +334,9 @@ struct iogap_jobfile_lexer {
 	int (*section)(void *ctx, const char *name, int line);
 	int (*option)(void *ctx, const char *key, const char *val, int line);
 	int (*expand)(void *ctx, const char *in, char *out, size_t outlen, int line);
+	/* optional: "include FILE" switched the file the lines come from
+	 * (name), and back to the including one */
+	void (*file)(void *ctx, const char *name);
 };
 int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -267,10 +268,95 @@ static int opt_rbd_str(struct parse_ctx *c, struct iogap_job *j, const char *key
 	return set_str(dst, val);
 }
 
-static int opt_write_lat_log(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+/* write_lat_log, write_bw_log, write_iops_log, write_hist_log: a file name
+ * prefix; bare, the job's name (fio's make_log_name) */
+static int opt_write_log(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char **dst = !strcmp(key, "write_lat_log") ? &j->write_lat_log :
+		     !strcmp(key, "write_bw_log") ? &j->write_bw_log :
+		     !strcmp(key, "write_iops_log") ? &j->write_iops_log : &j->write_hist_log;
+
+	(void)c;
+	return set_str(dst, val ? val : "");
+}
+
+/* write_iolog, read_iolog, replay_redirect: file names (guest-probe/iolog.c) */
+static int opt_iolog_str(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char **dst = !strcmp(key, "write_iolog") ? &j->write_iolog :
+		     !strcmp(key, "read_iolog") ? &j->read_iolog : &j->replay_redirect;
+
+	NEED_VALUE(c, key, val);
+	if (dst == &j->read_iolog && !strcmp(val, "-"))
+		return bad_value(c, key, val, "iogap-probe reads the log twice (checked before the "
+				 "run), so not from stdin");
+	if (dst == &j->read_iolog && strchr(val, ':'))
+		return bad_value(c, key, val, "one log per job (fio's list of logs for the clones "
+				 "is not supported)");
+	return set_str(dst, val);
+}
+
+static int opt_wait_for(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	NEED_VALUE(c, key, val);
-	return set_str(&j->write_lat_log, val);
+	return set_str(&j->wait_for, val);
+}
+
+/* replay_skip=read,write,trim,sync: fio's ddir bits */
+static int opt_replay_skip(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			   const char *val)
+{
+	static const char *const kinds[] = { "read", "write", "trim", "sync" };
+	char buf[128], *save = NULL, *tok;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	j->replay_skip = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned k = 0;
+
+		while (k < 4 && strcmp(tok, kinds[k]))
+			k++;
+		if (k == 4)
+			return bad_value(c, key, val, "a list of read, write, trim, sync");
+		j->replay_skip |= 1u << k;
+	}
+	return 0;
+}
+
+static int opt_replay_num(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			  const char *val)
+{
+	unsigned long long v;
+
+	NEED_VALUE(c, key, val);
+	if (parse_uint(val, UINT32_MAX, &v))
+		return bad_value(c, key, val, "expected an integer");
+	if (!strcmp(key, "replay_time_scale")) {
+		if (!v)
+			return bad_value(c, key, val, "a percentage of at least 1");
+		j->replay_time_scale = (unsigned)v;
+	} else if (!strcmp(key, "replay_align")) {
+		if (v & (v - 1))
+			return bad_value(c, key, val, "a power of 2");
+		j->replay_align = v;
+	} else {
+		j->replay_scale = v;
+	}
+	return 0;
+}
+
+/* read_iolog_chunked: iogap always streams the log (it reads it whole once,
+ * before the run, to check it), so both values replay the same requests */
+static int opt_read_iolog_chunked(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				  const char *val)
+{
+	bool b;
+
+	(void)j;
+	if (parse_bool(val, &b))
+		return bad_value(c, key, val, "expected 0 or 1");
+	return 0;
 }
 
 #define SIZE_OPT(fn, field) \
@@ -617,6 +703,21 @@ UINT_OPT(opt_numjobs, numjobs, 4096, 1)
 UINT_OPT(opt_loops, loops, UINT32_MAX, 1)
 UINT_OPT(opt_fsync, fsync_blocks, UINT32_MAX, 0)
 UINT_OPT(opt_fdatasync, fdatasync_blocks, UINT32_MAX, 0)
+UINT_OPT(opt_log_avg_msec, log_avg_msec, UINT32_MAX, 0)
+UINT_OPT(opt_log_hist_msec, log_hist_msec, UINT32_MAX, 0)
+UINT_OPT(opt_log_hist_coarseness, log_hist_coarseness, 6, 0)   /* fio's maxval */
+UINT_OPT(opt_significant_figures, sig_figs, 10, 1)
+UINT_OPT(opt_ratecycle, ratecycle_ms, UINT32_MAX, 1)
+
+static int opt_rate_process(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			    const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "linear") && strcmp(val, "poisson"))
+		return bad_value(c, key, val, "expected linear or poisson");
+	j->rate_poisson = !strcmp(val, "poisson");
+	return 0;
+}
 
 #define TIME_OPT(fn, field, unit) \
 static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val) \
@@ -675,6 +776,12 @@ BOOL_OPT(opt_verify_fatal, verify_fatal)
 BOOL_OPT(opt_verify_dump, verify_dump)
 BOOL_OPT(opt_experimental_verify, experimental_verify)
 BOOL_OPT(opt_verify_only, verify_only)
+BOOL_OPT(opt_replay_no_stall, replay_no_stall)
+BOOL_OPT(opt_per_job_logs, per_job_logs)
+BOOL_OPT(opt_log_max_value, log_max_value)
+BOOL_OPT(opt_log_prio, log_prio)
+BOOL_OPT(opt_exitall_on_error, exitall_on_error)
+BOOL_OPT(opt_refill_buffers, refill_buffers)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
 static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -926,6 +1033,7 @@ static int opt_cpus_allowed_policy(struct parse_ctx *c, struct iogap_job *j, con
 
 static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	uint64_t *dst = !strcmp(key, "rate_iops") ? j->rate_iops : j->rate_iops_min;
 	char buf[256], *parts[IOGAP_DDIR_NR];
 	int n;
 
@@ -940,7 +1048,7 @@ static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *k
 		/* fio: a single value applies to reads and writes alike */
 		if (parse_uint(parts[d][0] ? parts[d] : "0", UINT32_MAX, &v))
 			return bad_value(c, key, val, "expected an integer IOPS rate");
-		j->rate_iops[d] = v;
+		dst[d] = v;
 	}
 	return 0;
 }
@@ -949,20 +1057,21 @@ static int opt_rate_iops(struct parse_ctx *c, struct iogap_job *j, const char *k
  * ("rate=,500k") leaves that direction unlimited, as fio */
 static int opt_rate(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
+	uint64_t *dst = !strcmp(key, "rate") ? j->rate : j->rate_min;
 	char buf[256], *p = buf;
 
 	NEED_VALUE(c, key, val);
 	snprintf(buf, sizeof(buf), "%s", val);
-	memset(j->rate, 0, sizeof(j->rate));
+	memset(dst, 0, sizeof(j->rate));
 	for (int d = 0; d < IOGAP_DDIR_NR && p; d++) {
 		char *comma = strchr(p, ',');
 
 		if (comma)
 			*comma = '\0';
-		if (*p && iogap_parse_size(p, &j->rate[d]))
+		if (*p && iogap_parse_size(p, &dst[d]))
 			return bad_value(c, key, val, "expected bytes per second such as 1m or 1m,500k");
 		if (!comma && d == 0)   /* one value: reads and writes alike */
-			j->rate[1] = j->rate[2] = j->rate[0];
+			dst[1] = dst[2] = dst[0];
 		p = comma ? comma + 1 : NULL;
 	}
 	if (p)
@@ -1285,7 +1394,34 @@ static const struct opt_def options[] = {
 	{ "cpus_allowed_policy", opt_cpus_allowed_policy },
 	{ "rate_iops", opt_rate_iops },
 	{ "rate", opt_rate },
-	{ "write_lat_log", opt_write_lat_log },
+	{ "write_lat_log", opt_write_log },
+	{ "write_bw_log", opt_write_log },
+	{ "write_iops_log", opt_write_log },
+	{ "write_hist_log", opt_write_log },
+	{ "log_avg_msec", opt_log_avg_msec },
+	{ "log_hist_msec", opt_log_hist_msec },
+	{ "log_hist_coarseness", opt_log_hist_coarseness },
+	{ "per_job_logs", opt_per_job_logs },
+	{ "log_max_value", opt_log_max_value },
+	{ "log_prio", opt_log_prio },
+	{ "significant_figures", opt_significant_figures },
+	{ "rate_min", opt_rate },
+	{ "ratemin", opt_rate },
+	{ "rate_iops_min", opt_rate_iops },
+	{ "ratecycle", opt_ratecycle },
+	{ "rate_process", opt_rate_process },
+	{ "exitall_on_error", opt_exitall_on_error },
+	{ "wait_for", opt_wait_for },
+	{ "refill_buffers", opt_refill_buffers },
+	{ "write_iolog", opt_iolog_str },
+	{ "read_iolog", opt_iolog_str },
+	{ "replay_redirect", opt_iolog_str },
+	{ "read_iolog_chunked", opt_read_iolog_chunked },
+	{ "replay_no_stall", opt_replay_no_stall },
+	{ "replay_time_scale", opt_replay_num },
+	{ "replay_scale", opt_replay_num },
+	{ "replay_align", opt_replay_num },
+	{ "replay_skip", opt_replay_skip },
 	{ "log_offset", opt_log_offset },
 	{ "percentile_list", opt_percentile_list },
 	{ "clat_percentiles", opt_clat_percentiles },
@@ -1379,6 +1515,11 @@ static void job_defaults(struct iogap_job *j)
 	j->file_service_center = -1;
 	j->create_serialize = true;
 	j->create_fsync = true;
+	j->replay_time_scale = 100;
+	j->per_job_logs = true;
+	j->sig_figs = 4;
+	j->ratecycle_ms = 1000;
+	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1398,6 +1539,13 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 		return -1;
 	dst->ioengine = xstrdup_or_null(src->ioengine);
 	dst->write_lat_log = xstrdup_or_null(src->write_lat_log);
+	dst->write_iolog = xstrdup_or_null(src->write_iolog);
+	dst->write_bw_log = xstrdup_or_null(src->write_bw_log);
+	dst->wait_for = xstrdup_or_null(src->wait_for);
+	dst->write_iops_log = xstrdup_or_null(src->write_iops_log);
+	dst->write_hist_log = xstrdup_or_null(src->write_hist_log);
+	dst->read_iolog = xstrdup_or_null(src->read_iolog);
+	dst->replay_redirect = xstrdup_or_null(src->replay_redirect);
 	dst->description = xstrdup_or_null(src->description);
 	dst->directory = xstrdup_or_null(src->directory);
 	dst->filename_format = xstrdup_or_null(src->filename_format);
@@ -1431,6 +1579,13 @@ static void job_free(struct iogap_job *j)
 	iogap_job_files_free(j);
 	free(j->ioengine);
 	free(j->write_lat_log);
+	free(j->write_iolog);
+	free(j->write_bw_log);
+	free(j->wait_for);
+	free(j->write_iops_log);
+	free(j->write_hist_log);
+	free(j->read_iolog);
+	free(j->replay_redirect);
 	free(j->description);
 	free(j->directory);
 	free(j->filename_format);
@@ -1666,12 +1821,59 @@ static void showcmd_option(struct parse_ctx *c, const char *key, const char *val
 		fprintf(c->showcmd, "--%s ", key);
 }
 
+#define INCLUDE_DEPTH_MAX 16
+
+static int lex_text(const char *name, const char *text, size_t len,
+		    const struct iogap_jobfile_lexer *lx, char *err, size_t errlen, unsigned depth);
+
+/* fio's "include FILE" inside a section: FILE's options (no sections) go
+ * into it; a relative FILE that does not exist as given is looked up
+ * beside the including file, as fio does. */
+static int lex_include(struct parse_ctx *c, const char *fn, const struct iogap_jobfile_lexer *lx,
+		       unsigned depth)
+{
+	const char *slash = strrchr(c->file, '/');
+	char path[4096], *buf;
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (!*fn)
+		return perr(c, "include needs a file name");
+	if (depth >= INCLUDE_DEPTH_MAX)
+		return perr(c, "include %s: includes nested more than %d deep", fn, INCLUDE_DEPTH_MAX);
+	if (fn[0] != '/' && access(fn, F_OK) && slash)
+		snprintf(path, sizeof(path), "%.*s%s", (int)(slash - c->file + 1), c->file, fn);
+	else
+		snprintf(path, sizeof(path), "%s", fn);
+	if (stat(path, &st))
+		return perr(c, "include %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return perr(c, "include %s: not a regular file", path);
+	buf = iogap_read_file(path, 64u << 20, &len);
+	if (!buf)
+		return perr(c, "include %s: %s", path, strerror(errno));
+	if (lx->file)
+		lx->file(lx->ctx, path);
+	r = lex_text(path, buf, len, lx, c->err, c->errlen, depth + 1);
+	if (lx->file)
+		lx->file(lx->ctx, c->file);
+	free(buf);
+	return r;
+}
+
 int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen)
 {
+	return lex_text(name, text, len, lx, err, errlen, 0);
+}
+
+static int lex_text(const char *name, const char *text, size_t len,
+		    const struct iogap_jobfile_lexer *lx, char *err, size_t errlen, unsigned depth)
+{
 	struct parse_ctx c = { .file = name, .line = 0, .err = err, .errlen = errlen };
 	const char *p = text, *end = text + len;
-	bool in_section = false;
+	bool in_section = depth > 0;   /* an included file adds to the section */
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -1689,6 +1891,8 @@ int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		s = trim(raw);
 		if (!*s || *s == '#' || *s == ';')
 			continue;
+		if (*s == '[' && depth)
+			return perr(&c, "no new sections in included files (fio's rule)");
 		if (*s == '[') {
 			char *close = strchr(s, ']');
 
@@ -1702,6 +1906,11 @@ int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		}
 		if (!in_section)
 			return perr(&c, "option '%s' outside of a [section]", s);
+		if (!strncmp(s, "include", 7) && isspace((unsigned char)s[7])) {
+			if (lex_include(&c, trim(s + 8), lx, depth))
+				return -1;
+			continue;
+		}
 		if (lx->expand) {
 			if (lx->expand(lx->ctx, s, line, sizeof(line), c.line))
 				return -1;
@@ -1760,6 +1969,14 @@ static int parse_option(void *ctx, const char *key, const char *val, int line)
 	return 0;
 }
 
+/* messages name the included file while the lexer is in it */
+static void parse_file_switch(void *ctx, const char *name)
+{
+	struct parse_state *ps = ctx;
+
+	ps->c.file = name;
+}
+
 static int parse_expand(void *ctx, const char *in, char *out, size_t outlen, int line)
 {
 	struct parse_state *ps = ctx;
@@ -1773,7 +1990,8 @@ static int parse_text(struct parse_ctx *pc, const char *text, size_t len,
 {
 	struct parse_state ps = { .c = *pc, .list = list };
 	const struct iogap_jobfile_lexer lx = { .ctx = &ps, .section = parse_section,
-						.option = parse_option, .expand = parse_expand };
+						.option = parse_option, .expand = parse_expand,
+						.file = parse_file_switch };
 	const char *name = pc->file;
 	char *err = pc->err;
 	size_t errlen = pc->errlen;
@@ -1965,6 +2183,28 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 	return 0;
 }
 
+/* fio's fixup_options for the rates: bytes or IOPS, not both; the
+ * minimum below the rate */
+static int finalize_rates(struct parse_ctx *c, const struct iogap_job *j)
+{
+	bool bytes = false, iops = false, bytes_min = false, iops_min = false;
+
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		bytes |= j->rate[d] != 0;
+		iops |= j->rate_iops[d] != 0;
+		bytes_min |= j->rate_min[d] != 0;
+		iops_min |= j->rate_iops_min[d] != 0;
+		if ((j->rate[d] && j->rate[d] < j->rate_min[d]) ||
+		    (j->rate_iops[d] && j->rate_iops[d] < j->rate_iops_min[d]))
+			return perr(c, "job '%s': minimum rate exceeds rate, ddir %d (fio's check)",
+				    j->name, d);
+	}
+	if ((bytes && iops) || (bytes_min && iops_min))
+		return perr(c, "job '%s': rate and rate_iops are mutually exclusive (fio's check)",
+			    j->name);
+	return 0;
+}
+
 /* fio's fixup_options: derived defaults and cross-option checks. */
 int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 {
@@ -2038,7 +2278,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
-	if (finalize_verify(&c, j, named))
+	if (finalize_verify(&c, j, named) || finalize_rates(&c, j))
 		return -1;
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);

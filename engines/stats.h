@@ -92,6 +92,7 @@ struct iogap_group_stat {
 	uint64_t max_bw[IOGAP_DDIR_NR], min_bw[IOGAP_DDIR_NR];  /* bytes/s */
 	uint64_t io_bytes[IOGAP_DDIR_NR];
 	uint64_t agg_bw[IOGAP_DDIR_NR];                         /* bytes/s */
+	int sig_figs;             /* the group's last job's significant_figures */
 };
 
 /* Block device counters from /sys/block/X/stat, before/after a run. */

@@ -13,9 +13,14 @@
 #include "output.h"
 
 /* iogap has fio's defaults for the knobs behind these: kb_base=1024,
- * unit_base=bytes, significant_figures=4. */
-#define SIG_FIGS   4
+ * unit_base=bytes. */
 #define KB_BASE    1024
+
+/* a job's significant_figures (fio's default 4 for an imported job) */
+static int sig_figs(const struct iogap_job *j)
+{
+	return j && j->sig_figs ? (int)j->sig_figs : 4;
+}
 
 static const double default_percentiles[] = {
 	1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99,
@@ -273,16 +278,17 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 	const struct iogap_ddir_stat *ds = &st->dir[d];
 	char io_p[32], bw_p[32], bw_alt[32], iops_p[32], post[48] = "";
 	uint64_t runt = ds->runtime_ms, bw, iops;
+	int sig = sig_figs(st->job);
 
 	if (!runt)
 		return;
 
 	bw = 1000 * ds->io_bytes / runt;
 	iops = 1000 * ds->total_io_u / runt;
-	iogap_num2str(io_p, sizeof(io_p), ds->io_bytes, SIG_FIGS, true, IOGAP_N2S_BYTE);
-	iogap_num2str(bw_p, sizeof(bw_p), bw, SIG_FIGS, true, IOGAP_N2S_BYTEPERSEC);
-	iogap_num2str(bw_alt, sizeof(bw_alt), bw, SIG_FIGS, false, IOGAP_N2S_BYTEPERSEC);
-	iogap_num2str(iops_p, sizeof(iops_p), iops, SIG_FIGS, false, IOGAP_N2S_NONE);
+	iogap_num2str(io_p, sizeof(io_p), ds->io_bytes, sig, true, IOGAP_N2S_BYTE);
+	iogap_num2str(bw_p, sizeof(bw_p), bw, sig, true, IOGAP_N2S_BYTEPERSEC);
+	iogap_num2str(bw_alt, sizeof(bw_alt), bw, sig, false, IOGAP_N2S_BYTEPERSEC);
+	iogap_num2str(iops_p, sizeof(iops_p), iops, sig, false, IOGAP_N2S_NONE);
 	/* fio appends zbd_write_status() to every write line, zoned or not. */
 	if (d == 1)
 		snprintf(post, sizeof(post), "; %" PRIu64 " zone resets", ds->zone_resets);
@@ -488,20 +494,20 @@ static void show_group(FILE *f, const struct iogap_group_stat *rs)
 
 		if (!rs->max_run_ms[d])
 			continue;
-		iogap_num2str(io, sizeof(io), rs->io_bytes[d], SIG_FIGS, true, IOGAP_N2S_BYTE);
-		iogap_num2str(io_alt, sizeof(io_alt), rs->io_bytes[d], SIG_FIGS, false,
+		iogap_num2str(io, sizeof(io), rs->io_bytes[d], rs->sig_figs, true, IOGAP_N2S_BYTE);
+		iogap_num2str(io_alt, sizeof(io_alt), rs->io_bytes[d], rs->sig_figs, false,
 			      IOGAP_N2S_BYTE);
-		iogap_num2str(agg, sizeof(agg), rs->agg_bw[d], SIG_FIGS, true,
+		iogap_num2str(agg, sizeof(agg), rs->agg_bw[d], rs->sig_figs, true,
 			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(agg_alt, sizeof(agg_alt), rs->agg_bw[d], SIG_FIGS, false,
+		iogap_num2str(agg_alt, sizeof(agg_alt), rs->agg_bw[d], rs->sig_figs, false,
 			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(min, sizeof(min), rs->min_bw[d], SIG_FIGS, true,
+		iogap_num2str(min, sizeof(min), rs->min_bw[d], rs->sig_figs, true,
 			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(min_alt, sizeof(min_alt), rs->min_bw[d], SIG_FIGS, false,
+		iogap_num2str(min_alt, sizeof(min_alt), rs->min_bw[d], rs->sig_figs, false,
 			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(max, sizeof(max), rs->max_bw[d], SIG_FIGS, true,
+		iogap_num2str(max, sizeof(max), rs->max_bw[d], rs->sig_figs, true,
 			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(max_alt, sizeof(max_alt), rs->max_bw[d], SIG_FIGS, false,
+		iogap_num2str(max_alt, sizeof(max_alt), rs->max_bw[d], rs->sig_figs, false,
 			      IOGAP_N2S_BYTEPERSEC);
 		fprintf(f, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%"
 			PRIu64 "msec\n", str[d], agg, agg_alt, min, max, min_alt, max_alt,
@@ -582,6 +588,7 @@ int iogap_group_stats_compute(struct iogap_run_report *r)
 		const struct iogap_job_stat *st = &r->stats[i];
 		struct iogap_group_stat *rs = &g[st->groupid];
 
+		rs->sig_figs = sig_figs(st->job);   /* fio: the last job's */
 		for (d = 0; d < IOGAP_DDIR_NR; d++) {
 			uint64_t runt = st->dir[d].runtime_ms, bw;
 
@@ -663,8 +670,8 @@ void iogap_output_job_line(FILE *f, const struct iogap_job *job, unsigned groupi
 		uint64_t min, max;
 
 		bs_range(job, d, &min, &max);
-		iogap_num2str(c[d][0], sizeof(c[d][0]), min, SIG_FIGS, true, IOGAP_N2S_BYTE);
-		iogap_num2str(c[d][1], sizeof(c[d][1]), max, SIG_FIGS, true, IOGAP_N2S_BYTE);
+		iogap_num2str(c[d][0], sizeof(c[d][0]), min, sig_figs(job), true, IOGAP_N2S_BYTE);
+		iogap_num2str(c[d][1], sizeof(c[d][1]), max, sig_figs(job), true, IOGAP_N2S_BYTE);
 	}
 	fprintf(f, "%s: (g=%u): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, "
 		"ioengine=%s, iodepth=%u\n",

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -38,6 +39,8 @@
 #include "kernel_points.h"
 #include "trace_info.h"
 #include "verify.h"
+#include "iolog.h"
+#include "logs.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -83,6 +86,11 @@ struct worker {
 	struct iogap_rand rnd_off, rnd_ddir, rnd_bs;
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
 	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
+	struct iogap_rand rnd_poisson;  /* rate_process=poisson's gaps */
+	struct iogap_rand rnd_buf;      /* refill_buffers' data */
+	uint64_t poisson_us[IOGAP_DDIR_NR]; /* when the next I/O is due (fio's last_usec) */
+	uint64_t rate_check_ns[IOGAP_DDIR_NR];   /* rate_min: the previous check */
+	uint64_t rate_check_bytes[IOGAP_DDIR_NR], rate_check_ios[IOGAP_DDIR_NR];
 	uint64_t trim_offset;       /* trimwrite: the write follows this trim */
 	uint32_t trim_len;
 	bool write_after_trim;
@@ -105,6 +113,12 @@ struct worker {
 	} *vslot;
 	uint64_t verify_ns;         /* time spent in verify passes */
 
+	/* read_iolog / write_iolog (iolog.c) */
+	struct iogap_iolog_reader *replay;
+	uint64_t last_issue_ns;     /* fio's last_issue: replay delays count from it */
+	uint64_t replay_late_us;    /* fio's time_offset: the last sleep's overrun */
+	struct iogap_iolog_writer iolog;
+
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
 	bool in_ramp;
@@ -119,7 +133,7 @@ struct worker {
 	struct iogap_trace_record *recs;
 	unsigned nr_recs;
 	uint64_t dropped;
-	FILE *lat_log[IOGAP_LAT_KINDS];
+	struct iogap_job_logs *logs;   /* fio's per-job logs (logs.c) */
 	uint64_t req_seq;
 	pid_t tid;
 
@@ -192,29 +206,8 @@ static void flush_records(struct worker *w)
 		return;
 	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
 		w->dropped += w->nr_recs;
-	if (w->lat_log[0]) {
-		for (unsigned i = 0; i < w->nr_recs; i++) {
-			const struct iogap_trace_record *r = &w->recs[i];
-			uint64_t val[IOGAP_LAT_KINDS] = {
-				r->issue_ns - r->start_ns, r->complete_ns - r->issue_ns,
-				r->complete_ns - r->start_ns };
-			unsigned long t_ms = (unsigned long)((r->complete_ns - w->t_start) / 1000000ULL);
-
-			if (r->flags & IOGAP_REC_RAMP || r->op > IOGAP_OP_TRIM)
-				continue;
-			for (int k = 0; k < IOGAP_LAT_KINDS; k++) {
-				if (!w->lat_log[k])
-					continue;
-				if (w->job->log_offset)
-					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, %" PRIu64 ", 0\n",
-						t_ms, val[k], r->op, r->length,
-						(uint64_t)(r->offset & ((1ULL << IOGAP_TRACE_FILE_SHIFT) - 1)));
-				else
-					fprintf(w->lat_log[k], "%lu, %" PRIu64 ", %u, %u, 0\n", t_ms,
-						val[k], r->op, r->length);
-			}
-		}
-	}
+	for (unsigned i = 0; w->logs && i < w->nr_recs; i++)
+		iogap_logs_add(w->logs, &w->recs[i]);
 	w->nr_recs = 0;
 }
 
@@ -452,6 +445,16 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 			return off;
 	}
 	return NO_MORE_IO;
+}
+
+/* fio's refill_buffers: fresh random data for every write */
+static void refill_buffer(struct worker *w, struct iogap_io *io)
+{
+	for (uint32_t i = 0; i < io->len; i += 8) {
+		uint64_t v = iogap_rand_next(&w->rnd_buf);
+
+		memcpy((char *)io->buf + i, &v, io->len - i < 8 ? io->len - i : 8);
+	}
 }
 
 static void stamp_tags(struct worker *w, struct iogap_io *io)
@@ -799,6 +802,106 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 	return r;
 }
 
+/* A sync the job's options ask for, in write_iolog as fio logs it (the
+ * end_fsync is not: fio issues it outside its queue). */
+static int job_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
+		    struct iogap_wfile *f)
+{
+	static const enum iogap_iolog_act act[] = {
+		[SYNC_FSYNC] = IOGAP_IOLOG_SYNC, [SYNC_FDATASYNC] = IOGAP_IOLOG_DATASYNC,
+		[SYNC_FILE_RANGE] = IOGAP_IOLOG_SYNC_FILE_RANGE,
+	};
+
+	iogap_iolog_write(&w->iolog, act[kind], 0, 0);
+	return do_sync(w, queued, kind, f);
+}
+
+/* ---- read_iolog: the next request comes from the log ---- */
+
+enum { REPLAY_IO, REPLAY_OTHER, REPLAY_END };
+
+static bool replay_stopped(const struct worker *w)
+{
+	return stop_requested || atomic_load_explicit(&w->terminate, memory_order_relaxed) ||
+	       (w->t_end && iogap_now_ns() >= w->t_end);
+}
+
+/* fio's iolog_delay: sleep what is left of delay_us since the last issue,
+ * less what the previous sleep overran, in pieces of at most 0.5 s */
+static void replay_delay(struct worker *w, uint64_t delay_us)
+{
+	uint64_t since = (iogap_now_ns() - w->last_issue_ns) / 1000, orig = delay_us, t0, slept;
+
+	if (!delay_us)
+		return;
+	if (delay_us < w->replay_late_us) {
+		w->replay_late_us = 0;
+		return;
+	}
+	delay_us -= w->replay_late_us;
+	if (delay_us < since)
+		return;
+	delay_us -= since;
+	t0 = iogap_now_ns();
+	while (delay_us && !replay_stopped(w)) {
+		uint64_t part = delay_us > 500000 ? 500000 : delay_us;
+
+		iogap_sleep_until_ns(iogap_now_ns() + part * 1000);
+		delay_us -= part;
+	}
+	slept = (iogap_now_ns() - t0) / 1000;
+	w->replay_late_us = slept > orig ? slept - orig : 0;
+}
+
+/* A piece that is not a request: io's slot goes back first (a sync drains
+ * the queue).  0, or -errno. */
+static int replay_other(struct worker *w, struct iogap_io *io, unsigned *queued,
+			const struct iogap_iolog_piece *p)
+{
+	int r = 0;
+
+	put_slot(w, io);
+	if (p->act == IOGAP_IOLOG_WAIT) {   /* fio: until N ms after the start */
+		uint64_t at = p->delay_us > (UINT64_MAX - w->t_start) / 1000000 ? UINT64_MAX :
+			      w->t_start + p->delay_us * 1000000;
+
+		while (iogap_now_ns() < at && !replay_stopped(w))
+			iogap_sleep_until_ns(at - iogap_now_ns() > 500000000 ? iogap_now_ns() + 500000000 : at);
+		return 0;
+	}
+	replay_delay(w, p->delay_us);
+	if (p->act == IOGAP_IOLOG_SYNC || p->act == IOGAP_IOLOG_DATASYNC)
+		r = do_sync(w, queued, p->act == IOGAP_IOLOG_SYNC ? SYNC_FSYNC : SYNC_FDATASYNC, w->f);
+	w->last_issue_ns = iogap_now_ns();   /* file actions too, as fio */
+	return r;
+}
+
+/* Fill io from the log: REPLAY_IO; REPLAY_OTHER after a sync, wait or
+ * file action (io given back); REPLAY_END; or -errno with w->err set. */
+static int replay_next(struct worker *w, struct iogap_io *io, unsigned *queued)
+{
+	struct iogap_iolog_piece p;
+	int r = iogap_iolog_next(w->replay, &p, w->err, sizeof(w->err));
+
+	if (r <= 0) {
+		put_slot(w, io);
+		if (r < 0 && !w->stat.error) {
+			w->stat.error = EINVAL;
+			snprintf(w->stat.verror, sizeof(w->stat.verror), "%.127s", w->err);
+		}
+		return r < 0 ? -EINVAL : REPLAY_END;
+	}
+	if (p.act > IOGAP_IOLOG_TRIM) {
+		r = replay_other(w, io, queued, &p);
+		return r < 0 ? r : REPLAY_OTHER;
+	}
+	replay_delay(w, p.delay_us);
+	io->ddir = (uint8_t)p.act;
+	io->offset = p.offset;
+	io->len = p.len;
+	return REPLAY_IO;
+}
+
 /* fio's exitall: this job is done, so are the others exit_what names
  * (those of its group; every running one; or every one, none to start). */
 static void exit_others(struct worker *w)
@@ -866,7 +969,55 @@ static bool budget_left(const struct worker *w)
 		return true;
 	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
 		return false;
-	return w->job->time_based || w->bytes_issued < w->io_budget;
+	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget;
+}
+
+/* fio's usec_for_io with rate_process=poisson: exponential gaps whose
+ * mean is the rate's (rate as IOPS of the smallest block) */
+static uint64_t poisson_gap_us(struct worker *w, uint8_t ddir)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t iops = j->rate_iops[ddir] ? j->rate_iops[ddir] : j->rate[ddir] / j->bs_min[ddir];
+	double u = (double)(iogap_rand_next(&w->rnd_poisson) >> 11) * 0x1.0p-53;
+
+	if (!iops)
+		return 0;
+	return (uint64_t)((double)(1000000 / iops) * -log(u > 0 ? u : 0x1.0p-53));
+}
+
+/* fio's check_min_rate: from 2 s in, every ratecycle, each direction that
+ * moved must have kept rate_min (bytes/s) or rate_iops_min since the
+ * previous check, else the job ends with EIO (its message on stderr). */
+static bool min_rate_missed(struct worker *w, uint64_t now)
+{
+	const struct iogap_job *j = w->job;
+
+	if (now - w->t_start < 2000000000ULL)
+		return false;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+		uint64_t spent = (now - w->rate_check_ns[d]) / 1000000, got;
+
+		if ((!j->rate_min[d] && !j->rate_iops_min[d]) || !w->done_bytes[d])
+			continue;
+		if (w->rate_check_ns[d] && (spent < j->ratecycle_ms || !spent))
+			continue;
+		if (w->rate_check_ns[d] && j->rate_min[d] &&
+		    (got = (w->done_bytes[d] - w->rate_check_bytes[d]) * 1000 / spent) < j->rate_min[d]) {
+			fprintf(stderr, "%s: rate_min=%" PRIu64 "B/s not met, got %" PRIu64 "B/s\n",
+				j->name, j->rate_min[d], got);
+			return true;
+		}
+		if (w->rate_check_ns[d] && !j->rate_min[d] &&
+		    (got = (w->done_ios[d] - w->rate_check_ios[d]) * 1000 / spent) < j->rate_iops_min[d]) {
+			fprintf(stderr, "%s: rate_iops_min=%" PRIu64 " not met, got %" PRIu64 " IOPS\n",
+				j->name, j->rate_iops_min[d], got);
+			return true;
+		}
+		w->rate_check_bytes[d] = w->done_bytes[d];
+		w->rate_check_ios[d] = w->done_ios[d];
+		w->rate_check_ns[d] = now;
+	}
+	return false;
 }
 
 /* rate_iops and rate: wait until this direction is due again.  Ahead of
@@ -880,9 +1031,13 @@ static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 
 	if ((!iops && !bps) || w->in_ramp)
 		return 0;
-	if (iops)
+	if (w->job->rate_poisson) {
+		due = w->rate_start + w->poisson_us[ddir] * 1000;
+		w->poisson_us[ddir] += poisson_gap_us(w, ddir);
+	} else if (iops) {
 		due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / iops;
-	if (bps) {
+	}
+	if (bps && !w->job->rate_poisson) {
 		uint64_t by_bytes = w->rate_start +
 			(uint64_t)((double)w->bytes_dir_issued[ddir] * 1e9 / (double)bps);
 
@@ -972,21 +1127,25 @@ static int run_loop(struct worker *w)
 		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
 		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
 			break;
+		if (!w->in_ramp && min_rate_missed(w, now)) {
+			r = -EIO;   /* fio's td_verror(EIO, "check_min_rate") */
+			break;
+		}
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FSYNC, w->f)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FSYNC, w->f)) < 0)
 				break;
 			continue;
 		}
 		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FDATASYNC, w->f)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FDATASYNC, w->f)) < 0)
 				break;
 			continue;
 		}
 		if (j->sync_file_range_blocks && w->writes_since_sync >= j->sync_file_range_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = do_sync(w, &queued, SYNC_FILE_RANGE, w->f)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FILE_RANGE, w->f)) < 0)
 				break;
 			continue;
 		}
@@ -1008,8 +1167,18 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
+		if (w->replay) {
+			int rp = replay_next(w, io, &queued);   /* gives io back unless REPLAY_IO */
+
+			if (rp == REPLAY_OTHER)
+				continue;
+			if (rp != REPLAY_IO) {
+				r = rp < 0 ? rp : 0;
+				break;
+			}
+		}
 		verifying = w->verify_pass || w->backlog_left;
-		ddir = verifying ? IOGAP_OP_READ : pick_ddir(w);
+		ddir = verifying ? IOGAP_OP_READ : w->replay ? io->ddir : pick_ddir(w);
 		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
@@ -1026,7 +1195,7 @@ static int run_loop(struct worker *w)
 			}
 			if (w->backlog_left)
 				w->backlog_left--;
-		} else {
+		} else if (!w->replay) {
 			io->len = pick_bs(w, ddir);
 			io->offset = pick_file_offset(w, ddir, &io->len);
 			if (w->vslot)
@@ -1071,12 +1240,15 @@ static int run_loop(struct worker *w)
 		io->result = 0;
 		if (ddir == IOGAP_OP_WRITE && j->verify_pattern_len)   /* reads may have overwritten it */
 			iogap_verify_fill_pattern(j->verify_pattern, j->verify_pattern_len, io->buf, io->len);
+		else if (ddir == IOGAP_OP_WRITE && j->refill_buffers && !j->buffer_pattern_len)
+			refill_buffer(w, io);
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
 			put_slot(w, io);
 			break;
 		}
+		iogap_iolog_write(&w->iolog, (enum iogap_iolog_act)ddir, io->offset, io->len);
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
@@ -1100,6 +1272,7 @@ static int run_loop(struct worker *w)
 		w->ios_issued[ddir]++;
 		w->bytes_dir_issued[ddir] += io->len;
 		w->ios_total++;
+		w->last_issue_ns = sync_engine ? io->issue_ns : iogap_now_ns();
 		if (!io->in_ramp)
 			w->stat.dir[ddir].total_io_u++;
 		if (ddir == IOGAP_OP_WRITE) {
@@ -1259,6 +1432,24 @@ static int open_targets(struct worker *w, uint64_t seed)
 	return 0;
 }
 
+/* fio's init_iolog: a job that replays a log writes none */
+static int setup_iologs(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+
+	if (j->read_iolog)
+		return iogap_iolog_open(j->read_iolog, j, &w->replay, w->err, sizeof(w->err));
+	if (j->write_iolog && w->fs.nr > 1) {   /* its lines name one file */
+		snprintf(w->err, sizeof(w->err), "write_iolog with several files per job is not "
+			 "supported");
+		return -1;
+	}
+	if (j->write_iolog)
+		return iogap_iolog_writer_open(&w->iolog, j->write_iolog, iogap_job_file(j, w->clone, 0),
+					       w->err, sizeof(w->err));
+	return 0;
+}
+
 static int setup_worker(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -1272,9 +1463,11 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
+	iogap_rand_seed(&w->rnd_poisson, seed ^ 0x7777);
+	iogap_rand_seed(&w->rnd_buf, seed ^ 0x9999);
 
 	w->ops = j->engine;
-	if (open_targets(w, seed))
+	if (open_targets(w, seed) || setup_iologs(w))
 		return -1;
 	if (iogap_zbd_worker_new(w->zbd_set, j, w->f->region_start, w->f->region_len, j->iodepth,
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
@@ -1335,37 +1528,26 @@ static int setup_worker(struct worker *w)
 		return -1;
 	}
 
-	if (w->trace || j->write_lat_log) {
+	if (w->trace || iogap_logs_wanted(j)) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
 		if (!w->recs) {
 			snprintf(w->err, sizeof(w->err), "out of memory for trace records");
 			return -1;
 		}
 	}
-	if (j->write_lat_log) {
-		static const char *kinds[IOGAP_LAT_KINDS] = { "slat", "clat", "lat" };
-
-		for (int k = 0; k < IOGAP_LAT_KINDS; k++) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s_%s.%u.log", j->write_lat_log, kinds[k],
-				 w->thread_number);
-			w->lat_log[k] = fopen(path, "w");
-			if (!w->lat_log[k]) {
-				snprintf(w->err, sizeof(w->err), "%.200s: %s", path, strerror(errno));
-				return -1;
-			}
-		}
-	}
+	if (iogap_logs_wanted(j))   /* fio: no slat for its synchronous engines */
+		return iogap_logs_open(&w->logs, j, w->thread_number, !w->ectx.sync, w->err,
+				       sizeof(w->err));
 	return 0;
 }
 
 static void teardown_worker(struct worker *w)
 {
 	flush_records(w);
-	for (int k = 0; k < IOGAP_LAT_KINDS; k++)
-		if (w->lat_log[k])
-			fclose(w->lat_log[k]);
+	iogap_iolog_close(w->replay);
+	iogap_iolog_writer_close(&w->iolog);
+	iogap_logs_close(w->logs, iogap_now_ns());
+	w->logs = NULL;
 	if (w->ectx.priv)
 		w->ops->cleanup(&w->ectx);
 	for (unsigned k = 0; w->fs.f && k < w->fs.nr; k++)
@@ -1414,6 +1596,9 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 static void restart_pass(struct worker *w)
 {
 	iogap_fileset_restart(&w->fs);
+	/* fio closes and reopens the files between loops */
+	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_CLOSE, 0, 0);
+	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_OPEN, 0, 0);
 	w->bytes_issued = 0;
 	w->seq_left = 0;
 	w->write_after_trim = false;
@@ -1439,6 +1624,19 @@ static int verify_written(struct worker *w)
 	return r;
 }
 
+/* fio's wait_for: start once every clone of the named job has ended */
+static void wait_for_waitee(struct worker *w)
+{
+	for (size_t i = 0; w->job->wait_for && i < w->nall; i++) {
+		struct worker *o = &w->all[i];
+
+		if (strcmp(o->job->name, w->job->wait_for))
+			continue;
+		while (!atomic_load(&o->finished) && !stop_requested && !atomic_load(&w->terminate))
+			usleep(1000);
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1449,8 +1647,13 @@ static void *worker_main(void *arg)
 	w->tid = (pid_t)syscall(SYS_gettid);
 	w->written_lo = UINT64_MAX;
 	w->stat.pid = w->tid;
-	if (j->startdelay_ns)
-		iogap_sleep_until_ns(iogap_now_ns() + j->startdelay_ns);
+	{
+		uint64_t t0 = iogap_now_ns();   /* fio: startdelay counts from the start */
+
+		wait_for_waitee(w);
+		if (j->startdelay_ns)
+			iogap_sleep_until_ns(t0 + j->startdelay_ns);
+	}
 	set_affinity(w, w->clone);
 	if (w->err[0] || setup_worker(w)) {
 		w->stat.error = w->err_code ? w->err_code : EINVAL;
@@ -1459,7 +1662,9 @@ static void *worker_main(void *arg)
 		atomic_store(&w->finished, 1);
 		return NULL;
 	}
-	w->t_start = iogap_now_ns();
+	w->t_start = w->last_issue_ns = iogap_now_ns();
+	if (w->logs)
+		iogap_logs_start(w->logs, w->t_start);
 	w->t_ramp_end = w->t_start + j->ramp_time_ns;
 	w->in_ramp = j->ramp_time_ns > 0;
 	if (!w->in_ramp)
@@ -1490,7 +1695,7 @@ static void *worker_main(void *arg)
 		close_stats(w, &w->stat, t_stop);
 	}
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
-	if (j->exitall)
+	if (j->exitall || (j->exitall_on_error && w->stat.error))
 		exit_others(w);
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
@@ -1663,6 +1868,29 @@ static int check_free_space(const struct iogap_job_list *jobs, char *err, size_t
 
 /* Checks that need no file: run before anything is laid out, so a job
  * that cannot run creates nothing (as fio). */
+/* fio's wait_for_ok: the job waited for is another one defined before,
+ * once (a later one may never start: the wait would never end) */
+static int check_wait_for(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		unsigned found = 0;
+
+		if (!j->wait_for)
+			continue;
+		if (!strcmp(j->wait_for, j->name))
+			return iogap_seterr(err, errlen, "%s: a job cannot wait for itself (wait_for=%s)",
+					    j->name, j->wait_for);
+		for (size_t k = 0; k < i; k++)
+			found += !strcmp(jobs->jobs[k].name, j->wait_for);
+		if (found != 1)
+			return iogap_seterr(err, errlen, found ? "%s: multiple waitees %s found" :
+					    "%s: waitee job %s unknown (it must come before)", j->name,
+					    j->wait_for);
+	}
+	return 0;
+}
+
 static int check_before_layout(const struct iogap_job_list *jobs, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < jobs->nr; i++) {
@@ -2223,7 +2451,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	run_start = iogap_now_ns();
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
-		if (iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
+		if (iogap_iolog_prepare_job(&jobs->jobs[i], err, errlen) ||
+		    iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen) ||
 		    resolve_file_sizes(&jobs->jobs[i], err, errlen))
@@ -2232,7 +2461,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (check_targets(&files, opts, err, errlen) || check_before_layout(&files, err, errlen))
+	if (check_wait_for(jobs, err, errlen) || check_targets(&files, opts, err, errlen) ||
+	    check_before_layout(&files, err, errlen))
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
 		const struct iogap_job *j = &files.jobs[i];

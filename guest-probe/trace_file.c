@@ -1092,7 +1092,7 @@ static void dump_record(FILE *out, uint64_t seq, const struct iogap_trace_record
 		" length=%" PRIu32 " start_ns=%" PRIu64 " issue_ns=%" PRIu64
 		" complete_ns=%" PRIu64 " slat_ns=%" PRIu64 " clat_ns=%" PRIu64
 		" result=%" PRId32 " thread=%" PRIu32 " job=%u flags=%s\n",
-		seq, x->tag, op_name(x->op), fs, (uint64_t)(x->offset & ((1ULL << IOGAP_TRACE_FILE_SHIFT) - 1)),
+		seq, x->tag, op_name(x->op), fs, (uint64_t)IOGAP_TRACE_FILE_OFFSET(x->offset),
 		x->length, x->start_ns,
 		x->issue_ns, x->complete_ns, x->issue_ns - x->start_ns,
 		x->complete_ns - x->issue_ns, x->result, x->thread, x->job, fl);

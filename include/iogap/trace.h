@@ -109,6 +109,7 @@ enum iogap_record_flags {
  * names the files (docs/trace-format.md).
  */
 #define IOGAP_TRACE_FILE_SHIFT 48
+#define IOGAP_TRACE_FILE_OFFSET(off) ((off) & ((1ULL << IOGAP_TRACE_FILE_SHIFT) - 1))
 
 /*
  * One request.  The probe fills start/issue/complete as fio's slat/clat:
