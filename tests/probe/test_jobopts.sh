@@ -84,7 +84,7 @@ read -r ps pl <<< "$(shares po.tr)"; read -r ls ll <<< "$(shares li.tr)"
 ok $? "rate_process=poisson: $ps% of gaps under 1 ms, $pl% over 10 ms (linear: $ls%, $ll%)"
 
 # wait_for: the job starts once every clone of the job it names has ended
-"$PROBE" --name=w --ioengine=null --size=1m --time_based --runtime=1 --numjobs=2 \
+"$PROBE" --name=w --ioengine=null --size=1m --time_based --runtime=1 --rate_iops=500 --numjobs=2 \
 	--name=r --ioengine=null --size=64k --wait_for=w --trace=wf.tr > /dev/null
 order=$("$PROBE" --dump-trace wf.tr | grep '^record [0-9]' |
 	sed 's/.*start_ns=\([0-9]*\) .*complete_ns=\([0-9]*\) .*job=\([0-9]\).*/\3 \1 \2/' |
