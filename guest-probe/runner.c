@@ -995,10 +995,11 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
 	if (now - w->t_start < 2000000000ULL)
 		return false;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
-		uint64_t spent = (now - w->rate_check_ns[d]) / 1000000, got;
+		uint64_t spent, got;
 
 		if ((!j->rate_min[d] && !j->rate_iops_min[d]) || !w->done_bytes[d])
-			continue;
+			continue;   /* before the division: this runs for every request */
+		spent = (now - w->rate_check_ns[d]) / 1000000;
 		if (w->rate_check_ns[d] && (spent < j->ratecycle_ms || !spent))
 			continue;
 		if (w->rate_check_ns[d] && j->rate_min[d] &&
