@@ -342,9 +342,10 @@ int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->nrfiles = 1;
 	if (j->directory && !(dirs = split_names(j->directory, &dcopy, &ndirs)))
 		return iogap_seterr(err, errlen, "out of memory");
-	if (j->directory && !ndirs) {
+	if (j->directory && !ndirs) {   /* "directory=:" names none */
 		free(dcopy);
 		free(dirs);
+		dcopy = NULL;
 		dirs = NULL;
 	}
 	r = j->filename ? named_files(j, dirs) : default_files(j, dirs, ndirs);
