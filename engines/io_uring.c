@@ -7,7 +7,8 @@
  *
  * fio's options: hipri (IORING_SETUP_IOPOLL), sqthread_poll and
  * sqthread_poll_cpu (IORING_SETUP_SQPOLL, SQ_AFF; they imply registerfiles,
- * as in fio), registerfiles (the target registered, IOSQE_FIXED_FILE),
+ * as in fio), registerfiles (the worker's files registered, a request names its
+ * file's index with IOSQE_FIXED_FILE),
  * fixedbufs (the request buffers registered, READ_FIXED/WRITE_FIXED with the
  * slot as buffer index), nonvectored (0: READV/WRITEV of one iovec; -1, the
  * default: READ/WRITE where the kernel has them, as fio's probe).
