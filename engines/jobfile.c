@@ -195,21 +195,10 @@ static int bad_value(struct parse_ctx *c, const char *key, const char *val, cons
 	return perr(c, "option '%s': bad value '%s' (%s)", key, val ? val : "", what);
 }
 
-static int set_str(char **dst, const char *val)
-{
-	char *d = strdup(val);
-
-	if (!d)
-		return -1;
-	free(*dst);
-	*dst = d;
-	return 0;
-}
-
 static int opt_name(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	NEED_VALUE(c, key, val);
-	return set_str(&j->name, val);
+	return iogap_set_str(&j->name, val);
 }
 
 /* sync_file_range=wait_before,write,wait_after:N (fio's) */
@@ -244,7 +233,7 @@ static int opt_sync_file_range(struct parse_ctx *c, struct iogap_job *j, const c
 static int opt_description(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	NEED_VALUE(c, key, val);
-	return set_str(&j->description, val);
+	return iogap_set_str(&j->description, val);
 }
 
 static int opt_ioengine(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -253,7 +242,7 @@ static int opt_ioengine(struct parse_ctx *c, struct iogap_job *j, const char *ke
 	if (!iogap_engine_find(val))
 		return perr(c, "option '%s': engine '%s' is not supported (supported: %s)",
 			    key, val, iogap_engine_names());
-	return set_str(&j->ioengine, val);
+	return iogap_set_str(&j->ioengine, val);
 }
 
 /* fio's rbd engine options, and iogap's ceph_conf (a ceph.conf path) */
@@ -265,7 +254,7 @@ static int opt_rbd_str(struct parse_ctx *c, struct iogap_job *j, const char *key
 		     !strcmp(key, "clustername") ? &j->rbd_clustername : &j->ceph_conf;
 
 	NEED_VALUE(c, key, val);
-	return set_str(dst, val);
+	return iogap_set_str(dst, val);
 }
 
 /* write_lat_log, write_bw_log, write_iops_log, write_hist_log: a file name
@@ -277,7 +266,7 @@ static int opt_write_log(struct parse_ctx *c, struct iogap_job *j, const char *k
 		     !strcmp(key, "write_iops_log") ? &j->write_iops_log : &j->write_hist_log;
 
 	(void)c;
-	return set_str(dst, val ? val : "");
+	return iogap_set_str(dst, val ? val : "");
 }
 
 /* write_iolog, read_iolog, replay_redirect: file names (guest-probe/iolog.c) */
@@ -293,13 +282,13 @@ static int opt_iolog_str(struct parse_ctx *c, struct iogap_job *j, const char *k
 	if (dst == &j->read_iolog && strchr(val, ':'))
 		return bad_value(c, key, val, "one log per job (fio's list of logs for the clones "
 				 "is not supported)");
-	return set_str(dst, val);
+	return iogap_set_str(dst, val);
 }
 
 static int opt_wait_for(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	NEED_VALUE(c, key, val);
-	return set_str(&j->wait_for, val);
+	return iogap_set_str(&j->wait_for, val);
 }
 
 /* replay_skip=read,write,trim,sync: fio's ddir bits */

@@ -176,23 +176,12 @@ static int set_bool(bool *dst, const char *val)
 	return -1;
 }
 
-static int set_name(char **dst, const char *val)
-{
-	char *d = strdup(val);
-
-	if (!d)
-		return -1;
-	free(*dst);
-	*dst = d;
-	return 0;
-}
-
 static int opt_filename_format(struct iogap_job *j, const char *val, char *why, size_t whylen)
 {
 	for (const char *p = strchr(val, '$'); p; p = strchr(p + 1, '$'))
 		if (strncmp(p, "$jobname", 8) && strncmp(p, "$jobnum", 7) && strncmp(p, "$filenum", 8))
 			return iogap_seterr(why, whylen, "only $jobname, $jobnum and $filenum are supported");
-	return set_name(&j->filename_format, val) ? iogap_seterr(why, whylen, "out of memory") : 0;
+	return iogap_set_str(&j->filename_format, val) ? iogap_seterr(why, whylen, "out of memory") : 0;
 }
 
 int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
@@ -211,7 +200,7 @@ int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
 	if (!val || !*val)
 		return iogap_seterr(why, whylen, "a value is needed");
 	if (!strcmp(key, "filename") || !strcmp(key, "directory"))
-		return set_name(!strcmp(key, "filename") ? &j->filename : &j->directory, val) ?
+		return iogap_set_str(!strcmp(key, "filename") ? &j->filename : &j->directory, val) ?
 			iogap_seterr(why, whylen, "out of memory") : 0;
 	if (!strcmp(key, "filename_format"))
 		return opt_filename_format(j, val, why, whylen);

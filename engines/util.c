@@ -123,3 +123,15 @@ void iogap_sleep_until_ns(uint64_t t)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
+
+/* *dst becomes a copy of val (the old one freed); 0, or -1 out of memory */
+int iogap_set_str(char **dst, const char *val)
+{
+	char *d = strdup(val);
+
+	if (!d)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}

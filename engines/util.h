@@ -29,4 +29,7 @@ uint64_t iogap_now_ns(void);
 /* Sleep until CLOCK_MONOTONIC reaches t (ns), resuming after signals. */
 void iogap_sleep_until_ns(uint64_t t);
 
+/* *dst becomes a copy of val, the old value freed: 0, or -1 out of memory. */
+int iogap_set_str(char **dst, const char *val);
+
 #endif
