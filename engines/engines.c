@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -40,11 +41,18 @@ const struct iogap_engine_ops *iogap_engine_find(const char *name)
 
 const char *iogap_engine_names(void)
 {
-#ifdef IOGAP_HAVE_RBD
-	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, null, rbd";
-#else
-	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, null";
-#endif
+	static char names[256];   /* built once, from the registry */
+	size_t n = 0;
+
+	if (names[0])
+		return names;
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+				      registry[i].name);
+		if (n >= sizeof(names))
+			break;   /* truncated: still a usable message */
+	}
+	return names;
 }
 
 /* Discard synchronously, as fio's async engines do for trims: a block

@@ -298,6 +298,10 @@ struct iogap_job_list {
 	/* the first job file's [global] options, for JSON "global options" */
 	struct iogap_job_kv *global_kv;
 	size_t global_kv_nr;
+	/* fio's --section: when nr_sections, job files' other sections are
+	 * skipped unparsed ([global] is always read) */
+	const char *const *sections;
+	size_t nr_sections;
 };
 
 enum iogap_output_format {

@@ -1934,13 +1934,27 @@ struct parse_state {
 	struct parse_ctx c;
 	struct section_state st;
 	struct iogap_job_list *list;
+	bool skipping;             /* in a section --section left out */
 };
+
+static bool section_selected(const struct iogap_job_list *list, const char *name)
+{
+	if (!list->nr_sections || !strcmp(name, "global"))
+		return true;
+	for (size_t i = 0; i < list->nr_sections; i++)
+		if (!strcmp(list->sections[i], name))
+			return true;
+	return false;
+}
 
 static int parse_section(void *ctx, const char *name, int line)
 {
 	struct parse_state *ps = ctx;
 
 	ps->c.line = line;
+	ps->skipping = !section_selected(ps->list, name);
+	if (ps->skipping)
+		return 0;
 	if (start_section(&ps->c, &ps->st, ps->list, name))
 		return -1;
 	showcmd_section(&ps->c, name);
@@ -1952,6 +1966,8 @@ static int parse_option(void *ctx, const char *key, const char *val, int line)
 	struct parse_state *ps = ctx;
 
 	ps->c.line = line;
+	if (ps->skipping)
+		return 0;
 	if (set_option(&ps->c, ps->st.cur, key, val))
 		return -1;
 	showcmd_option(&ps->c, key, val);
@@ -1999,7 +2015,7 @@ static int parse_text(struct parse_ctx *pc, const char *text, size_t len,
 	ps.st.in_global = false;
 	if (iogap_jobfile_lex(name, text, len, &lx, err, errlen))
 		goto out;
-	if (list->nr == first_job) {
+	if (list->nr == first_job && !list->nr_sections) {
 		snprintf(err, errlen, "%s: no job sections (only [global] or nothing)", name);
 		goto out;
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "engine.h"
 #include "job.h"
 #include "output.h"
 #include "runner.h"
@@ -27,8 +28,16 @@ static void usage(FILE *f)
 	      "\n"
 	      "Probe options:\n"
 	      "  --output=FILE            write results to FILE instead of stdout\n"
-	      "  --output-format=LIST     normal, terse, json, json+ (comma separated)\n"
+	      "  --output-format=LIST     normal, terse (or minimal, csv), json, json+\n"
+	      "                           (comma separated)\n"
 	      "  --minimal                terse output (fio's --minimal)\n"
+	      "  --append-terse           terse output as well (fio's --append-terse)\n"
+	      "  --terse-version=N        terse output version 2, 3 (default), 4 or 5\n"
+	      "  --section=NAME           run only job NAME of the job files (repeatable)\n"
+	      "  --readonly               refuse jobs that write or trim, and file layout\n"
+	      "  --warnings-fatal         accepted: the probe's job checks are all errors\n"
+	      "  --alloc-size=KIB         accepted and ignored (fio's shared memory pool)\n"
+	      "  --enghelp                list the I/O engines\n"
 	      "  --parse-only             parse and check the job options, run nothing\n"
 	      "  --showcmd                print each job file as command-line options\n"
 	      "  --max-jobs=N             accepted and ignored, as fio 3.33 does\n"
@@ -43,6 +52,8 @@ static void usage(FILE *f)
 	      "  --producer=bare|guest    which side this run is (trace header)\n"
 	      "  --allow-destroy-data     write even to targets that hold data\n"
 	      "  --eta=auto|always|never  progress line on stderr (auto: when a TTY)\n"
+	      "  --eta-interval=TIME      progress line every TIME (default 1s, at least 250ms)\n"
+	      "  --eta-newline=TIME       start a new progress line every TIME\n"
 	      "  --dump-trace=FILE        print a trace as text and exit\n"
 	      "  --agent=PORT             serve iogap run's control channel (in a guest)\n"
 	      "  --force=KEY=VALUE        set a job option in every job, over what the job\n"
@@ -67,7 +78,7 @@ static int parse_formats(const char *s, unsigned *out)
 			*out |= IOGAP_OUT_JSON;
 		else if (!strcmp(tok, "json+"))
 			*out |= IOGAP_OUT_JSONPLUS;
-		else if (!strcmp(tok, "terse"))
+		else if (!strcmp(tok, "terse") || !strcmp(tok, "minimal") || !strcmp(tok, "csv"))
 			*out |= IOGAP_OUT_TERSE;
 		else
 			return -1;
@@ -94,7 +105,75 @@ struct probe_args {
 	bool parse_only;
 	bool showcmd;
 	uint64_t status_interval_ns;
+	uint64_t eta_interval_ns, eta_newline_ns;
+	int terse_version;
+	const char **sections;    /* --section names, nr_sections of them */
+	size_t nr_sections;
+	bool readonly;
+	bool enghelp;
 };
+
+/* A positive whole number (--max-jobs, --alloc-size). */
+static int positive_number(const char *key, const char *val)
+{
+	char *end;
+
+	errno = 0;
+	if (!val || strtoul(val, &end, 10) == 0 || errno || *end) {
+		fprintf(stderr, "iogap-probe: --%s needs a positive number\n", key);
+		return -1;
+	}
+	return 0;
+}
+
+/* fio's --eta-interval / --eta-newline: a time, plain numbers seconds. */
+static int eta_time(const char *key, const char *val, uint64_t min_ns, uint64_t *out)
+{
+	if (!val || iogap_parse_time_ns(val, 1000000000ULL, out) || *out < min_ns) {
+		fprintf(stderr, "iogap-probe: --%s needs a time of at least %" PRIu64 "ms (plain "
+			"numbers are seconds)\n", key, min_ns / 1000000);
+		return -1;
+	}
+	return 0;
+}
+
+/* Options fio has for its own output and safety; 1 if key is one. */
+static int fio_cli_option(struct probe_args *a, const char *key, const char *val)
+{
+	if (!strcmp(key, "append-terse")) {
+		a->formats |= IOGAP_OUT_TERSE;
+	} else if (!strcmp(key, "terse-version")) {
+		if (!val || !val[0] || val[1] || !strchr("2345", val[0])) {
+			fprintf(stderr, "iogap-probe: --terse-version must be 2, 3, 4 or 5\n");
+			return -1;
+		}
+		a->terse_version = val[0] - '0';
+	} else if (!strcmp(key, "section")) {
+		if (!val || !*val) {
+			fprintf(stderr, "iogap-probe: --section needs a job name\n");
+			return -1;
+		}
+		a->sections[a->nr_sections++] = val;
+	} else if (!strcmp(key, "readonly")) {
+		a->readonly = true;
+	} else if (!strcmp(key, "warnings-fatal")) {
+		/* nothing to do: every check of the probe already fails the job */
+	} else if (!strcmp(key, "alloc-size") || !strcmp(key, "max-jobs")) {
+		/* fio 3.33 ignores --max-jobs ("we don't track/need this
+		 * anymore"); --alloc-size sizes fio's shared memory pool, which
+		 * the probe does not have.  t/run-fio-tests.py passes --max-jobs */
+		return positive_number(key, val) ? -1 : 1;
+	} else if (!strcmp(key, "eta-interval")) {
+		return eta_time(key, val, 250000000ULL, &a->eta_interval_ns) ? -1 : 1;
+	} else if (!strcmp(key, "eta-newline")) {
+		return eta_time(key, val, 1000000ULL, &a->eta_newline_ns) ? -1 : 1;
+	} else if (!strcmp(key, "enghelp")) {
+		a->enghelp = true;
+	} else {
+		return 0;
+	}
+	return 1;
+}
 
 /* Returns 1 if arg was a probe option, 0 if not, -1 on a bad value. */
 static int probe_option(struct probe_args *a, const char *key, const char *val)
@@ -113,16 +192,6 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 		a->parse_only = true;
 	} else if (!strcmp(key, "showcmd")) {
 		a->showcmd = true;
-	} else if (!strcmp(key, "max-jobs")) {
-		/* fio 3.33 ignores it ("we don't track/need this anymore");
-		 * t/run-fio-tests.py passes it on every call */
-		char *end;
-
-		errno = 0;
-		if (!val || strtoul(val, &end, 10) == 0 || errno || *end) {
-			fprintf(stderr, "iogap-probe: --max-jobs needs a positive number\n");
-			return -1;
-		}
 	} else if (!strcmp(key, "status-interval")) {
 		if (!val || iogap_parse_time_ns(val, 1000000000ULL, &a->status_interval_ns) ||
 		    a->status_interval_ns < 1000000ULL) {
@@ -195,7 +264,7 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 			return -1;
 		}
 	} else {
-		return 0;
+		return fio_cli_option(a, key, val);
 	}
 	if (val == NULL && (!strcmp(key, "output") || !strcmp(key, "trace") ||
 			    !strcmp(key, "dump-trace") || !strcmp(key, "agent") ||
@@ -206,16 +275,50 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 	return 1;
 }
 
+/* fio's --enghelp: "Available IO engines:" and one tab-indented name a line. */
+static void print_engines(const char *names)
+{
+	puts("Available IO engines:");
+	for (const char *p = names; *p;) {
+		size_t n = strcspn(p, ",");
+
+		printf("\t%.*s\n", (int)n, p);
+		p += n;
+		p += strspn(p, ", ");
+	}
+}
+
+/* fio's --readonly: no job may write or trim (file layout is refused by
+ * the runner).  Returns -1 after naming the first such job. */
+static int refuse_writers(const struct iogap_job_list *jobs)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+
+		if (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) {
+			fprintf(stderr, "iogap-probe: job '%s': trim and write operations are not "
+				"allowed with --readonly\n", j->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 struct report_sinks {
 	unsigned formats;
+	int terse_version;
 	FILE *out, *json_out;
 };
 
 /* The results in every format asked for, in fio's order: terse, json, normal. */
 static void print_report(const struct report_sinks *rs, const struct iogap_run_report *report)
 {
-	if (rs->formats & IOGAP_OUT_TERSE)
-		iogap_output_terse(rs->out, report);
+	if (rs->formats & IOGAP_OUT_TERSE) {
+		struct iogap_run_report terse = *report;
+
+		terse.terse_version = rs->terse_version;
+		iogap_output_terse(rs->out, &terse);
+	}
 	if (rs->formats & (IOGAP_OUT_JSON | IOGAP_OUT_JSONPLUS) && !rs->json_out)
 		iogap_output_json(rs->out, report, rs->formats & IOGAP_OUT_JSONPLUS);
 	if (rs->formats & IOGAP_OUT_NORMAL)
@@ -250,8 +353,9 @@ int main(int argc, char **argv)
 	size_t nr_jobfiles = 0;
 
 	a.force = calloc((size_t)argc, sizeof(*a.force));
-	if (!jobfiles || !a.force)
-		return 1;
+	a.sections = calloc((size_t)argc, sizeof(*a.sections));
+	if (!jobfiles || !a.force || !a.sections)
+		goto out;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 
@@ -295,6 +399,13 @@ int main(int argc, char **argv)
 		}
 		jobfiles[nr_jobfiles++] = arg;
 	}
+	if (a.enghelp) {
+		print_engines(iogap_engine_names());
+		rc = 0;
+		goto out;
+	}
+	jobs.sections = a.sections;
+	jobs.nr_sections = a.nr_sections;
 	/* as fio: command-line options before any --name are the defaults of
 	 * every job, job files included; job files are read after them */
 	for (size_t i = 0; a.showcmd && i < nr_jobfiles; i++) {
@@ -327,7 +438,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!jobs.nr) {
-		if (have_global && !nr_jobfiles)
+		if (a.nr_sections)
+			fprintf(stderr, "iogap-probe: no job section named by --section\n");
+		else if (have_global && !nr_jobfiles)
 			fprintf(stderr, "iogap-probe: job options given but no --name=JOB to run them\n");
 		else
 			usage(stderr);
@@ -349,6 +462,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (a.readonly && refuse_writers(&jobs))
+		goto out;
 	if (a.parse_only) {
 		for (size_t i = 0; i < jobs.nr; i++) {
 			if (iogap_job_finalize(&jobs.jobs[i], err, sizeof(err))) {
@@ -378,12 +493,16 @@ int main(int argc, char **argv)
 	ro.tag_writes = a.tag_writes < 0 ? a.trace != NULL : a.tag_writes;
 	ro.allow_destroy_data = a.allow_destroy;
 	ro.progress = a.eta == 1 || (a.eta < 0 && isatty(STDERR_FILENO) && !a.output);
+	ro.eta_interval_ns = a.eta_interval_ns;
+	ro.eta_newline_ns = a.eta_newline_ns;
+	ro.readonly = a.readonly;
 	ro.quiet = !(a.formats & IOGAP_OUT_NORMAL);
 	ro.run_id = a.run_id;
 	ro.producer = a.producer;
 	ro.version = VERSION_STRING;
 	ro.out = out;
-	sinks = (struct report_sinks){ .formats = a.formats, .out = out, .json_out = json_out };
+	sinks = (struct report_sinks){ .formats = a.formats, .terse_version = a.terse_version,
+				       .out = out, .json_out = json_out };
 	ro.status_interval_ns = a.status_interval_ns;
 	ro.status = print_status;
 	ro.status_arg = &sinks;
@@ -418,5 +537,6 @@ out:
 	iogap_job_list_free(&jobs);
 	free(jobfiles);
 	free(a.force);
+	free(a.sections);
 	return rc;
 }

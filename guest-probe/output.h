@@ -21,6 +21,7 @@ struct iogap_run_report {
 	time_t timestamp;                 /* end of run, for JSON "time" */
 	uint64_t timestamp_ms;
 	const char *version;              /* "iogap-probe-0.1.0" */
+	int terse_version;                /* --terse-version 2..5; 0: fio's 3 */
 	uint64_t elapsed_ms;              /* run start to end, JSON "elapsed";
 					   * 0: derived from the job runtimes */
 	/* [global] options for JSON "global options"; leading entries of a

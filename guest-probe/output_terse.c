@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fio's terse output, version 3 (--minimal, --output-format=terse): one
- * semicolon-separated line per reported job, fields in the order of fio
- * 3.33's show_thread_status_terse_all (and the HOWTO's "Terse output"),
- * so scripts that cut fields out of fio's terse lines read ours.
+ * fio's terse output (--minimal, --output-format=terse), versions 2 to 5
+ * (--terse-version, default 3): one semicolon-separated line per reported
+ * job, fields in the order of fio 3.33's show_thread_status_terse_all (and
+ * the HOWTO's "Terse output"), so scripts that cut fields out of fio's
+ * terse lines read ours.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "output.h"
 
-#define TERSE_VERSION 3
+#define TERSE_VERSION 3           /* fio's default */
 #define TERSE_PERCENTILES 20      /* fio's FIO_IO_U_LIST_MAX_LEN */
 
 /* min;max;mean;stddev of a latency in usec (fio divides ns by 1000). */
@@ -48,9 +49,22 @@ static void terse_percentiles(FILE *f, const struct iogap_job_stat *st,
 	}
 }
 
+/* Version 5's bandwidth sample count and IOPS min;max;mean;stddev;samples. */
+static void terse_v5_samples(FILE *f, const struct iogap_ddir_stat *ds)
+{
+	const struct iogap_io_stat *io = &ds->iops;
+
+	fprintf(f, ";%" PRIu64, ds->bw.samples);
+	if (io->samples)
+		fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%f;%f;%" PRIu64, io->min_val, io->max_val,
+			io->mean, iogap_io_stat_stddev(io), io->samples);
+	else
+		fprintf(f, ";%llu;%llu;%f;%f;%llu", 0ULL, 0ULL, 0.0, 0.0, 0ULL);
+}
+
 /* fio's show_ddir_status_terse for one direction. */
 static void terse_ddir(FILE *f, const struct iogap_job_stat *st,
-		       const struct iogap_group_stat *rs, unsigned d)
+		       const struct iogap_group_stat *rs, unsigned d, int ver)
 {
 	const struct iogap_ddir_stat *ds = &st->dir[d];
 	uint64_t bw = 0, iops = 0;
@@ -79,6 +93,8 @@ static void terse_ddir(FILE *f, const struct iogap_job_stat *st,
 	} else {
 		fprintf(f, ";%llu;%llu;%f%%;%f;%f", 0ULL, 0ULL, 0.0, 0.0, 0.0);
 	}
+	if (ver == 5)
+		terse_v5_samples(f, ds);
 }
 
 static void terse_disk(FILE *f, const struct iogap_disk_util *du)
@@ -116,6 +132,7 @@ static void terse_job(FILE *f, const struct iogap_run_report *r, const struct io
 	uint64_t issued = 0, ns_total = 0;
 	double usr = 0, sys = 0;
 	unsigned d, i;
+	int ver = r->terse_version ? r->terse_version : TERSE_VERSION;
 
 	for (i = 0; i < r->groups_nr; i++)
 		if (r->groups[i].groupid == st->groupid)
@@ -123,10 +140,14 @@ static void terse_job(FILE *f, const struct iogap_run_report *r, const struct io
 	for (d = 0; d < IOGAP_DDIR_NR; d++)
 		issued += st->dir[d].total_io_u;
 
-	fprintf(f, "%d;%s;%s;%u;%d", TERSE_VERSION, r->version, st->name, st->groupid, st->error);
-	/* version 3: read and write, no trim */
-	terse_ddir(f, st, rs, 0);
-	terse_ddir(f, st, rs, 1);
+	if (ver == 2)
+		fprintf(f, "2;%s;%u;%d", st->name, st->groupid, st->error);
+	else
+		fprintf(f, "%d;%s;%s;%u;%d", ver, r->version, st->name, st->groupid, st->error);
+	terse_ddir(f, st, rs, 0, ver);
+	terse_ddir(f, st, rs, 1, ver);
+	if (ver != 3)   /* trim: in versions 2, 4 and 5 */
+		terse_ddir(f, st, rs, 2, ver);
 
 	if (st->total_run_time_ms) {   /* cpu times in whole ms, as fio */
 		usr = (double)(st->usr_time_us / 1000) * 100 / (double)st->total_run_time_ms;
@@ -144,12 +165,12 @@ static void terse_job(FILE *f, const struct iogap_run_report *r, const struct io
 			(i == 0 && issued ? 100.0 * (double)ns_total / (double)issued : 0.0));
 	for (i = 0; i < IOGAP_LAT_M_NR; i++)
 		fprintf(f, ";%3.2f%%", iogap_share_pct(st->io_u_lat_m[i], issued, 0.01));
-	for (i = 0; i < r->disks_nr; i++)
+	for (i = 0; ver >= 3 && i < r->disks_nr; i++)
 		terse_disk(f, &r->disks[i]);
 	if (continue_on_error(st->job))
 		fprintf(f, ";%" PRIu64 ";%d", st->total_err_count, st->first_error);
 	if (st->description[0])
-		fprintf(f, ";%s", st->description);
+		fprintf(f, "%s;%s", ver == 2 ? "\n" : "", st->description);
 	fputc('\n', f);
 }
 

@@ -1908,6 +1908,18 @@ static int check_before_layout(const struct iogap_job_list *jobs, char *err, siz
 	return check_free_space(jobs, err, errlen);
 }
 
+/* fio's --readonly: no file is created or extended. */
+static int refuse_layout(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++)
+		if (layout_bytes(&jobs->jobs[i]))
+			return iogap_seterr(err, errlen, "job '%s': %s would be laid out (%" PRIu64
+					    " bytes written), refused with --readonly",
+					    jobs->jobs[i].name, jobs->jobs[i].filename,
+					    layout_bytes(&jobs->jobs[i]));
+	return 0;
+}
+
 static void invalidate_cache(const char *path)
 {
 	struct stat st;
@@ -2144,7 +2156,8 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 		       struct status_ctx *sc)
 {
 	uint64_t t0 = iogap_now_ns(), expected = 0, prev_b[IOGAP_DDIR_NR] = { 0 },
-		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0;
+		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0, last_newline = t0;
+	uint64_t eta_interval = opts->eta_interval_ns ? opts->eta_interval_ns : 1000000000ULL;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct iogap_job *j = ws[i].job;
@@ -2180,9 +2193,14 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 			dump_status(sc->ws, sc->nw, sc->jobs, opts, sc->run_start);
 			sc->next += opts->status_interval_ns;
 		}
-		if (opts->progress && iogap_now_ns() - last >= 1000000000ULL) {
+		if (opts->progress && iogap_now_ns() - last >= eta_interval) {
 			uint64_t now = iogap_now_ns();
 
+			/* fio's --eta-newline: the line shown is kept, a new one starts */
+			if (opts->eta_newline_ns && now - last_newline > opts->eta_newline_ns) {
+				fputc('\n', stderr);
+				last_newline = now;
+			}
 			print_progress(ws, nr, t0, expected, prev_b, prev_i, now - last);
 			last = now;
 		}
@@ -2463,7 +2481,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		return -1;
 	}
 	if (check_wait_for(jobs, err, errlen) || check_targets(&files, opts, err, errlen) ||
-	    check_before_layout(&files, err, errlen))
+	    check_before_layout(&files, err, errlen) ||
+	    (opts->readonly && refuse_layout(&files, err, errlen)))
 		goto out;
 	for (size_t i = 0; i < files.nr; i++) {
 		const struct iogap_job *j = &files.jobs[i];

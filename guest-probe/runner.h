@@ -18,6 +18,9 @@ struct iogap_run_opts {
 	bool tag_writes;            /* stamp iogap_write_tag into written blocks */
 	bool allow_destroy_data;    /* skip the data-safety refusal */
 	bool progress;              /* fio-style "Jobs:" line on stderr */
+	uint64_t eta_interval_ns;   /* its period (0: fio's 1 s) */
+	uint64_t eta_newline_ns;    /* keep a line every this long (0: never) */
+	bool readonly;              /* fio's --readonly: refuse to lay out files */
 	bool quiet;                 /* no job lines / "Starting" banner */
 	uint64_t run_id;            /* 0: random */
 	enum iogap_producer producer;

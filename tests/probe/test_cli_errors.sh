@@ -16,7 +16,7 @@ expect_fail "command line: option 'bogus' is not supported" "unknown option on t
 expect_fail "option 'bs': bad value '-4k'" "bad value on the command line" --name=x --bs=-4k
 expect_fail "cannot open job file" "missing job file" "$WORK/none.fio"
 expect_fail "no --name=JOB" "options without a job" --rw=read
-expect_fail "is not normal, terse, json or json+" "unknown output format" --output-format=csv --name=x
+expect_fail "is not normal, terse, json or json+" "unknown output format" --output-format=xml --name=x
 expect_fail "does not exist (or is empty) and job 'x' gives no size" "no size and no file" --name=x --filename="$WORK/nothing"
 expect_fail "block size 1048576 is larger than" "bs > file size" --name=x --filename="$WORK/f" --size=4k --bs=1m
 finish

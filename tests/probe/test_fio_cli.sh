@@ -1,9 +1,11 @@
 #!/bin/bash
 # fio's command line beside fio 3.33 itself: --max-jobs (accepted, ignored
-# as fio ignores it), --showcmd, --parse-only, terse v3 (--minimal and
-# --output-format=terse), --status-interval, time_based without a runtime.
+# as fio ignores it), --showcmd, --parse-only, terse v2-v5 (--minimal,
+# --output-format=terse, --terse-version, --append-terse), --status-interval,
+# time_based without a runtime, --section, --readonly, --enghelp,
+# --eta-interval/--eta-newline.
 . "$(dirname "$0")/lib.sh"
-echo "1..12"
+echo "1..25"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 cat > j.fio <<'JOB'
@@ -89,4 +91,54 @@ ios = [d["jobs"][0]["read"]["total_ios"] for d in docs]
 sys.exit(0 if len(docs) >= 2 and ios == sorted(ios) and ios[0] < ios[-1] else 1)
 PY
 ok $? "--status-interval with JSON: one complete JSON document per dump, then the final one"
+
+# --terse-version: each version has fio's field count for the same job
+tj=(--name=t --ioengine=null --size=256k --rw=randrw)
+for v in 2 3 4 5; do
+	p=$("$PROBE" "${tj[@]}" --minimal --terse-version=$v | awk -F';' '{print NF}')
+	f=$("$FIO" "${tj[@]}" --minimal --terse-version=$v | awk -F';' '{print NF}')
+	[ -n "$p" ] && [ "$p" = "$f" ]
+	ok $? "--terse-version=$v: $p fields, fio $f"
+done
+! "$PROBE" "${tj[@]}" --minimal --terse-version=6 2> err.txt && grep -q "terse-version" err.txt
+ok $? "--terse-version=6 is an error naming the option"
+out=$("$PROBE" "${tj[@]}" --output-format=json --append-terse)
+[ "$(printf '%s\n' "$out" | grep -c '^3;')" = 1 ] && printf '%s\n' "$out" | grep -q '"jobs"'
+ok $? "--append-terse adds the terse line to the JSON output"
+
+# --section: only the named job runs; options of the others are not read
+cat > s.fio <<'JOB'
+[global]
+ioengine=null
+size=64k
+[first]
+rw=read
+[second]
+rw=write
+no_such_option=1
+JOB
+[ "$("$PROBE" --section=first --minimal s.fio | cut -d';' -f3)" = first ]
+ok $? "--section=first runs only job 'first', the other section unparsed"
+! "$PROBE" --section=third s.fio 2> err.txt && grep -q "section" err.txt
+ok $? "--section naming no job is an error"
+
+# --readonly: writers and file layout refused before anything is touched
+! "$PROBE" --readonly j.fio 2> err.txt && grep -q "readonly" err.txt && [ ! -e a.dat ]
+ok $? "--readonly refuses a job file with a writing job ($(head -c 100 err.txt))"
+! "$PROBE" --readonly --section=a j.fio 2> err.txt && grep -q "laid out" err.txt && [ ! -e a.dat ]
+ok $? "--readonly refuses to lay out the reading job's file"
+
+"$PROBE" --enghelp > eng.txt && head -1 eng.txt | grep -qx "Available IO engines:" &&
+	grep -qx "$(printf '\tio_uring')" eng.txt && grep -qx "$(printf '\tpsync')" eng.txt
+ok $? "--enghelp lists the engines as fio does"
+
+# --eta-interval / --eta-newline: lines counted on a 2 s rate-limited job
+"$PROBE" --eta=always --eta-interval=250ms --eta-newline=1 --name=e --ioengine=null \
+	--size=1g --rate_iops=500 --runtime=2 --time_based > /dev/null 2> eta.txt
+lines=$(tr '\r' '\n' < eta.txt | grep -c '^Jobs:')
+newlines=$(grep -c 'Jobs:' eta.txt)
+[ "$lines" -ge 4 ] && [ "$newlines" -ge 2 ]
+ok $? "--eta-interval=250ms gives $lines progress lines in 2 s, --eta-newline=1 keeps $newlines"
+! "$PROBE" --eta-interval=10ms --name=x --size=64k 2> err.txt && grep -q "eta-interval" err.txt
+ok $? "--eta-interval under 250ms is an error, as in fio"
 finish
