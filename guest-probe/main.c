@@ -38,6 +38,9 @@ static void usage(FILE *f)
 	      "  --warnings-fatal         accepted: the probe's job checks are all errors\n"
 	      "  --alloc-size=KIB         accepted and ignored (fio's shared memory pool)\n"
 	      "  --enghelp                list the I/O engines\n"
+	      "  --trigger-file=FILE      stop every job when FILE appears (it is removed)\n"
+	      "  --trigger-timeout=TIME   stop every job TIME after the start\n"
+	      "  --trigger=CMD            then run CMD (fio's local trigger)\n"
 	      "  --parse-only             parse and check the job options, run nothing\n"
 	      "  --showcmd                print each job file as command-line options\n"
 	      "  --max-jobs=N             accepted and ignored, as fio 3.33 does\n"
@@ -111,6 +114,8 @@ struct probe_args {
 	size_t nr_sections;
 	bool readonly;
 	bool enghelp;
+	const char *trigger_file, *trigger_cmd;
+	uint64_t trigger_timeout_ns;
 };
 
 /* A positive whole number (--max-jobs, --alloc-size). */
@@ -126,8 +131,9 @@ static int positive_number(const char *key, const char *val)
 	return 0;
 }
 
-/* fio's --eta-interval / --eta-newline: a time, plain numbers seconds. */
-static int eta_time(const char *key, const char *val, uint64_t min_ns, uint64_t *out)
+/* fio's --eta-interval, --eta-newline, --trigger-timeout: a time, plain
+ * numbers seconds. */
+static int cli_time(const char *key, const char *val, uint64_t min_ns, uint64_t *out)
 {
 	if (!val || iogap_parse_time_ns(val, 1000000000ULL, out) || *out < min_ns) {
 		fprintf(stderr, "iogap-probe: --%s needs a time of at least %" PRIu64 "ms (plain "
@@ -164,11 +170,26 @@ static int fio_cli_option(struct probe_args *a, const char *key, const char *val
 		 * the probe does not have.  t/run-fio-tests.py passes --max-jobs */
 		return positive_number(key, val) ? -1 : 1;
 	} else if (!strcmp(key, "eta-interval")) {
-		return eta_time(key, val, 250000000ULL, &a->eta_interval_ns) ? -1 : 1;
+		return cli_time(key, val, 250000000ULL, &a->eta_interval_ns) ? -1 : 1;
 	} else if (!strcmp(key, "eta-newline")) {
-		return eta_time(key, val, 1000000ULL, &a->eta_newline_ns) ? -1 : 1;
+		return cli_time(key, val, 1000000ULL, &a->eta_newline_ns) ? -1 : 1;
 	} else if (!strcmp(key, "enghelp")) {
 		a->enghelp = true;
+	} else if (!strcmp(key, "trigger-file") || !strcmp(key, "trigger")) {
+		if (!val || !*val) {
+			fprintf(stderr, "iogap-probe: --%s needs a value\n", key);
+			return -1;
+		}
+		if (!strcmp(key, "trigger"))
+			a->trigger_cmd = val;
+		else
+			a->trigger_file = val;
+	} else if (!strcmp(key, "trigger-timeout")) {
+		return cli_time(key, val, 1000000000ULL, &a->trigger_timeout_ns) ? -1 : 1;
+	} else if (!strcmp(key, "trigger-remote")) {
+		fprintf(stderr, "iogap-probe: --trigger-remote is for fio's client/server mode, "
+			"which the probe does not have\n");
+		return -1;
 	} else {
 		return 0;
 	}
@@ -496,6 +517,9 @@ int main(int argc, char **argv)
 	ro.eta_interval_ns = a.eta_interval_ns;
 	ro.eta_newline_ns = a.eta_newline_ns;
 	ro.readonly = a.readonly;
+	ro.trigger_file = a.trigger_file;
+	ro.trigger_timeout_ns = a.trigger_timeout_ns;
+	ro.trigger_cmd = a.trigger_cmd;
 	ro.quiet = !(a.formats & IOGAP_OUT_NORMAL);
 	ro.run_id = a.run_id;
 	ro.producer = a.producer;

@@ -2150,7 +2150,32 @@ struct status_ctx {
 	size_t nw;
 	const struct iogap_job_list *jobs;
 	uint64_t run_start, next;
+	bool triggered;
 };
+
+/* fio's check_trigger_file: the trigger file (removed when seen) or the
+ * trigger time stops every job, then the trigger command runs. */
+static void check_trigger(const struct iogap_run_opts *opts, struct status_ctx *sc)
+{
+	bool fire = false;
+
+	if (sc->triggered)
+		return;
+	if (opts->trigger_file && access(opts->trigger_file, F_OK) == 0) {
+		if (unlink(opts->trigger_file))
+			fprintf(stderr, "iogap-probe: failed to unlink %s: %s\n", opts->trigger_file,
+				strerror(errno));
+		fire = true;
+	}
+	if (opts->trigger_timeout_ns && iogap_now_ns() - sc->run_start >= opts->trigger_timeout_ns)
+		fire = true;
+	if (!fire)
+		return;
+	sc->triggered = true;
+	stop_requested = 1;
+	if (opts->trigger_cmd && *opts->trigger_cmd && system(opts->trigger_cmd) == -1)
+		fprintf(stderr, "iogap-probe: failed executing %s trigger\n", opts->trigger_cmd);
+}
 
 static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts,
 		       struct status_ctx *sc)
@@ -2189,6 +2214,7 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 		if (all)
 			break;
 		usleep(50000);
+		check_trigger(opts, sc);
 		if (opts->status_interval_ns && iogap_now_ns() >= sc->next) {
 			dump_status(sc->ws, sc->nw, sc->jobs, opts, sc->run_start);
 			sc->next += opts->status_interval_ns;

@@ -31,6 +31,12 @@ struct iogap_run_opts {
 	uint64_t status_interval_ns;
 	void (*status)(const struct iogap_run_report *report, void *arg);
 	void *status_arg;
+	/* fio's triggers: when trigger_file appears (it is removed) or
+	 * trigger_timeout_ns after the start, every job stops and
+	 * trigger_cmd (if any) runs */
+	const char *trigger_file;
+	uint64_t trigger_timeout_ns;
+	const char *trigger_cmd;
 };
 
 /* Run every job; fill report (entries in fio's reporting order).  Returns

@@ -5,7 +5,7 @@
 # time_based without a runtime, --section, --readonly, --enghelp,
 # --eta-interval/--eta-newline.
 . "$(dirname "$0")/lib.sh"
-echo "1..25"
+echo "1..28"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 cat > j.fio <<'JOB'
@@ -141,4 +141,17 @@ newlines=$(grep -c 'Jobs:' eta.txt)
 ok $? "--eta-interval=250ms gives $lines progress lines in 2 s, --eta-newline=1 keeps $newlines"
 ! "$PROBE" --eta-interval=10ms --name=x --size=64k 2> err.txt && grep -q "eta-interval" err.txt
 ok $? "--eta-interval under 250ms is an error, as in fio"
+
+# triggers: the file (removed when seen) or the time stops a 60 s job, then the command runs
+tr=(--name=t --ioengine=null --size=1g --time_based --runtime=60 --minimal)
+(sleep 1; touch trig.now) &
+"$PROBE" --trigger-file=trig.now --trigger="echo fired > fired.txt" "${tr[@]}" > trig.out
+wait
+[ "$(cut -d';' -f9 trig.out)" -lt 30000 ] && [ ! -e trig.now ] && grep -qx fired fired.txt
+ok $? "--trigger-file stops the job after $(cut -d';' -f9 trig.out) ms, removes the file, runs --trigger"
+"$PROBE" --trigger-timeout=1 "${tr[@]}" > trig.out
+[ "$(cut -d';' -f9 trig.out)" -lt 30000 ]
+ok $? "--trigger-timeout=1 stops the 60 s job (after $(cut -d';' -f9 trig.out) ms)"
+! "$PROBE" --trigger-remote=x "${tr[@]}" 2> err.txt && grep -q "client/server" err.txt
+ok $? "--trigger-remote is refused: fio's client/server mode"
 finish
