@@ -13,6 +13,15 @@
 
 struct iogap_job;
 
+/* fio's value (os/os-linux.h) for a flag no released kernel has: a job
+ * asking for uncached I/O gets the kernel's answer, as under fio */
+#ifndef RWF_UNCACHED
+#define RWF_UNCACHED 0x00000040
+#endif
+
+/* The RWF_ flags a job asks for on every read and write (nowait, uncached). */
+int iogap_engine_rw_flags(const struct iogap_job *j);
+
 /* One in-flight request slot (fio's io_u). */
 struct iogap_io {
 	uint64_t offset;

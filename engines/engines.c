@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "job.h"
 #include "iogap/trace.h"
 
 static const struct {
@@ -53,6 +54,11 @@ const char *iogap_engine_names(void)
 			break;   /* truncated: still a usable message */
 	}
 	return names;
+}
+
+int iogap_engine_rw_flags(const struct iogap_job *j)
+{
+	return (j->nowait ? RWF_NOWAIT : 0) | (j->uncached && !j->direct ? RWF_UNCACHED : 0);
 }
 
 /* Discard synchronously, as fio's async engines do for trims: a block

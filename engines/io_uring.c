@@ -31,6 +31,8 @@ struct uring_state {
 				      * registered buffer (fixedbufs) */
 	struct io_uring_cqe **cqes;  /* a reaped batch */
 	unsigned char sqe_flags;     /* IOSQE_FIXED_FILE with registerfiles */
+	int rw_flags;                /* RWF_NOWAIT, RWF_UNCACHED */
+	unsigned force_async, prepped;  /* IOSQE_ASYNC on every force_async-th */
 	bool fixed, vectored, sqpoll;
 };
 
@@ -73,6 +75,8 @@ static int ring_register(struct uring_state *s, struct iogap_engine_ctx *ctx, ch
 	const struct iogap_job *j = ctx->job;
 	int r;
 
+	s->rw_flags = iogap_engine_rw_flags(j);
+	s->force_async = j->force_async;
 	if (j->registerfiles || j->sqthread_poll) {
 		r = io_uring_register_files(&s->ring, ctx->fds, ctx->nr_fds);
 		if (r < 0) {
@@ -162,6 +166,11 @@ static void prep_rw(struct uring_state *s, struct io_uring_sqe *sqe, struct ioga
 		io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
 	}
 	sqe->flags |= s->sqe_flags;
+	sqe->rw_flags = s->rw_flags;
+	if (s->force_async && ++s->prepped == s->force_async) {
+		s->prepped = 0;
+		sqe->flags |= IOSQE_ASYNC;
+	}
 	io_uring_sqe_set_data(sqe, io);
 }
 

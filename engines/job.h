@@ -232,7 +232,12 @@ struct iogap_job {
 	 * io_uring's too (IORING_SETUP_IOPOLL) */
 	bool hipri;               /* RWF_HIPRI: polled completion */
 	unsigned hipri_percentage; /* of the requests hipri applies to; 100 */
-	bool nowait;              /* RWF_NOWAIT */
+	bool nowait;              /* RWF_NOWAIT (libaio's and io_uring's too) */
+	bool uncached;            /* RWF_UNCACHED on buffered I/O (io_uring's too) */
+	unsigned force_async;     /* io_uring: IOSQE_ASYNC on every Nth request */
+	bool userspace_reap;      /* libaio: accepted; the probe always reaps the
+				   * completion ring from user space first */
+	bool thp;                 /* mmap: MADV_HUGEPAGE on the mapping */
 
 	/* ioengine=io_uring's options (fio's names and defaults) */
 	bool fixedbufs;           /* registered buffers: READ_FIXED/WRITE_FIXED */

@@ -1198,6 +1198,10 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 
 BOOL_OPT(opt_hipri, hipri)
 BOOL_OPT(opt_nowait, nowait)
+BOOL_OPT(opt_uncached, uncached)
+UINT_OPT(opt_force_async, force_async, 2147483647, 0)
+BOOL_OPT(opt_userspace_reap, userspace_reap)
+BOOL_OPT(opt_thp, thp)
 UINT_OPT(opt_hipri_percentage, hipri_percentage, 100, 0)
 BOOL_OPT(opt_fixedbufs, fixedbufs)
 BOOL_OPT(opt_registerfiles, registerfiles)
@@ -1457,6 +1461,10 @@ static const struct opt_def options[] = {
 	{ "hipri", opt_hipri },
 	{ "hipri_percentage", opt_hipri_percentage },
 	{ "nowait", opt_nowait },
+	{ "uncached", opt_uncached },
+	{ "force_async", opt_force_async },
+	{ "userspace_reap", opt_userspace_reap },
+	{ "thp", opt_thp },
 	{ "fixedbufs", opt_fixedbufs },
 	{ "registerfiles", opt_registerfiles },
 	{ "sqthread_poll", opt_sqthread_poll },
@@ -1632,9 +1640,8 @@ static int kv_record(struct iogap_job *j, const char *key, const char *val)
 static const struct {
 	const char *name, *engine;
 } engine_options[] = {
-	{ "uncached", "io_uring" }, { "force_async", "io_uring" },
 	{ "cmdprio_percentage", "libaio" }, { "cmdprio_class", "libaio" }, { "cmdprio", "libaio" },
-	{ "cmdprio_bssplit", "libaio" }, { "userspace_reap", "libaio" },
+	{ "cmdprio_bssplit", "libaio" },
 	{ "cmd_type", "io_uring_cmd" }, { "sg_write_mode", "sg" }, { "readfua", "sg" },
 	{ "writefua", "sg" }, { "hostname", "net" }, { "port", "net" }, { "protocol", "net" },
 	{ "listen", "net" }, { "pingpong", "net" }, { "interface", "net" }, { "ttl", "net" },
@@ -1646,6 +1653,30 @@ static const struct {
 	{ "http_mode", "http" }, { "http_verbose", "http" }, { "http_s3_key", "http" },
 	{ "skip_bad", "mtd" }, { "spdk_conf", "spdk" }, { "touch_objects", "rados" },
 };
+
+/* Which engines an engine's option belongs to (fio's per-engine option
+ * sets); a message when j sets one its engine does not have. */
+static const char *engine_option_misplaced(const struct iogap_job *j)
+{
+	const char *e = j->ioengine;
+	bool pvsync2 = !strcmp(e, "pvsync2"), uring = !strcmp(e, "io_uring");
+
+	if (j->hipri_percentage != 100 && !pvsync2)
+		return "hipri_percentage is an option of ioengine=pvsync2";
+	if (j->hipri && !pvsync2 && !uring)
+		return "hipri is an option of ioengine=pvsync2 and io_uring";
+	if (j->nowait && !pvsync2 && !uring && strcmp(e, "libaio"))
+		return "nowait is an option of ioengine=pvsync2, libaio and io_uring";
+	if (j->uncached && !pvsync2 && !uring)
+		return "uncached is an option of ioengine=pvsync2 and io_uring";
+	if (j->force_async && !uring)
+		return "force_async is an option of ioengine=io_uring";
+	if (j->userspace_reap && strcmp(e, "libaio"))
+		return "userspace_reap is an option of ioengine=libaio";
+	if (j->thp && strcmp(e, "mmap"))
+		return "thp is an option of ioengine=mmap";
+	return NULL;
+}
 
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -2246,11 +2277,8 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
 		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
 			"queue depth will be capped at 1\n");
-	if (((j->nowait || j->hipri_percentage != 100) && strcmp(j->ioengine, "pvsync2")) ||
-	    (j->hipri && strcmp(j->ioengine, "pvsync2") && strcmp(j->ioengine, "io_uring")))
-		return perr(&c, "job '%s': hipri_percentage and nowait are options of "
-			    "ioengine=pvsync2, hipri of it and io_uring, not of %s",
-			    j->name, j->ioengine);
+	if (engine_option_misplaced(j))
+		return perr(&c, "job '%s': %s", j->name, engine_option_misplaced(j));
 	if ((j->fixedbufs || j->registerfiles || j->sqthread_poll || j->sqthread_poll_cpu >= 0 ||
 	     j->nonvectored != -1) && strcmp(j->ioengine, "io_uring"))
 		return perr(&c, "job '%s': fixedbufs, registerfiles, sqthread_poll, "

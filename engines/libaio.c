@@ -20,6 +20,7 @@ struct libaio_state {
 	struct iogap_io **pending_io;
 	unsigned nr_pending;
 	struct io_event *events;
+	int rw_flags;                /* RWF_NOWAIT (nowait) on every read and write */
 };
 
 static int libaio_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
@@ -43,6 +44,7 @@ static int libaio_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 			 r == -EAGAIN ? " (raise /proc/sys/fs/aio-max-nr)" : "");
 		goto fail;
 	}
+	s->rw_flags = iogap_engine_rw_flags(ctx->job);
 	ctx->priv = s;
 	return 0;
 fail:
@@ -74,6 +76,7 @@ static int libaio_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 		io_prep_pread(cb, ctx->fd, io->buf, io->len, (long long)io->offset);
 	else
 		io_prep_pwrite(cb, ctx->fd, io->buf, io->len, (long long)io->offset);
+	cb->aio_rw_flags = (unsigned)s->rw_flags;
 	cb->data = io;
 	s->pending[s->nr_pending] = cb;
 	s->pending_io[s->nr_pending] = io;

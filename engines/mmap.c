@@ -78,6 +78,8 @@ static struct mmap_one *mapping(struct iogap_engine_ctx *ctx, int *r)
 	posix_madvise(m->map, m->len, j->rw & IOGAP_RW_RAND ? POSIX_MADV_RANDOM :
 		      POSIX_MADV_SEQUENTIAL);
 	posix_madvise(m->map, m->len, POSIX_MADV_DONTNEED);
+	if (j->thp)   /* fio ignores the answer too: a hint */
+		madvise(m->map, m->len, MADV_HUGEPAGE);
 	return m;
 }
 

@@ -16,7 +16,7 @@
 
 struct pvsync2_state {
 	struct iogap_rand hipri_rand;
-	int flags;                /* RWF_NOWAIT, for every request */
+	int flags;                /* RWF_NOWAIT, RWF_UNCACHED: every request */
 };
 
 static int pvsync2_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
@@ -28,7 +28,7 @@ static int pvsync2_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 	if (!s)
 		return -ENOMEM;
 	iogap_rand_seed(&s->hipri_rand, ctx->job->randseed ^ 0x4869707269ULL);
-	s->flags = ctx->job->nowait ? RWF_NOWAIT : 0;
+	s->flags = iogap_engine_rw_flags(ctx->job);
 	ctx->priv = s;
 	return 0;
 }
