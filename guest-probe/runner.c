@@ -1161,8 +1161,10 @@ static int lat_target_turn(struct worker *w, unsigned *queued, uint64_t now)
 	enum iogap_lat_step step = iogap_lat_target_check(&w->lat, w->job, now, completed(w));
 	int r;
 
-	if (step == IOGAP_LAT_DONE)
+	if (step == IOGAP_LAT_DONE) {   /* fio's td->done: no further loop either */
+		atomic_store(&w->terminate, 1);
 		return 1;
+	}
 	if (step == IOGAP_LAT_KEEP)
 		return 0;
 	if ((r = drain(w, queued)) < 0)   /* fio's io_u_quiesce */

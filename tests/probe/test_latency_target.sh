@@ -4,7 +4,7 @@
 # Structure only: a target the null engine meets by far (1 s), and one it
 # cannot (--null-latency-ns=5ms against 1 ms).
 . "$(dirname "$0")/lib.sh"
-echo "1..8"
+echo "1..9"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
@@ -43,6 +43,14 @@ sed 's/^runtime=60s/runtime=2s/' met.fio > run.fio && echo latency_run=1 >> run.
 [ "$(jq_ r.json 'd["jobs"][0]["job_runtime"] >= 2000')" = True ] &&
 	[ "$(jq_ r.json 'd["jobs"][0]["latency_depth"]')" = 16 ] && [ "$(jq_ r.json 'd["jobs"][0]["error"]')" = 0 ]
 ok $? "latency_run=1: tuning goes on until the job's runtime, at depth 16 $(cat r.err)"
+
+# the search's end is the job's, loops or not (fio's td->done); the report
+# has the final window only
+"$PROBE" --name=l --ioengine=null --size=4g --loops=3 --iodepth=8 --latency_target=1s \
+	--latency_window=50ms --latency_percentile=99 --output-format=json > l.json 2> l.err
+[ "$(jq_ l.json '[d["jobs"][0][k] for k in ("latency_depth", "error")]')" = "[8, 0]" ] &&
+	[ "$(jq_ l.json 'd["jobs"][0]["read"]["io_bytes"] < 4 << 30')" = True ]
+ok $? "loops=3: the search ends the job, whose report is its final window's ($(jq_ l.json 'd["jobs"][0]["read"]["io_bytes"] >> 20') MiB of 3 x 4096) $(cat l.err)"
 
 # a target the null engine cannot meet: at depth 1 the job fails as fio's
 args=(--name=slow --ioengine=null --size=1g --time_based --runtime=30 --iodepth=8 --latency_target=1ms)
