@@ -70,6 +70,17 @@ enum iogap_zone_mode {            /* fio's zonemode (zbd.c) */
 	IOGAP_ZONE_MODE_ZBD,
 };
 
+enum iogap_ss_flags {             /* fio's steady-state bits (steadystate.h) */
+	IOGAP_SS_IOPS = 1u << 0,      /* criterion on IOPS, else bandwidth */
+	IOGAP_SS_BW = 1u << 1,
+	IOGAP_SS_SLOPE = 1u << 2,     /* the slope, else the maximum deviation */
+	IOGAP_SS_ATTAINED = 1u << 3,
+	IOGAP_SS_RAMP_OVER = 1u << 4,
+	IOGAP_SS_DATA = 1u << 5,      /* this one keeps its group's samples */
+	IOGAP_SS_PCT = 1u << 6,       /* limit in percent of the mean */
+	IOGAP_SS_BUFFER_FULL = 1u << 7,
+};
+
 struct iogap_bssplit {
 	uint32_t bs;
 	uint32_t perc;            /* percent; 0 = share the remainder */
@@ -274,6 +285,19 @@ struct iogap_job {
 	uint64_t replay_align;    /* offsets rounded down to it (power of 2) */
 	unsigned replay_skip;     /* IOGAP_IOLOG_SKIP bits (blktrace only) */
 
+	/* steady state (guest-probe/steadystate.c), fio's ss/ss_dur/ss_ramp */
+	unsigned ss_state;        /* IOGAP_SS_IOPS|BW, SLOPE, PCT; fio's default
+				   * iops_slope:0.01% */
+	double ss_limit;
+	uint64_t ss_dur_ns;       /* 0: off; used in whole seconds, as fio */
+	uint64_t ss_ramp_ns;
+
+	/* latency target (guest-probe/lat_target.c), fio's latency_* options */
+	uint64_t latency_target_ns; /* 0: off; whole microseconds, as fio's */
+	uint64_t latency_window_us;
+	double latency_percentile; /* of the I/Os within the target; 100 */
+	bool latency_run;         /* keep tuning the depth until the end */
+
 	/* iogap additions */
 	uint64_t null_latency_ns; /* null engine: each request takes this long
 				   * (mirrors QEMU null-co latency-ns) */
@@ -367,6 +391,13 @@ void iogap_cmdline_global_free(struct iogap_job *global);
  * source in messages).  0, or -1 with a message in err. */
 int iogap_job_set(struct iogap_job *job, const char *origin, const char *key, const char *val,
 		  char *err, size_t errlen);
+
+/* jobperf.c: the steady-state and latency-target options (ss, ss_dur,
+ * ss_ramp, latency_target, latency_window, latency_percentile and fio's
+ * long names).  1 when key is not one of them, 0 when set, -1 with what is
+ * wrong with val in why. */
+int iogap_job_perf_option(struct iogap_job *j, const char *key, const char *val,
+			  char *why, size_t whylen);
 
 /* File k (0..nrfiles-1) of clone (0..numjobs-1) of a finalized job. */
 static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clone, unsigned k)

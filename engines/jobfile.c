@@ -771,6 +771,7 @@ BOOL_OPT(opt_log_max_value, log_max_value)
 BOOL_OPT(opt_log_prio, log_prio)
 BOOL_OPT(opt_exitall_on_error, exitall_on_error)
 BOOL_OPT(opt_refill_buffers, refill_buffers)
+BOOL_OPT(opt_latency_run, latency_run)
 
 /* verify=: fio's checksum names; the others of fio's are refused by name */
 static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -1403,6 +1404,7 @@ static const struct opt_def options[] = {
 	{ "rate_iops_min", opt_rate_iops },
 	{ "ratecycle", opt_ratecycle },
 	{ "rate_process", opt_rate_process },
+	{ "latency_run", opt_latency_run },
 	{ "exitall_on_error", opt_exitall_on_error },
 	{ "wait_for", opt_wait_for },
 	{ "refill_buffers", opt_refill_buffers },
@@ -1517,6 +1519,9 @@ static void job_defaults(struct iogap_job *j)
 	j->sig_figs = 4;
 	j->ratecycle_ms = 1000;
 	j->replay_scale = 1;
+	j->ss_state = IOGAP_SS_IOPS | IOGAP_SS_SLOPE | IOGAP_SS_PCT;   /* fio's iops_slope:0.01% */
+	j->ss_limit = 0.01;
+	j->latency_percentile = 100.0;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 }
@@ -1683,6 +1688,8 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 	char why[256];
 	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */
 
+	if (r == 1)
+		r = iogap_job_perf_option(j, key, val, why, sizeof(why));   /* jobperf.c */
 	if (r < 0)
 		return bad_value(c, key, val, why);
 	if (r == 0)

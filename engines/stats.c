@@ -220,6 +220,7 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 	memcpy(dst->percentile_list, src->percentile_list, sizeof(dst->percentile_list));
 	dst->percentile_nr = src->percentile_nr;
 	dst->iodepth = src->iodepth;       /* fio's latency_depth */
+	dst->ss = src->ss;                 /* the group's last thread keeps the samples */
 	dst->first_error = src->first_error;
 	dst->total_err_count += src->total_err_count;
 	if (!dst->error && src->error) {

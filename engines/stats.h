@@ -46,6 +46,8 @@ struct iogap_ddir_stat {
 	uint64_t zone_resets;
 };
 
+struct iogap_ss;
+
 /* Per job (or per reporting group when group_reporting), fio's thread_stat. */
 struct iogap_job_stat {
 	char name[128];
@@ -82,7 +84,9 @@ struct iogap_job_stat {
 
 	const struct iogap_job *job;  /* options of the (first) job it reports */
 	char ioengine[32];
-	unsigned iodepth;
+	unsigned iodepth;         /* fio's latency_depth: the depth the latency
+				   * target settled on, else iodepth */
+	const struct iogap_ss *ss; /* steady state (guest-probe/steadystate.h), or NULL */
 };
 
 /* fio's group_run_stats: one per reporting group, for "Run status group". */

@@ -28,6 +28,8 @@ struct iogap_run_report {
 	 * job's kv equal to these are left out of its "job options" */
 	const struct iogap_job_kv *global_kv;
 	size_t global_kv_nr;
+	struct iogap_ss *ss;              /* steady state, the stats' ss point in */
+	size_t ss_nr;
 };
 
 /* fio's per-job start line: "name: (g=0): rw=randread, bs=(R) 4096B-4096B,
@@ -48,6 +50,9 @@ double iogap_share_pct(uint64_t n, uint64_t total, double least);
 enum { IOGAP_N2S_NONE = 0, IOGAP_N2S_BYTE = 2, IOGAP_N2S_BYTEPERSEC = 4 };
 char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
 		    int units);
+/* The same for a number of KiB (fio's num2str with base 1024). */
+char *iogap_num2str_kib(char *buf, size_t len, uint64_t kib, int maxlen, bool pow2,
+			int units);
 /* The percentile list a report entry uses (fio's default when the job set
  * none), sorted ascending as fio sorts it; returns the count. */
 unsigned iogap_report_percentiles(const struct iogap_job_stat *st, double *list);

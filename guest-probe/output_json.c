@@ -12,6 +12,7 @@
 
 #include "json_writer.h"
 #include "output.h"
+#include "steadystate.h"
 
 /* fio's add_ddir_lat_json: summary, percentiles when enabled and there
  * are samples, and for JSON+ the non-empty histogram buckets by value. */
@@ -267,11 +268,13 @@ static void job_json(struct jw *w, const struct iogap_run_report *r,
 	}
 	if (st->iodepth) {
 		jw_int(w, "latency_depth", st->iodepth);
-		jw_int(w, "latency_target", 0);
-		jw_float(w, "latency_percentile", 100.0);
-		jw_int(w, "latency_window", 0);
+		jw_u64(w, "latency_target", st->job ? st->job->latency_target_ns : 0);
+		jw_float(w, "latency_percentile", st->job ? st->job->latency_percentile : 100.0);
+		jw_u64(w, "latency_window", st->job ? st->job->latency_window_us : 0);
 	}
 	jw_str(w, "desc", st->description);
+	if (st->ss)
+		iogap_ss_json(w, st->ss);
 	jw_end(w);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "steadystate.h"
 
 /* iogap has fio's defaults for the knobs behind these: kb_base=1024,
  * unit_base=bytes. */
@@ -31,8 +32,8 @@ static const double default_percentiles[] = {
  * 1000/1024 and adding a prefix, keeping as many decimals as still fit,
  * with fio's carry rounding (so 1004/1024 of a unit becomes ".0" plus one).
  */
-char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
-		    int units)
+static char *num2str_from(char *buf, size_t len, uint64_t num, unsigned post, int maxlen,
+			  bool pow2, int units)
 {
 	static const char *const si[] = { "", "k", "M", "G", "T", "P", "E" };
 	static const char *const iec[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
@@ -40,7 +41,7 @@ char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
 	const char *unit = units == IOGAP_N2S_BYTE ? "B" :
 			   units == IOGAP_N2S_BYTEPERSEC ? "B/s" : "";
 	const unsigned thousand = pow2 ? 1024 : 1000;
-	unsigned modulo = -1u, post = 0;
+	unsigned modulo = -1u;
 	int carry = 0, digits, decimals;
 	char tmp[32];
 
@@ -75,6 +76,19 @@ char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
 		num++;
 	snprintf(buf, len, "%" PRIu64 ".%s%s%s", num, tmp + 2, prefix[post], unit);
 	return buf;
+}
+
+char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
+		    int units)
+{
+	return num2str_from(buf, len, num, 0, maxlen, pow2, units);
+}
+
+/* fio's num2str with base 1024: the prefix starts at k/Ki either way */
+char *iogap_num2str_kib(char *buf, size_t len, uint64_t kib, int maxlen, bool pow2,
+			int units)
+{
+	return num2str_from(buf, len, kib, 1, maxlen, pow2, units);
 }
 
 static int double_cmp(const void *a, const void *b)
@@ -475,10 +489,14 @@ static void show_job(FILE *f, const struct iogap_run_report *r,
 		fprintf(f, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n",
 			st->total_err_count, st->first_error, strerror(st->first_error));
 	/* fio's latency_depth is the job's iodepth unless latency_target
-	 * tunes it, which iogap does not do. */
+	 * tunes it; fio prints the target in ns, the window in us */
 	if (st->iodepth)
-		fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
-			st->iodepth);
+		fprintf(f, "     latency   : target=%" PRIu64 ", window=%" PRIu64
+			", percentile=%.2f%%, depth=%u\n",
+			st->job ? st->job->latency_target_ns : 0,
+			st->job ? st->job->latency_window_us : 0,
+			st->job ? st->job->latency_percentile : 100.0, st->iodepth);
+	iogap_ss_normal(f, st);
 }
 
 /* fio's show_group_stats. */

@@ -41,6 +41,8 @@
 #include "verify.h"
 #include "iolog.h"
 #include "logs.h"
+#include "lat_target.h"
+#include "steadystate.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -121,6 +123,9 @@ struct worker {
 
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
+	_Atomic uint64_t epoch_ns;  /* fio's epoch: the start, then ramp_time's end
+				     * (steadystate.c's samples count from it) */
+	struct iogap_lat_target lat; /* latency_target's depth search (lat_target.c) */
 	bool in_ramp;
 	uint64_t rate_start;
 	uint64_t next_sample;
@@ -195,6 +200,8 @@ static uint64_t file_or_dev_size(int fd)
 			return 0;
 		return sz;
 	}
+	if (S_ISCHR(st.st_mode))   /* fio on Linux: a character device has no end */
+		return UINT64_MAX;
 	return (uint64_t)st.st_size;
 }
 
@@ -591,6 +598,26 @@ static bool backlog_due(struct worker *w)
 	return true;
 }
 
+static uint64_t completed(const struct worker *w)
+{
+	return w->done_ios[0] + w->done_ios[1] + w->done_ios[2];
+}
+
+/* fio's lat_fatal: over latency_target at depth 1 ends the job */
+static void lat_fatal(struct worker *w, const struct iogap_io *io, uint64_t lat)
+{
+	static const char *const names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
+
+	if (w->stat.error)
+		return;
+	fprintf(stderr, "%s: latency of %" PRIu64 " nsec exceeds specified max (%" PRIu64
+		" nsec): %s %s %" PRIu64 " %" PRIu32 "\n", w->job->name, lat,
+		w->job->latency_target_ns, w->fs.f[io->file].path, names[io->ddir], io->offset,
+		io->len);
+	w->stat.error = ETIMEDOUT;
+	snprintf(w->stat.verror, sizeof(w->stat.verror), "max latency exceeded");
+}
+
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
 {
 	struct iogap_job_stat *st = &w->stat;
@@ -621,6 +648,9 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		}
 		return;
 	}
+	if (j->latency_target_ns && !j->disable_lat && io->ddir != IOGAP_OP_TRIM &&
+	    iogap_lat_target_complete(&w->lat, j, lat))
+		lat_fatal(w, io, lat);
 	if (io->in_ramp)
 		return;
 	if ((uint64_t)io->result < io->len)
@@ -668,6 +698,9 @@ static void add_samples(struct worker *w, uint64_t now)
 
 static void end_ramp(struct worker *w, uint64_t now)
 {
+	atomic_store(&w->epoch_ns, now);
+	if (w->job->latency_target_ns && !w->lat.end_run)   /* fio's lat_target_reset */
+		iogap_lat_target_init(&w->lat, w->job, now, completed(w));
 	w->in_ramp = false;
 	w->last_sample_ns = now;
 	w->next_sample = now + SAMPLE_WINDOW_NS;
@@ -1097,6 +1130,52 @@ static int think(struct worker *w, unsigned *queued)
 	return 0;
 }
 
+/* fio's reset_all_stats and reset_io_stats, for the latency target's
+ * final window: the measurement, and the runtime, start again */
+static void restart_stats(struct worker *w, uint64_t now)
+{
+	struct iogap_job_stat *st = &w->stat;
+
+	memset(st->dir, 0, sizeof(st->dir));
+	memset(st->sync_plat, 0, sizeof(st->sync_plat));
+	st->total_sync = 0;
+	memset(st->io_u_map, 0, sizeof(st->io_u_map));
+	memset(st->io_u_submit, 0, sizeof(st->io_u_submit));
+	memset(st->io_u_complete, 0, sizeof(st->io_u_complete));
+	memset(st->io_u_lat_n, 0, sizeof(st->io_u_lat_n));
+	memset(st->io_u_lat_u, 0, sizeof(st->io_u_lat_u));
+	memset(st->io_u_lat_m, 0, sizeof(st->io_u_lat_m));
+	st->total_submit = st->total_complete = 0;
+	memset(w->sample_bytes, 0, sizeof(w->sample_bytes));
+	memset(w->sample_ios, 0, sizeof(w->sample_ios));
+	end_ramp(w, now);
+	w->t_ramp_end = now;
+	if (w->job->runtime_ns)
+		w->t_end = now + w->job->runtime_ns;
+}
+
+/* latency_target: the depth search's step after a turn; 1 when the job
+ * is done, or a negative errno */
+static int lat_target_turn(struct worker *w, unsigned *queued, uint64_t now)
+{
+	enum iogap_lat_step step = iogap_lat_target_check(&w->lat, w->job, now, completed(w));
+	int r;
+
+	if (step == IOGAP_LAT_DONE) {   /* fio's td->done: no further loop either */
+		atomic_store(&w->terminate, 1);
+		return 1;
+	}
+	if (step == IOGAP_LAT_KEEP)
+		return 0;
+	if ((r = drain(w, queued)) < 0)   /* fio's io_u_quiesce */
+		return r;
+	now = iogap_now_ns();
+	if (step == IOGAP_LAT_FINAL)
+		restart_stats(w, now);
+	iogap_lat_target_new_window(&w->lat, now, completed(w));
+	return 0;
+}
+
 static int run_loop(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -1105,6 +1184,8 @@ static int run_loop(struct worker *w)
 	uint64_t done = 0;   /* the stamp of an inline completion, the next turn's now */
 	int r = 0;
 
+	if (j->latency_target_ns && !w->verify_pass)   /* each pass searches afresh, as fio */
+		iogap_lat_target_init(&w->lat, j, iogap_now_ns(), completed(w));
 	for (;;) {
 		uint64_t now = done ? done : iogap_now_ns();
 		struct iogap_io *io;
@@ -1153,8 +1234,14 @@ static int run_loop(struct worker *w)
 
 		if (backlog_due(w) && (r = drain(w, &queued)) < 0)
 			break;
+		if (j->latency_target_ns && !w->verify_pass && (!w->in_ramp || w->lat.quiesce) &&
+		    (r = lat_target_turn(w, &queued, now)) != 0) {
+			r = r < 0 ? r : 0;
+			break;
+		}
 
-		io = get_slot(w);
+		/* latency_target: the depth it allows is the queue's */
+		io = in_flight(w) < iogap_lat_target_depth(&w->lat, j) ? get_slot(w) : NULL;
 		if (!io) {
 			/* queue full: submit what is pending and reap down to iodepth_low */
 			if ((r = commit(w, &queued)) < 0)
@@ -1671,6 +1758,7 @@ static void *worker_main(void *arg)
 	if (!w->in_ramp)
 		end_ramp(w, w->t_start);
 	w->t_end = j->runtime_ns ? w->t_ramp_end + j->runtime_ns : 0;
+	atomic_store(&w->epoch_ns, w->t_start);
 	atomic_store(&w->running, 1);
 
 	/* fio's loops: the same job again, from the start of the region;
@@ -1695,6 +1783,8 @@ static void *worker_main(void *arg)
 			add_samples(w, t_stop);
 		close_stats(w, &w->stat, t_stop);
 	}
+	if (j->latency_target_ns)
+		w->stat.iodepth = w->lat.qd;   /* fio's latency_depth */
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
 	if (j->exitall || (j->exitall_on_error && w->stat.error))
 		exit_others(w);
@@ -2151,6 +2241,7 @@ struct status_ctx {
 	const struct iogap_job_list *jobs;
 	uint64_t run_start, next;
 	bool triggered;
+	struct iogap_ss_view *ss;   /* every worker's, when a job uses steady state */
 };
 
 /* fio's check_trigger_file: the trigger file (removed when seen) or the
@@ -2177,11 +2268,35 @@ static void check_trigger(const struct iogap_run_opts *opts, struct status_ctx *
 		fprintf(stderr, "iogap-probe: failed executing %s trigger\n", opts->trigger_cmd);
 }
 
+/* fio's helper thread, once a second: steady state judged on every
+ * worker's completions so far; those that reached it end */
+static void ss_tick(struct status_ctx *sc)
+{
+	for (size_t i = 0; i < sc->nw; i++) {
+		struct worker *w = &sc->ws[i];
+		struct iogap_ss_view *v = &sc->ss[i];
+
+		v->running = atomic_load(&w->running) == 1;
+		v->epoch_ns = atomic_load(&w->epoch_ns);
+		v->ios = v->bytes = 0;
+		for (int d = 0; d < IOGAP_DDIR_NR; d++) {
+			v->ios += atomic_load_explicit(&w->prog_ios[d], memory_order_relaxed);
+			v->bytes += atomic_load_explicit(&w->prog_bytes[d], memory_order_relaxed);
+		}
+		v->terminate = false;
+	}
+	iogap_ss_check(sc->ss, sc->nw, iogap_now_ns());
+	for (size_t i = 0; i < sc->nw; i++)
+		if (sc->ss[i].terminate)
+			atomic_store(&sc->ws[i].terminate, 1);
+}
+
 static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts *opts,
 		       struct status_ctx *sc)
 {
 	uint64_t t0 = iogap_now_ns(), expected = 0, prev_b[IOGAP_DDIR_NR] = { 0 },
-		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0, last_newline = t0;
+		 prev_i[IOGAP_DDIR_NR] = { 0 }, last = t0, last_newline = t0,
+		 ss_next = t0 + 1000000000ULL;
 	uint64_t eta_interval = opts->eta_interval_ns ? opts->eta_interval_ns : 1000000000ULL;
 
 	for (size_t i = 0; i < nr; i++) {
@@ -2219,6 +2334,10 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 			dump_status(sc->ws, sc->nw, sc->jobs, opts, sc->run_start);
 			sc->next += opts->status_interval_ns;
 		}
+		if (sc->ss && iogap_now_ns() >= ss_next) {
+			ss_tick(sc);
+			ss_next += 1000000000ULL;
+		}
 		if (opts->progress && iogap_now_ns() - last >= eta_interval) {
 			uint64_t now = iogap_now_ns();
 
@@ -2247,6 +2366,34 @@ static void on_signal(int sig)
 
 /* A target the engine reaches itself (rbd): its first and last MiBs,
  * copied into a sparse memfd of its size, get the same checks as a file. */
+/* Steady state (steadystate.c) for the workers whose jobs use it: *ss
+ * and *views stay NULL when none does.  0, or -1 with a message in err. */
+static int setup_steadystate(struct worker *ws, size_t nw, struct iogap_ss **ss,
+			     struct iogap_ss_view **views, char *err, size_t errlen)
+{
+	int any;
+
+	*ss = calloc(nw, sizeof(**ss));
+	*views = calloc(nw, sizeof(**views));
+	if (!*ss || !*views)
+		return iogap_seterr(err, errlen, "out of memory");
+	for (size_t i = 0; i < nw; i++)
+		(*views)[i] = (struct iogap_ss_view){ .ss = &(*ss)[i], .job = ws[i].job,
+						      .groupid = ws[i].groupid };
+	any = iogap_ss_setup(*views, nw, err, errlen);
+	if (any <= 0) {
+		iogap_ss_free(*ss, nw);
+		free(*views);
+		*ss = NULL;
+		*views = NULL;
+		return any;
+	}
+	for (size_t i = 0; i < nw; i++)
+		if ((*ss)[i].dur)
+			ws[i].stat.ss = &(*ss)[i];
+	return 0;
+}
+
 static int check_engine_target(const struct iogap_job *j, const struct iogap_engine_ops *ops,
 			       char *why, size_t whylen)
 {
@@ -2487,6 +2634,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	struct iogap_trace_writer *trace = NULL;
 	struct iogap_kpoints *kpoints = NULL;
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
+	struct iogap_ss *ss = NULL;          /* steadystate.c, one per worker */
+	struct iogap_ss_view *ssv = NULL;
 	struct status_ctx sc;
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t run_start;
@@ -2579,6 +2728,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->stat.percentile_nr = j->percentile_nr;
 		}
 	}
+	if (setup_steadystate(ws, nw, &ss, &ssv, err, errlen))
+		goto out;
 	if (!opts->quiet) {
 		FILE *out = opts->out ? opts->out : stdout;
 		unsigned last_job = UINT32_MAX;
@@ -2599,7 +2750,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sc = (struct status_ctx){ .ws = ws, .nw = nw, .jobs = jobs, .run_start = run_start,
-				  .next = iogap_now_ns() + opts->status_interval_ns };
+				  .next = iogap_now_ns() + opts->status_interval_ns, .ss = ssv };
 	for (size_t i = 0; opts->status_interval_ns && i < nw; i++) {
 		ws[i].snap = malloc(sizeof(*ws[i].snap));
 		if (!ws[i].snap) {
@@ -2637,6 +2788,9 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	report->ss = ss;   /* the report's entries point into it */
+	report->ss_nr = nw;
+	ss = NULL;
 	ret = 0;
 out:
 	if (kpoints) {
@@ -2662,6 +2816,8 @@ out:
 	for (size_t i = 0; ws && i < nw; i++)
 		free(ws[i].snap);
 	free(ws);
+	iogap_ss_free(ss, nw);
+	free(ssv);
 	free(files.jobs);
 	iogap_zbd_free(zset);   /* zbd.c */
 	return ret;
@@ -2669,6 +2825,7 @@ out:
 
 void iogap_run_report_free(struct iogap_run_report *report)
 {
+	iogap_ss_free(report->ss, report->ss_nr);
 	free(report->stats);
 	free(report->groups);
 	free(report->disks);

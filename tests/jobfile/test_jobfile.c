@@ -248,11 +248,17 @@ static void test_fio_options(void)
 	j = one_job("[j]\nioengine=pvsync2\nhipri=1\nhipri_percentage=50\nnowait=1\n", &l);
 	ok(j && j->hipri && j->hipri_percentage == 50 && j->nowait, "pvsync2: hipri, hipri_percentage, nowait");
 	iogap_job_list_free(&l);
-	j = one_job("[j]\nioengine=libaio\nnowait=1\n", &l);
-	ok(!j && strstr(err, "options of ioengine=pvsync2"), "nowait on libaio: \"%s\"", err);
+	j = one_job("[j]\nioengine=libaio\nnowait=1\nuserspace_reap=1\n", &l);
+	ok(j && j->nowait && j->userspace_reap, "libaio: nowait, userspace_reap");
 	iogap_job_list_free(&l);
-	rejects("[j]\nforce_async=1\n", "option 'force_async' belongs to ioengine=io_uring, whose option",
-		"an io_uring option iogap lacks");
+	j = one_job("[j]\nioengine=psync\nnowait=1\n", &l);
+	ok(!j && strstr(err, "nowait is an option of ioengine=pvsync2, libaio and io_uring"),
+	   "nowait on psync: \"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nforce_async=1\n", &l);
+	ok(!j && strstr(err, "force_async is an option of ioengine=io_uring"),
+	   "force_async on psync: \"%s\"", err);
+	iogap_job_list_free(&l);
 	j = one_job("[j]\nioengine=io_uring\nfixedbufs\nregisterfiles=1\nsqthread_poll\n"
 		    "sqthread_poll_cpu=1\nnonvectored=0\nhipri\n", &l);
 	ok(j && j->fixedbufs && j->registerfiles && j->sqthread_poll && j->sqthread_poll_cpu == 1 &&
@@ -389,7 +395,7 @@ static void test_files(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 33 + 8 + 10);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 10);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

@@ -146,6 +146,10 @@ static void job_line(struct iogap_job_stat *st, struct replay_job *rj, const cha
 		st->total_complete = u64(save);
 	} else if (!strcmp(tag, "iodepth")) {
 		st->iodepth = (unsigned)u64(save);
+	} else if (!strcmp(tag, "lattarget")) {   /* fio's latency_target, _window, _percentile */
+		rj->job.latency_target_ns = u64(save);
+		rj->job.latency_window_us = u64(save);
+		rj->job.latency_percentile = dbl(save);
 	}
 }
 

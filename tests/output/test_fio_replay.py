@@ -134,6 +134,9 @@ def describe(doc, normal):
                 out.append('%s\t%d\t%d' % (tag, j, share_count(job[key][n], big, 0.1)))
         out.append('totals\t%d\t%d' % (big, big))
         out.append('iodepth\t%d' % job.get('latency_depth', 0))
+        out.append('lattarget\t%d\t%d\t%f' % (job.get('latency_target', 0),
+                                               job.get('latency_window', 0),
+                                               job.get('latency_percentile', 100.0)))
     for du in doc.get('disk_util', []):
         out.append('disk\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d' % (
             du['name'], du['read_ios'], du['write_ios'], du['read_merges'],
