@@ -1313,8 +1313,6 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 		return 0;
 	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
 		return 0;
-	if (!strcmp(key, "io_submit_mode") && val && !strcmp(val, "inline"))
-		return 0;
 	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
 		    val ? val : "");
 }
@@ -1417,7 +1415,6 @@ static const struct opt_def options[] = {
 	{ "lat_percentiles", opt_lat_percentiles },
 	{ "slat_percentiles", opt_slat_percentiles },
 	{ "kb_base", opt_only_default },
-	{ "io_submit_mode", opt_only_default },
 	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },
@@ -1652,6 +1649,8 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 	char why[256];
 	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */
 
+	if (r == 1)
+		r = iogap_job_flow_option(j, key, val, why, sizeof(why));   /* jobflow.c */
 	if (r < 0)
 		return bad_value(c, key, val, why);
 	if (r == 0)
@@ -2225,6 +2224,12 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		   j->ceph_conf || j->rbd_busy_poll) {
 		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
 			    "busy_poll apply only to ioengine=rbd", j->name);
+	}
+	{
+		char serr[256];
+
+		if (iogap_job_submit_check(j, serr, sizeof(serr)))   /* jobflow.c */
+			return perr(&c, "job '%s': %s", j->name, serr);
 	}
 	if (j->engine->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
 	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
