@@ -1582,7 +1582,6 @@ static int setup_worker(struct worker *w)
 
 static void teardown_worker(struct worker *w)
 {
-	iogap_flow_leave(&w->flow);   /* the others keep the ratio among themselves */
 	flush_records(w);
 	iogap_iolog_close(w->replay);
 	iogap_iolog_writer_close(&w->iolog);
@@ -2210,8 +2209,16 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 	for (;;) {
 		bool all = true;
 
-		for (size_t i = 0; i < nr; i++)
-			all = all && atomic_load(&ws[i].finished);
+		for (size_t i = 0; i < nr; i++) {
+			bool done = atomic_load(&ws[i].finished);
+
+			/* as fio's reap_threads (flow_exit_job): a job that ended
+			 * leaves its flow when seen here; the others go on in
+			 * their own ratio */
+			if (done)
+				iogap_flow_leave(&ws[i].flow);
+			all = all && done;
+		}
 		if (all)
 			break;
 		usleep(50000);
