@@ -36,6 +36,10 @@ struct iogap_io {
 	int64_t  result;        /* bytes done or -errno, set by the engine */
 	uint8_t  ddir;          /* enum iogap_op */
 	uint8_t  in_ramp;       /* issued before ramp_time ended */
+	/* io_submit_mode=offload (guest-probe/offload.c): set by the thread
+	 * that submitted it */
+	uint8_t  no_slat;       /* a synchronous engine's: no slat, as fio */
+	uint64_t complete_ns;   /* when it completed */
 };
 
 enum iogap_queue_result {

@@ -215,6 +215,12 @@ struct iogap_job {
 	uint64_t rate_iops_min[IOGAP_DDIR_NR];
 	unsigned ratecycle_ms;            /* fio default 1000 */
 	bool rate_poisson;                /* rate_process=poisson: exponential gaps */
+	bool io_submit_offload;           /* io_submit_mode=offload (offload.c) */
+	/* fio's flow control (guest-probe/flow.c): the jobs of one flow_id
+	 * keep their issued I/O in the ratio of their flow weights */
+	int flow_id;
+	unsigned flow;                    /* weight, 0..1000; 0 = not in a flow */
+	unsigned flow_sleep_us;           /* held back: sleep this long (0: retry) */
 	bool exitall_on_error;            /* a job's error ends the others (exit_what) */
 	char *wait_for;                   /* start once this earlier job has ended */
 	bool refill_buffers;              /* new random data for every write */
@@ -411,6 +417,13 @@ static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clo
  * them, 0 when set, -1 with what is wrong with val in why. */
 int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
 			  char *why, size_t whylen);
+/* jobflow.c: flow_id, flow, flow_sleep, flow_watermark, io_submit_mode;
+ * returns as iogap_job_file_option. */
+int iogap_job_flow_option(struct iogap_job *j, const char *key, const char *val,
+			  char *why, size_t whylen);
+/* jobflow.c, for finalize: the engines io_submit_mode=offload cannot use.
+ * 0, or -1 with why. */
+int iogap_job_submit_check(const struct iogap_job *j, char *why, size_t whylen);
 /* Build j->files as fio names them (once; later calls do nothing).
  * 0, or -1 with a message in err. */
 int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen);

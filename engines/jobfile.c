@@ -1318,8 +1318,6 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 		return 0;
 	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
 		return 0;
-	if (!strcmp(key, "io_submit_mode") && val && !strcmp(val, "inline"))
-		return 0;
 	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
 		    val ? val : "");
 }
@@ -1423,7 +1421,6 @@ static const struct opt_def options[] = {
 	{ "lat_percentiles", opt_lat_percentiles },
 	{ "slat_percentiles", opt_slat_percentiles },
 	{ "kb_base", opt_only_default },
-	{ "io_submit_mode", opt_only_default },
 	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
 	{ "unit_base", opt_only_default },
@@ -1683,13 +1680,22 @@ static const char *engine_option_misplaced(const struct iogap_job *j)
 	return NULL;
 }
 
+/* Option families kept in files of their own: each returns 0 when it set
+ * the option, -1 with a reason for a bad value, 1 when the key is not its. */
+static int (*const option_families[])(struct iogap_job *j, const char *key, const char *val,
+				     char *why, size_t whylen) = {
+	iogap_job_file_option,    /* jobfiles.c */
+	iogap_job_perf_option,    /* jobperf.c */
+	iogap_job_flow_option,    /* jobflow.c */
+};
+
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	char why[256];
-	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */
+	int r = 1;
 
-	if (r == 1)
-		r = iogap_job_perf_option(j, key, val, why, sizeof(why));   /* jobperf.c */
+	for (size_t i = 0; r == 1 && i < sizeof(option_families) / sizeof(option_families[0]); i++)
+		r = option_families[i](j, key, val, why, sizeof(why));
 	if (r < 0)
 		return bad_value(c, key, val, why);
 	if (r == 0)
@@ -2279,6 +2285,12 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		   j->ceph_conf || j->rbd_busy_poll) {
 		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
 			    "busy_poll apply only to ioengine=rbd", j->name);
+	}
+	{
+		char serr[256];
+
+		if (iogap_job_submit_check(j, serr, sizeof(serr)))   /* jobflow.c */
+			return perr(&c, "job '%s': %s", j->name, serr);
 	}
 	if (j->engine->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
 	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */

@@ -31,6 +31,7 @@
 #include "util.h"
 #include "engine.h"
 #include "fileset.h"
+#include "flow.h"
 #include "rand.h"
 #include "runner.h"
 #include "stamp.h"
@@ -43,6 +44,7 @@
 #include "logs.h"
 #include "lat_target.h"
 #include "steadystate.h"
+#include "offload.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -99,6 +101,7 @@ struct worker {
 	uint64_t ios_total;         /* every I/O issued, for number_ios */
 	uint64_t last_think_blocks; /* thinktime: the count at the last pause */
 	uint64_t bytes_issued;
+	struct iogap_flow_member flow;   /* flow.c: flow_id and flow */
 	uint64_t ios_issued[IOGAP_DDIR_NR];
 	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
 	uint64_t writes_since_sync;
@@ -749,8 +752,13 @@ static int reap(struct worker *w, unsigned min, unsigned queued)
 		w->stat.total_complete++;
 	}
 	for (int i = 0; i < n; i++) {
-		account(w, w->done[i], now, !w->ectx.sync);
-		put_slot(w, w->done[i]);
+		struct iogap_io *io = w->done[i];
+
+		if (w->job->io_submit_offload)   /* offload.c: stamped by its submitter */
+			account(w, io, io->complete_ns, !io->no_slat);
+		else
+			account(w, io, now, !w->ectx.sync);
+		put_slot(w, io);
 	}
 	return n;
 }
@@ -1078,9 +1086,10 @@ static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 		due = by_bytes > due ? by_bytes : due;
 	}
 	if (iogap_now_ns() < due) {
-		/* the slot in hand (not yet queued) counts as in flight */
-		while (in_flight(w) > 1 && (r = commit(w, queued)) >= 0 &&
-		       (r = reap(w, 1, *queued)) > 0)
+		/* the slot in hand (not yet queued) counts as in flight; with
+		 * io_submit_mode=offload the submitters go on (fio's rate_ddir) */
+		while (!w->job->io_submit_offload && in_flight(w) > 1 &&
+		       (r = commit(w, queued)) >= 0 && (r = reap(w, 1, *queued)) > 0)
 			;
 		iogap_sleep_until_ns(due);
 	}
@@ -1176,6 +1185,27 @@ static int lat_target_turn(struct worker *w, unsigned *queued, uint64_t now)
 	return 0;
 }
 
+/* fio's flow_threshold_exceeded: ahead of its share of the flow, the job
+ * completes what it has in flight and sleeps flow_sleep (zonemode=zbd
+ * completes it even without a sleep).  Without a sleep fio spins; the
+ * probe yields the CPU on each retry, so that a job it waits for, on the
+ * same CPU, gets there sooner.  1 when held back. */
+static int flow_hold(struct worker *w, unsigned *queued)
+{
+	const struct iogap_job *j = w->job;
+	int r;
+
+	if (!w->flow.flow || !iogap_flow_ahead(&w->flow))
+		return 0;
+	if ((j->flow_sleep_us || j->zone_mode == IOGAP_ZONE_MODE_ZBD) && (r = drain(w, queued)) < 0)
+		return r;
+	if (j->flow_sleep_us)
+		usleep(j->flow_sleep_us);
+	else
+		sched_yield();
+	return 1;
+}
+
 static int run_loop(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -1212,6 +1242,12 @@ static int run_loop(struct worker *w)
 		if (!w->in_ramp && min_rate_missed(w, now)) {
 			r = -EIO;   /* fio's td_verror(EIO, "check_min_rate") */
 			break;
+		}
+		if ((r = flow_hold(w, &queued)) != 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue;
 		}
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
@@ -1604,6 +1640,8 @@ static int setup_worker(struct worker *w)
 	w->ectx.bufmem = w->bufmem;
 	w->ectx.buf_size = bufsz;
 	w->ectx.now_ns = iogap_now_ns;
+	if (j->io_submit_offload)   /* offload.c: a pool of submitters in front of it */
+		w->ops = iogap_offload_engine(j->engine);
 	w->ectx.sync = w->ops->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE);
 	if (w->ops->init(&w->ectx, w->err, sizeof(w->err))) {
 		if (!w->err[0])
@@ -2324,8 +2362,16 @@ static int run_segment(struct worker *ws, size_t nr, const struct iogap_run_opts
 	for (;;) {
 		bool all = true;
 
-		for (size_t i = 0; i < nr; i++)
-			all = all && atomic_load(&ws[i].finished);
+		for (size_t i = 0; i < nr; i++) {
+			bool done = atomic_load(&ws[i].finished);
+
+			/* as fio's reap_threads (flow_exit_job): a job that ended
+			 * leaves its flow when seen here; the others go on in
+			 * their own ratio */
+			if (done)
+				iogap_flow_leave(&ws[i].flow);
+			all = all && done;
+		}
 		if (all)
 			break;
 		usleep(50000);
@@ -2636,6 +2682,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	struct iogap_zbd_set *zset = NULL;   /* zbd.c */
 	struct iogap_ss *ss = NULL;          /* steadystate.c, one per worker */
 	struct iogap_ss_view *ssv = NULL;
+	struct iogap_flows *flows = NULL;    /* flow.c */
 	struct status_ctx sc;
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t run_start;
@@ -2687,7 +2734,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			goto out;
 	}
 	ws = calloc(nw, sizeof(*ws));
-	if (!ws) {
+	flows = iogap_flows_new();
+	if (!ws || !flows) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -2726,6 +2774,12 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->stat.slat_percentiles = j->slat_percentiles;
 			memcpy(w->stat.percentile_list, j->percentile_list, sizeof(j->percentile_list));
 			w->stat.percentile_nr = j->percentile_nr;
+			/* as fio: every job is in its flow from the start, the
+			 * ones after a stonewall too */
+			if (iogap_flow_join(flows, j->flow_id, j->flow, &w->flow)) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
 		}
 	}
 	if (setup_steadystate(ws, nw, &ss, &ssv, err, errlen))
@@ -2820,6 +2874,7 @@ out:
 	free(ssv);
 	free(files.jobs);
 	iogap_zbd_free(zset);   /* zbd.c */
+	iogap_flows_free(flows);
 	return ret;
 }
 

@@ -47,7 +47,7 @@ cat e.dat > /dev/null &&
 	"$PROBE" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --invalidate=0 --rw=read --size=1m \
 	--filename=e.dat --output-format=json > h.json && [ "$(field h.json error)" = 0 ] &&
 	! "$PROBE" --name=h --ioengine=psync --hipri=1 --size=1m --filename=e.dat 2> h.err &&
-	grep -q "options of ioengine=pvsync2" h.err
+	grep -q "hipri is an option of ioengine=pvsync2" h.err
 ok $? "pvsync2 hipri+nowait on cached data completes; psync refuses hipri"
 
 "$PROBE" --name=w --ioengine=mmap --rw=write --bs=8k --size=1m --buffer_pattern=0xdeadbeef \
