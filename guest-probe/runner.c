@@ -278,13 +278,13 @@ static uint32_t pick_bs(struct worker *w, uint8_t ddir)
 		}
 		return j->bssplit[ddir][j->bssplit_nr[ddir] - 1].bs;
 	}
-	if (j->bs_min[ddir] != j->bs_max[ddir]) {
+	if (j->bs_min[ddir] != j->bs_max[ddir]) {   /* fio's get_next_buflen */
 		uint32_t lo = j->bs_min[ddir], hi = j->bs_max[ddir];
-		uint32_t bs = lo + (uint32_t)iogap_rand_below(&w->rnd_bs, hi - lo + 1);
+		uint64_t bs = lo + (uint64_t)((double)hi * iogap_rand_double(&w->rnd_bs));
 
 		if (!j->bs_unaligned)
 			bs -= bs % lo;
-		return bs;
+		return bs > hi ? hi : (uint32_t)bs;
 	}
 	return j->bs[ddir];
 }

@@ -21,10 +21,6 @@ declare -A WANTS=(
 	[11]="flow, flow_id"
 	[12]="flow, flow_id, flow_sleep"
 	[14]="flow, flow_id"
-	[20]="fio's random offsets: its check (at most 10 consecutive offsets in a 256-block random read) holds for fio's default seed; fio itself with randrepeat=0 exceeded it in 7 of 15 runs here, the probe's seed gives 21"
-	[21]="random_generator=lfsr"
-	[23]="bsrange=512/25:1k:25:2k:25:4k/25 (fio reads 512-1k, ignoring the text after each number; the probe refuses it)"
-	[24]="bsrange=512/25:1k:25:2k:25:4k/25 (as t0023)"
 )
 
 # fio's root as the script expects it: t/ and the configure output it reads
