@@ -61,7 +61,9 @@ enum iogap_file_service {        /* fio's file_service_type */
 };
 
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
-enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO };
+enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO,
+			 IOGAP_RAND_ZONED, IOGAP_RAND_ZONED_ABS };
+enum iogap_random_gen { IOGAP_RGEN_TAUSWORTHE, IOGAP_RGEN_LFSR, IOGAP_RGEN_TAUSWORTHE64 };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
 enum iogap_zone_mode {            /* fio's zonemode (zbd.c) */
 	IOGAP_ZONE_MODE_NOT_SPECIFIED, /* none, or strided when zonesize is set */
@@ -84,6 +86,14 @@ enum iogap_ss_flags {             /* fio's steady-state bits (steadystate.h) */
 struct iogap_bssplit {
 	uint32_t bs;
 	uint32_t perc;            /* percent; 0 = share the remainder */
+};
+
+/* random_distribution=zoned (percentages of the region) or zoned_abs */
+#define IOGAP_MAX_ZONESPLIT 256
+struct iogap_zonesplit {
+	uint8_t access_perc;
+	uint8_t size_perc;        /* zoned */
+	uint64_t size;            /* zoned_abs: bytes */
 };
 
 /* One option as the user wrote it, for JSON "job options" and errors. */
@@ -149,6 +159,7 @@ struct iogap_job {
 				      * resolved by the runner (0 = not given) */
 	uint32_t bs[IOGAP_DDIR_NR];
 	uint32_t bs_min[IOGAP_DDIR_NR], bs_max[IOGAP_DDIR_NR];   /* bsrange */
+	uint32_t ba[IOGAP_DDIR_NR];   /* blockalign: random offsets' unit (0: bs_min) */
 	struct iogap_bssplit bssplit[IOGAP_DDIR_NR][IOGAP_MAX_BSSPLIT];
 	unsigned bssplit_nr[IOGAP_DDIR_NR];
 	bool bs_unaligned;
@@ -197,6 +208,10 @@ struct iogap_job {
 	bool randseed_set;
 	enum iogap_random_dist random_distribution;
 	double random_dist_param; /* zipf theta / pareto h */
+	struct iogap_zonesplit zonesplit[IOGAP_DDIR_NR][IOGAP_MAX_ZONESPLIT];   /* zoned* */
+	unsigned zonesplit_nr[IOGAP_DDIR_NR];
+	enum iogap_random_gen random_generator;
+	bool random_generator_set;
 
 	bool group_reporting;
 	bool exitall;             /* a finished job ends others (exit_what says which) */

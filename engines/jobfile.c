@@ -20,6 +20,7 @@
 
 #include "engine.h"
 #include "job.h"
+#include "jobrand.h"
 #include "util.h"
 #include "zbd.h"
 
@@ -476,6 +477,17 @@ static int parse_bs_value(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* fio's str_to_decimal: text after the number and unit is ignored */
+static int parse_bs_prefix(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (iogap_parse_size_prefix(s, &v) || v == 0 || v > (1u << 30))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static int opt_bs(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	char buf[256], *parts[IOGAP_DDIR_NR];
@@ -508,11 +520,13 @@ static int opt_bsrange(struct parse_ctx *c, struct iogap_job *j, const char *key
 		uint32_t lo, hi;
 
 		snprintf(one, sizeof(one), "%s", parts[d]);
-		dash = strpbrk(one, "-:");   /* fio's check_range takes either */
+		dash = strchr(one, '-');   /* fio's FIO_OPT_RANGE: '-', else ':' */
+		if (!dash)
+			dash = strchr(one, ':');
 		if (!dash)
 			return bad_value(c, key, val, "expected min-max");
 		*dash = '\0';
-		if (parse_bs_value(one, &lo) || parse_bs_value(dash + 1, &hi))
+		if (parse_bs_prefix(one, &lo) || parse_bs_prefix(dash + 1, &hi))
 			return bad_value(c, key, val, "block sizes must be sizes between 1 and 1g");
 		if (lo > hi) {
 			uint32_t t = lo;
@@ -524,6 +538,21 @@ static int opt_bsrange(struct parse_ctx *c, struct iogap_job *j, const char *key
 		j->bs[d] = lo;
 		j->bssplit_nr[d] = 0;
 	}
+	return 0;
+}
+
+/* blockalign=4k[,write[,trim]]: random offsets in multiples of it */
+static int opt_blockalign(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char buf[256], *parts[IOGAP_DDIR_NR];
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	if (split_ddir(buf, parts) < 0)
+		return bad_value(c, key, val, "expected a size or read,write,trim sizes");
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (parse_bs_value(parts[d], &j->ba[d]))
+			return bad_value(c, key, val, "alignment must be a size between 1 and 1g");
 	return 0;
 }
 
@@ -554,7 +583,7 @@ static int opt_bssplit(struct parse_ctx *c, struct iogap_job *j, const char *key
 				if (parse_uint(slash + 1, 100, &perc))
 					return bad_value(c, key, val, "percentage must be 0..100");
 			}
-			if (parse_bs_value(tok, &bs))
+			if (parse_bs_prefix(tok, &bs))
 				return bad_value(c, key, val, "bad block size");
 			j->bssplit[d][n].bs = bs;
 			j->bssplit[d][n].perc = (uint32_t)perc;
@@ -944,6 +973,25 @@ static int opt_randseed(struct parse_ctx *c, struct iogap_job *j, const char *ke
 	return 0;
 }
 
+static int opt_random_generator(struct parse_ctx *c, struct iogap_job *j, const char *key,
+				const char *val)
+{
+	static const char *const names[] = {
+		[IOGAP_RGEN_TAUSWORTHE] = "tausworthe", [IOGAP_RGEN_LFSR] = "lfsr",
+		[IOGAP_RGEN_TAUSWORTHE64] = "tausworthe64",
+	};
+
+	NEED_VALUE(c, key, val);
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(val, names[i])) {
+			j->random_generator = (enum iogap_random_gen)i;
+			j->random_generator_set = true;
+			return 0;
+		}
+	}
+	return bad_value(c, key, val, "expected tausworthe, lfsr or tausworthe64");
+}
+
 static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, const char *key,
 				   const char *val)
 {
@@ -956,6 +1004,19 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 		j->random_distribution = IOGAP_RAND_UNIFORM;
 		return 0;
 	}
+	if (!strncmp(val, "zoned:", 6) || !strncmp(val, "zoned_abs:", 10)) {
+		char why[256];
+		bool absolute = val[5] == '_';
+
+		j->random_distribution = absolute ? IOGAP_RAND_ZONED_ABS : IOGAP_RAND_ZONED;
+		/* fio 3.33 matches the value's text up to a ',' against its
+		 * names: per-direction lists, though documented, fail there */
+		if (strchr(val, ','))
+			return bad_value(c, key, val, "fio 3.33 refuses per-direction lists (a ',') here");
+		if (iogap_parse_zoned(j, colon + 1, absolute, why, sizeof(why)))
+			return bad_value(c, key, val, why);
+		return 0;
+	}
 	if (!strncmp(val, "zipf", 4) && (val[4] == ':' || !val[4])) {
 		j->random_distribution = IOGAP_RAND_ZIPF;
 		j->random_dist_param = 1.2;
@@ -963,7 +1024,8 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 		j->random_distribution = IOGAP_RAND_PARETO;
 		j->random_dist_param = 0.2;
 	} else {
-		return perr(c, "option '%s': distribution '%s' is not supported (random, zipf[:theta], pareto[:h])",
+		return perr(c, "option '%s': distribution '%s' is not supported (random, zipf[:theta], "
+			    "pareto[:h], zoned:..., zoned_abs:...)",
 			    key, val);
 	}
 	if (colon) {
@@ -1340,6 +1402,8 @@ static const struct opt_def options[] = {
 	{ "bsrange", opt_bsrange },
 	{ "blocksize_range", opt_bsrange },
 	{ "bssplit", opt_bssplit },
+	{ "blockalign", opt_blockalign },
+	{ "ba", opt_blockalign },
 	{ "bs_unaligned", opt_bs_unaligned },
 	{ "rw", opt_rw },
 	{ "readwrite", opt_rw },
@@ -1377,6 +1441,7 @@ static const struct opt_def options[] = {
 	{ "randrepeat", opt_randrepeat },
 	{ "randseed", opt_randseed },
 	{ "random_distribution", opt_random_distribution },
+	{ "random_generator", opt_random_generator },
 	{ "group_reporting", opt_group_reporting },
 	{ "stonewall", opt_stonewall },
 	{ "wait_for_previous", opt_stonewall },
@@ -2356,6 +2421,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 	}
 	if (!j->randseed_set)
 		j->randseed = 0x89;   /* fio's FIO_RANDSEED with randrepeat=1 */
+	iogap_job_fix_random(j);   /* blockalign (jobrand.c) */
 	{
 		char zerr[512];
 

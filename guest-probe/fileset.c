@@ -158,6 +158,8 @@ void iogap_wfile_restart(struct iogap_wfile *f)
 		memset(f->map.bits, 0, (f->map.nblocks + 63) / 64 * sizeof(uint64_t));
 		f->map.used = 0;
 	}
+	if (iogap_lfsr_active(&f->lfsr))
+		iogap_lfsr_restart(&f->lfsr);
 }
 
 bool iogap_fileset_finish(struct iogap_fileset *s, struct iogap_wfile *f)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "job.h"
+#include "lfsr.h"
 #include "rand.h"
 
 struct iogap_wfile {              /* fio's fio_file */
@@ -25,6 +26,7 @@ struct iogap_wfile {              /* fio's fio_file */
 	uint64_t last_offset;
 	uint64_t issued;          /* bytes issued in this pass over the file */
 	struct iogap_blockmap map;
+	struct iogap_lfsr lfsr;   /* random_generator=lfsr (rand_offset.c) */
 	struct iogap_skew skew;
 	bool active;              /* in the open set (openfiles) */
 	bool done;

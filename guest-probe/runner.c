@@ -33,6 +33,7 @@
 #include "fileset.h"
 #include "flow.h"
 #include "rand.h"
+#include "rand_offset.h"
 #include "runner.h"
 #include "stamp.h"
 #include "safety.h"
@@ -88,6 +89,7 @@ struct worker {
 
 	/* offsets */
 	struct iogap_rand rnd_off, rnd_ddir, rnd_bs;
+	struct iogap_randoff randoff;   /* fio's random offsets (rand_offset.c) */
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
 	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
 	struct iogap_rand rnd_poisson;  /* rate_process=poisson's gaps */
@@ -286,13 +288,13 @@ static uint32_t pick_bs(struct worker *w, uint8_t ddir)
 		}
 		return j->bssplit[ddir][j->bssplit_nr[ddir] - 1].bs;
 	}
-	if (j->bs_min[ddir] != j->bs_max[ddir]) {
+	if (j->bs_min[ddir] != j->bs_max[ddir]) {   /* fio's get_next_buflen */
 		uint32_t lo = j->bs_min[ddir], hi = j->bs_max[ddir];
-		uint32_t bs = lo + (uint32_t)iogap_rand_below(&w->rnd_bs, hi - lo + 1);
+		uint64_t bs = lo + (uint64_t)((double)hi * iogap_rand_double(&w->rnd_bs));
 
 		if (!j->bs_unaligned)
 			bs -= bs % lo;
-		return bs;
+		return bs > hi ? hi : (uint32_t)bs;
 	}
 	return j->bs[ddir];
 }
@@ -347,6 +349,21 @@ static uint64_t next_sequential(struct worker *w, uint8_t ddir, uint32_t len)
 	return off;
 }
 
+/* fio's get_next_buflen: a block size that overruns the region is drawn
+ * again while the smallest one fits, so sequential I/O reaches the end
+ * (fio draws until one fits; 1000 draws, then the smallest). */
+static uint32_t fit_region_end(struct worker *w, uint8_t ddir, uint32_t len)
+{
+	uint64_t end = w->f->region_start + w->f->region_len, pos = w->f->seq_pos[ddir];
+	uint32_t min = w->job->bs_min[ddir];
+
+	if (pos >= end || end - pos < min)
+		return len;
+	for (unsigned tries = 0; len > end - pos; tries++)
+		len = tries < 1000 ? pick_bs(w, ddir) : min;
+	return len;
+}
+
 /* percentage_random: does this I/O of a random pattern get a random offset? */
 static bool random_this_time(struct worker *w, uint8_t ddir)
 {
@@ -366,6 +383,24 @@ static uint64_t trim_done(struct worker *w, uint8_t ddir, uint64_t off, uint32_t
 	return off;
 }
 
+/* A random position in the file's region for ddir (before the random
+ * map): zipf and pareto as rand.c skews them, the others as fio draws
+ * them (rand_offset.c).  0, or -1 when the file has no block left. */
+static int random_position(struct worker *w, uint8_t ddir, uint64_t *pos)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t b;
+
+	if (j->random_distribution == IOGAP_RAND_ZIPF || j->random_distribution == IOGAP_RAND_PARETO) {
+		*pos = iogap_skew_next(&w->f->skew, &w->rnd_off) * w->min_bs;
+		return 0;
+	}
+	if (iogap_randoff_next(&w->randoff, j, w->f, ddir, &b))
+		return -1;
+	*pos = b * j->ba[ddir];
+	return 0;
+}
+
 /* May shrink *lenp when the random map has only a shorter free run. */
 static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 {
@@ -380,6 +415,7 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		return w->trim_offset;
 	}
 	if (!(j->rw & IOGAP_RW_RAND) || !random_this_time(w, ddir)) {
+		*lenp = len = fit_region_end(w, ddir, len);
 		off = next_sequential(w, ddir, len);
 		if (off == NO_MORE_IO)
 			return off;
@@ -393,23 +429,21 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		if (off + len <= end)
 			return w->f->last_offset = off;
 	}
-	{
-		uint64_t b = j->random_distribution == IOGAP_RAND_UNIFORM ?
-			iogap_rand_below(&w->rnd_off, w->f->nblocks) :
-			iogap_skew_next(&w->f->skew, &w->rnd_off);
+	if (random_position(w, ddir, &off))
+		return NO_MORE_IO;
+	if (w->f->map.bits) {   /* fio's random map: the next free block if used */
+		uint64_t b = iogap_blockmap_claim(&w->f->map, off / w->min_bs);
 
-		if (!j->norandommap) {
-			b = iogap_blockmap_claim(&w->f->map, b);
-			if (len > w->min_bs) {   /* no division per request otherwise */
-				uint64_t want = (len + w->min_bs - 1) / w->min_bs;
-				uint64_t got = iogap_blockmap_extend(&w->f->map, b, want);
+		off = b * w->min_bs;
+		if (len > w->min_bs) {   /* no division per request otherwise */
+			uint64_t want = (len + w->min_bs - 1) / w->min_bs;
+			uint64_t got = iogap_blockmap_extend(&w->f->map, b, want);
 
-				if (got < want)
-					*lenp = len = (uint32_t)(got * w->min_bs);
-			}
+			if (got < want)
+				*lenp = len = (uint32_t)(got * w->min_bs);
 		}
-		off = w->f->region_start + b * w->min_bs;
 	}
+	off += w->f->region_start;
 	if (off + len > end)
 		off = end - len - (end - len - w->f->region_start) % w->min_bs;
 	if (j->rw_seq_nr > 1)
@@ -1536,13 +1570,16 @@ static int open_targets(struct worker *w, uint64_t seed)
 		if (open_target(w, f, k))
 			return -1;
 		total += f->region_len;
-		if (j->rw & IOGAP_RW_RAND && j->random_distribution != IOGAP_RAND_UNIFORM &&
+		if (j->rw & IOGAP_RW_RAND && (j->random_distribution == IOGAP_RAND_ZIPF ||
+					      j->random_distribution == IOGAP_RAND_PARETO) &&
 		    iogap_skew_init(&f->skew, j->random_distribution, j->random_dist_param,
 				    f->nblocks, seed)) {
 			snprintf(w->err, sizeof(w->err), "random distribution setup failed");
 			return -1;
 		}
-		if (j->rw & IOGAP_RW_RAND && !j->norandommap && iogap_blockmap_init(&f->map, f->nblocks)) {
+		/* fio keeps no random map for an LFSR: it gives each block once */
+		if (j->rw & IOGAP_RW_RAND && !j->norandommap && j->random_generator != IOGAP_RGEN_LFSR &&
+		    iogap_blockmap_init(&f->map, f->nblocks)) {
 			snprintf(w->err, sizeof(w->err), "out of memory for the random map");
 			return -1;
 		}
@@ -1592,6 +1629,9 @@ static int setup_worker(struct worker *w)
 
 	w->ops = j->engine;
 	if (open_targets(w, seed) || setup_iologs(w))
+		return -1;
+	if (j->rw & IOGAP_RW_RAND && iogap_randoff_init(&w->randoff, j, w->thread_number, seed, &w->fs,
+							w->err, sizeof(w->err)))
 		return -1;
 	if (iogap_zbd_worker_new(w->zbd_set, j, w->f->region_start, w->f->region_len, j->iodepth,
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,

@@ -18,10 +18,6 @@ command -v python3 > /dev/null || skip_all "python3 is not installed"
 TESTS="1 2 3 4 5 6 7 8 9 11 12 14 15 16 17 18 19 20 21 22 23 24 25 26"
 # what the probe lacks for each test it does not pass yet
 declare -A WANTS=(
-	[20]="fio's random offsets: its check (at most 10 consecutive offsets in a 256-block random read) holds for fio's default seed; fio itself with randrepeat=0 exceeded it in 7 of 15 runs here, the probe's seed gives 21"
-	[21]="random_generator=lfsr"
-	[23]="bsrange=512/25:1k:25:2k:25:4k/25 (fio reads 512-1k, ignoring the text after each number; the probe refuses it)"
-	[24]="bsrange=512/25:1k:25:2k:25:4k/25 (as t0023)"
 )
 
 # fio's root as the script expects it: t/ and the configure output it reads
