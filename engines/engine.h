@@ -27,6 +27,9 @@ struct iogap_io {
 	int64_t  result;        /* bytes done or -errno, set by the engine */
 	uint8_t  ddir;          /* enum iogap_op */
 	uint8_t  in_ramp;       /* issued before ramp_time ended */
+	uint8_t  prio_index;    /* its entry in the stat's clat_prio (prio.c) */
+	uint16_t ioprio;        /* cmdprio's priority for it (class << 13 | level);
+				 * 0: the job's (libaio, io_uring set it) */
 };
 
 enum iogap_queue_result {

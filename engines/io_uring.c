@@ -162,6 +162,7 @@ static void prep_rw(struct uring_state *s, struct io_uring_sqe *sqe, struct ioga
 		io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
 	}
 	sqe->flags |= s->sqe_flags;
+	sqe->ioprio = io->ioprio;   /* cmdprio (prio.c); 0: the job's */
 	io_uring_sqe_set_data(sqe, io);
 }
 
