@@ -115,7 +115,7 @@ static int existing_nodes(uint64_t *nodes, const char *opt, char *err, size_t er
 {
 	uint64_t online = 0;
 	size_t len;
-	char *s = iogap_read_file(NODE_DIR "/online", 4096, &len);
+	char *s = iogap_read_file(NODE_DIR "/online", 0, &len);
 
 	if (!s || parse_list(s, IOGAP_NUMA_MAX_NODES, &online, NULL)) {
 		free(s);
@@ -126,8 +126,8 @@ static int existing_nodes(uint64_t *nodes, const char *opt, char *err, size_t er
 	if (*nodes == ~0ull)
 		*nodes = online;
 	if (*nodes & ~online)
-		return iogap_seterr(err, errlen, "%s: node %d does not exist (" NODE_DIR
-				    "/online)", opt, __builtin_ctzll(*nodes & ~online));
+		return iogap_seterr(err, errlen, "%s: node %d does not exist",
+				    opt, __builtin_ctzll(*nodes & ~online));
 	return 0;
 }
 
@@ -146,7 +146,7 @@ static int run_on_nodes(uint64_t nodes, char *err, size_t errlen)
 		if (!(nodes & (1ull << n)))
 			continue;
 		snprintf(path, sizeof(path), NODE_DIR "/node%u/cpulist", n);
-		s = iogap_read_file(path, 65536, &len);
+		s = iogap_read_file(path, 0, &len);
 		bad = !s || parse_list(s, CPU_SETSIZE, NULL, cpus);
 		free(s);
 		if (bad)

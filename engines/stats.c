@@ -279,6 +279,7 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 	dst->total_err_count += src->total_err_count;
 	if (!dst->error && src->error) {
 		dst->error = src->error;
+		dst->error_continued = src->error_continued;
 		memcpy(dst->verror, src->verror, sizeof(dst->verror));
 	}
 

@@ -60,6 +60,8 @@ struct iogap_job_stat {
 	char description[256];
 	char verror[128];
 	int error;
+	bool error_continued;     /* error is the first one the job went on after
+				   * (continue_on_error; fio reports it): no failure */
 	unsigned groupid;
 	unsigned members;         /* threads folded in (group_reporting) */
 	unsigned thread_number;   /* 1-based, as fio */

@@ -207,15 +207,10 @@ static size_t global_prefix(const struct iogap_run_report *r, const struct iogap
 	return r->global_kv_nr;
 }
 
+/* fio's ts->continue_on_error: set by continue_on_error or ignore_error */
 static bool continue_on_error(const struct iogap_job *job)
 {
-	const char *v = NULL;
-	size_t i;
-
-	for (i = 0; job && i < job->kv_nr; i++)
-		if (job->kv[i].key && !strcmp(job->kv[i].key, "continue_on_error"))
-			v = kv_value(&job->kv[i]);
-	return v && strcmp(v, "none") && strcmp(v, "0");
+	return job && job->continue_on_error;
 }
 
 static uint64_t elapsed_sec(const struct iogap_run_report *r)

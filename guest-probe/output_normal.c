@@ -424,11 +424,10 @@ static void show_sync(FILE *f, const struct iogap_job_stat *st)
 	show_percentiles(f, st, st->sync_plat, "sync");
 }
 
+/* fio's ts->continue_on_error: set by continue_on_error or ignore_error */
 static bool continue_on_error(const struct iogap_job_stat *st)
 {
-	const char *v = job_opt(st->job, "continue_on_error");
-
-	return v && strcmp(v, "none") && strcmp(v, "0");
+	return st->job && st->job->continue_on_error;
 }
 
 static void show_depths(FILE *f, const struct iogap_job_stat *st, uint64_t issued)

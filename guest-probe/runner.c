@@ -1385,6 +1385,9 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 			return -1;
 		}
 		size = file_or_dev_size(f->fd);
+		/* fill_device: the file grows until the filesystem is full */
+		if (j->fill_device && size < clone_offset(j, w->clone) + share)
+			size = clone_offset(j, w->clone) + share;
 	}
 	f->target_size = size;
 	f->region_start = clone_offset(j, w->clone);
@@ -1752,6 +1755,12 @@ static void *worker_main(void *arg)
 	if (r < 0 && !w->stat.error) {
 		w->stat.error = -r;
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));
+	}
+	if (!w->stat.error && j->continue_on_error && w->stat.first_error) {
+		/* fio reports the first error it went on after (stat.c) */
+		w->stat.error = w->stat.first_error;
+		w->stat.error_continued = true;
+		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(w->stat.error));
 	}
 	if (!w->in_ramp) {
 		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
