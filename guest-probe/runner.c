@@ -138,6 +138,7 @@ struct worker {
 	/* trace and latency logs */
 	struct iogap_trace_writer *trace;
 	struct iogap_trace_record *recs;
+	uint16_t *rec_prio;         /* each record's I/O priority, for the logs */
 	unsigned nr_recs;
 	uint64_t dropped;
 	struct iogap_job_logs *logs;   /* fio's per-job logs (logs.c) */
@@ -214,7 +215,7 @@ static void flush_records(struct worker *w)
 	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
 		w->dropped += w->nr_recs;
 	for (unsigned i = 0; w->logs && i < w->nr_recs; i++)
-		iogap_logs_add(w->logs, &w->recs[i]);
+		iogap_logs_add(w->logs, &w->recs[i], w->rec_prio[i]);
 	w->nr_recs = 0;
 }
 
@@ -225,6 +226,8 @@ static void record_io(struct worker *w, const struct iogap_io *io, uint64_t comp
 
 	if (!w->recs)
 		return;
+	/* fio logs the request's priority: cmdprio's, else the job's */
+	w->rec_prio[w->nr_recs] = io->ioprio ? io->ioprio : w->stat.ioprio;
 	r = &w->recs[w->nr_recs++];
 	r->tag = io->request_id;
 	r->offset = IOGAP_FILESET_TRACE_OFFSET(io->file, io->offset);
@@ -1579,7 +1582,8 @@ static int setup_worker(struct worker *w)
 
 	if (w->trace || iogap_logs_wanted(j)) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
-		if (!w->recs) {
+		w->rec_prio = calloc(TRACE_BATCH, sizeof(*w->rec_prio));
+		if (!w->recs || !w->rec_prio) {
 			snprintf(w->err, sizeof(w->err), "out of memory for trace records");
 			return -1;
 		}
@@ -1612,6 +1616,7 @@ static void teardown_worker(struct worker *w)
 	free(w->fds);
 	free(w->bufmem);
 	free(w->recs);
+	free(w->rec_prio);
 	free(w->vslot);
 	iogap_verify_log_free(&w->vlog);
 	iogap_bufgen_free(&w->bufgen);

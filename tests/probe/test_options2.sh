@@ -4,7 +4,7 @@
 # numa_cpu_nodes/numa_mem_policy: short jobs, checked for their effect and
 # against fio where fio runs the same job here.
 . "$(dirname "$0")/lib.sh"
-echo "1..16"
+echo "1..17"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
@@ -106,6 +106,14 @@ ok $? "cmdprio_percentage=30: read/write \"prios\" entries 3/0 and 1/0 with fio'
 [ "$(grep -cE '^    clat prio (3|1)/0 \((n|u|m)sec\): min=' p.txt)" = 4 ] &&
 	[ "$(grep -cE '^    clat prio 1/0 \([0-9.]+% of IOs\) percentiles' p.txt)" = 2 ]
 ok $? "normal output: fio's \"clat prio 3/0\" lines and per-priority percentiles"
+
+# log_prio=1: each latency log line ends with the request's priority
+mkdir -p lp lpf
+(cd lp && "$PROBE" "${prio_job[@]}" --filename=../pr.dat --write_lat_log=l --log_prio=1 > /dev/null) &&
+	(cd lpf && "$FIO" "${prio_job[@]}" --filename=../prf.dat --write_lat_log=l --log_prio=1 > /dev/null)
+prios() { awk -F', ' '{print $NF}' "$1" | sort -u | tr '\n' ' '; }
+[ "$(prios lp/l_clat.1.log)" = "0x2000 0x6000 " ] && [ "$(prios lp/l_clat.1.log)" = "$(prios lpf/l_clat.1.log)" ]
+ok $? "log_prio=1: clat log priorities $(prios lp/l_clat.1.log)as fio's ($(prios lpf/l_clat.1.log))"
 
 # cmdprio_bssplit: 64k reads 25% at 1/1, 75% at 3/2; the rest at the job's 2/7
 bs_job=(--name=b --filename=pr.dat --rw=randread --ioengine=libaio --iodepth=4 --size=4m --number_ios=400
