@@ -1773,7 +1773,7 @@ static void *worker_main(void *arg)
 		close_stats(w, &w->stat, t_stop);
 	}
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
-	if (j->exitall || (j->exitall_on_error && w->stat.error))
+	if (j->exitall || (j->exitall_on_error && w->stat.error && !w->stat.error_continued))
 		exit_others(w);
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
