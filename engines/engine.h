@@ -40,6 +40,9 @@ struct iogap_io {
 	 * that submitted it */
 	uint8_t  no_slat;       /* a synchronous engine's: no slat, as fio */
 	uint64_t complete_ns;   /* when it completed */
+	uint8_t  prio_index;    /* its entry in the stat's clat_prio (prio.c) */
+	uint16_t ioprio;        /* cmdprio's priority for it (class << 13 | level);
+				 * 0: the job's (libaio, io_uring set it) */
 };
 
 enum iogap_queue_result {

@@ -171,6 +171,7 @@ static void prep_rw(struct uring_state *s, struct io_uring_sqe *sqe, struct ioga
 		s->prepped = 0;
 		sqe->flags |= IOSQE_ASYNC;
 	}
+	sqe->ioprio = io->ioprio;   /* cmdprio (prio.c); 0: the job's */
 	io_uring_sqe_set_data(sqe, io);
 }
 

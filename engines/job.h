@@ -102,6 +102,50 @@ struct iogap_job_kv {
 	char *value;              /* NULL for a bare flag */
 };
 
+#define IOGAP_ERR_CLASSES 3       /* fio's error_type_bit: read, write, verify */
+#define IOGAP_MAX_IGNORE_ERR 32
+#define IOGAP_MAX_CMDPRIO 32      /* cmdprio_bssplit entries per direction */
+#define IOGAP_MAX_CLAT_PRIO 8     /* distinct priorities a direction reports */
+
+/* One cmdprio_bssplit entry: perc% of the bs-sized requests get prio
+ * (fio's ioprio value: class << 13 | level; -1 = cmdprio_class/cmdprio). */
+struct iogap_cmdprio_split {
+	uint32_t bs;
+	uint32_t perc;
+	int32_t prio;
+};
+
+struct iogap_prio_opts {
+	bool prio_set, class_set;  /* prio=, prioclass= given: ioprio_set */
+	unsigned prio, prioclass;
+	unsigned cmdprio_percentage[2];   /* read, write */
+	unsigned cmdprio_class[2];        /* 0: RT, fio's default */
+	unsigned cmdprio[2];              /* level */
+	struct iogap_cmdprio_split bssplit[2][IOGAP_MAX_CMDPRIO];
+	unsigned bssplit_nr[2];
+	bool bssplit_set;
+};
+
+#define IOGAP_NUMA_MAX_NODES 64
+enum iogap_numa_policy { IOGAP_NUMA_DEFAULT, IOGAP_NUMA_PREFER, IOGAP_NUMA_BIND,
+			 IOGAP_NUMA_INTERLEAVE, IOGAP_NUMA_LOCAL };
+struct iogap_numa_opts {
+	uint64_t cpu_nodes;        /* bit per node; 0: not set */
+	bool mem_set;
+	enum iogap_numa_policy mem_policy;
+	uint64_t mem_nodes;        /* bind/interleave/prefer's nodes */
+};
+
+enum iogap_dedupe_mode { IOGAP_DEDUPE_REPEAT, IOGAP_DEDUPE_WORKING_SET };
+struct iogap_buf_opts {
+	unsigned compress_percentage; /* 0: incompressible */
+	uint32_t compress_chunk;      /* bytes per random/zero segment; fio default 512 */
+	unsigned dedupe_percentage;
+	enum iogap_dedupe_mode dedupe_mode;
+	unsigned dedupe_working_set_percentage; /* of the job's size; fio default 5 */
+	bool dedupe_global;
+};
+
 struct iogap_engine_ops;
 
 struct iogap_job {
@@ -284,6 +328,8 @@ struct iogap_job {
 	bool do_verify;           /* read back what a pass wrote; fio default 1 */
 	bool verify_only;         /* the writes are only logged, then read back */
 	bool verify_dump;         /* a failed block's data into a file (fio's) */
+	unsigned verify_async;    /* fio's verify threads; the probe checks each
+				   * read in its I/O thread, with the same result */
 	uint8_t verify_pattern[512]; /* written, and checked after verify=meta's
 				   * header (fio's); len 0 = random data */
 	unsigned verify_pattern_len;
@@ -336,6 +382,24 @@ struct iogap_job {
 	char *rbd_clustername;
 	char *ceph_conf;
 	bool rbd_busy_poll;
+
+	/* errors.c: fio's ignore_error lists (read, write, verify; empty: EIO
+	 * and EILSEQ, fio's __NON_FATAL_ERR), error_dump, fill_device */
+	int ignore_error[IOGAP_ERR_CLASSES][IOGAP_MAX_IGNORE_ERR];
+	unsigned ignore_error_nr[IOGAP_ERR_CLASSES];
+	bool error_dump;            /* print every I/O error, ignored ones too */
+	bool fill_device;           /* write until ENOSPC/EDQUOT, which ends the job */
+
+	/* prio.c: fio's prio/prioclass (ioprio_set for the job) and the
+	 * libaio/io_uring cmdprio options (a priority per request) */
+	struct iogap_prio_opts prio;
+
+	/* numa.c: fio's numa_cpu_nodes, numa_mem_policy */
+	struct iogap_numa_opts numa;
+
+	/* dedupe.c: the content of written buffers (fio's dedupe_*,
+	 * buffer_compress_*) */
+	struct iogap_buf_opts bufopts;
 
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;
@@ -451,5 +515,9 @@ const char *iogap_rw_name(unsigned rw);
 /* fio value parsers, exposed for tests */
 int iogap_parse_size(const char *s, uint64_t *out);           /* 4k, 1M, 10%? */
 int iogap_parse_time_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);
+/* fio's booleans (NULL: a bare flag, true) and unsigned integers up to max:
+ * 0, or -1 */
+int iogap_parse_bool(const char *s, bool *out);
+int iogap_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
 
 #endif

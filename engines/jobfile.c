@@ -18,9 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dedupe.h"
 #include "engine.h"
+#include "errors.h"
 #include "job.h"
 #include "jobrand.h"
+#include "numa.h"
+#include "prio.h"
 #include "util.h"
 #include "zbd.h"
 
@@ -162,6 +166,16 @@ static int parse_bool(const char *s, bool *out)
 		return 0;
 	}
 	return -1;
+}
+
+int iogap_parse_bool(const char *s, bool *out)
+{
+	return parse_bool(s, out);
+}
+
+int iogap_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	return parse_uint(s, max, out);
 }
 
 /* "a,b,c" → per-direction values; fio repeats the last one given. */
@@ -792,6 +806,7 @@ BOOL_OPT(opt_exitall, exitall)
 BOOL_OPT(opt_do_verify, do_verify)
 BOOL_OPT(opt_verify_fatal, verify_fatal)
 BOOL_OPT(opt_verify_dump, verify_dump)
+UINT_OPT(opt_verify_async, verify_async, 1024, 0)
 BOOL_OPT(opt_experimental_verify, experimental_verify)
 BOOL_OPT(opt_verify_only, verify_only)
 BOOL_OPT(opt_replay_no_stall, replay_no_stall)
@@ -1539,6 +1554,7 @@ static const struct opt_def options[] = {
 	{ "do_verify", opt_do_verify },
 	{ "verify_fatal", opt_verify_fatal },
 	{ "verify_dump", opt_verify_dump },
+	{ "verify_async", opt_verify_async },
 	{ "verify_pattern", opt_buffer_pattern },
 	{ "experimental_verify", opt_experimental_verify },
 	{ "verify_only", opt_verify_only },
@@ -1580,6 +1596,8 @@ static void job_defaults(struct iogap_job *j)
 	j->per_job_logs = true;
 	j->sig_figs = 4;
 	j->ratecycle_ms = 1000;
+	j->bufopts.compress_chunk = 512;
+	j->bufopts.dedupe_working_set_percentage = 5;
 	j->replay_scale = 1;
 	j->ss_state = IOGAP_SS_IOPS | IOGAP_SS_SLOPE | IOGAP_SS_PCT;   /* fio's iops_slope:0.01% */
 	j->ss_limit = 0.01;
@@ -1707,8 +1725,6 @@ static int kv_record(struct iogap_job *j, const char *key, const char *val)
 static const struct {
 	const char *name, *engine;
 } engine_options[] = {
-	{ "cmdprio_percentage", "libaio" }, { "cmdprio_class", "libaio" }, { "cmdprio", "libaio" },
-	{ "cmdprio_bssplit", "libaio" },
 	{ "cmd_type", "io_uring_cmd" }, { "sg_write_mode", "sg" }, { "readfua", "sg" },
 	{ "writefua", "sg" }, { "hostname", "net" }, { "port", "net" }, { "protocol", "net" },
 	{ "listen", "net" }, { "pingpong", "net" }, { "interface", "net" }, { "ttl", "net" },
@@ -1752,6 +1768,10 @@ static int (*const option_families[])(struct iogap_job *j, const char *key, cons
 	iogap_job_file_option,    /* jobfiles.c */
 	iogap_job_perf_option,    /* jobperf.c */
 	iogap_job_flow_option,    /* jobflow.c */
+	iogap_job_error_option,   /* errors.c */
+	iogap_job_prio_option,    /* prio.c */
+	iogap_job_numa_option,    /* numa.c */
+	iogap_job_buf_option,     /* dedupe.c */
 };
 
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -2397,6 +2417,13 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_low = j->iodepth;
 	if (finalize_verify(&c, j, named) || finalize_rates(&c, j))
 		return -1;
+	{
+		char gerr[512];
+
+		if (iogap_job_prio_finalize(j, gerr, sizeof(gerr)) ||   /* prio.c */
+		    iogap_job_buf_finalize(j, gerr, sizeof(gerr)))      /* dedupe.c */
+			return perr(&c, "job '%s': %s", j->name, gerr);
+	}
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
 	if (j->time_based && !j->runtime_ns) {

@@ -13,6 +13,11 @@
 #include "engine.h"
 #include "iogap/trace.h"
 
+/* linux/aio_abi.h's: the iocb carries a priority (aio_reqprio) */
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)
+#endif
+
 struct libaio_state {
 	io_context_t ctx;
 	struct iocb *iocbs;          /* one per slot */
@@ -77,6 +82,10 @@ static int libaio_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 	else
 		io_prep_pwrite(cb, ctx->fd, io->buf, io->len, (long long)io->offset);
 	cb->aio_rw_flags = (unsigned)s->rw_flags;
+	if (io->ioprio) {   /* cmdprio (prio.c), as fio's libaio */
+		cb->aio_reqprio = (short)io->ioprio;
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+	}
 	cb->data = io;
 	s->pending[s->nr_pending] = cb;
 	s->pending_io[s->nr_pending] = io;

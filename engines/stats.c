@@ -187,6 +187,61 @@ static void ddir_stat_merge(struct iogap_ddir_stat *dst, const struct iogap_ddir
 		dst->runtime_ms = src->runtime_ms;
 }
 
+unsigned iogap_clat_prio_with_samples(const struct iogap_job_stat *st, unsigned ddir)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; ddir < 2 && i < st->nr_clat_prio[ddir]; i++)
+		n += st->clat_prio[ddir][i].lat.samples > 0;
+	return n;
+}
+
+/* Samples of priority prio into dst's entry for it (added when new, while
+ * there is room). */
+static void clat_prio_add_samples(struct iogap_job_stat *dst, unsigned d, uint16_t prio,
+				  const struct iogap_io_stat *lat, const uint64_t *plat)
+{
+	unsigned i;
+
+	for (i = 0; i < dst->nr_clat_prio[d] && dst->clat_prio[d][i].ioprio != prio; i++)
+		;
+	if (i == IOGAP_MAX_CLAT_PRIO)
+		return;
+	if (i == dst->nr_clat_prio[d]) {
+		memset(&dst->clat_prio[d][i], 0, sizeof(dst->clat_prio[d][i]));
+		dst->clat_prio[d][i].ioprio = prio;
+		dst->nr_clat_prio[d]++;
+	}
+	iogap_io_stat_merge(&dst->clat_prio[d][i].lat, lat);
+	u64_add(dst->clat_prio[d][i].plat, plat, IOGAP_PLAT_NR);
+}
+
+/* fio's sum_clat_prio_stats: a member without per-priority entries
+ * counts all its samples (clat, or lat with lat_percentiles) under its
+ * job's priority; dst, when a copy of its first member, gets them too. */
+static void clat_prio_merge(struct iogap_job_stat *dst, const struct iogap_job_stat *src)
+{
+	unsigned k = src->lat_percentiles ? IOGAP_LAT : IOGAP_CLAT;
+
+	if (dst->members == 0)
+		dst->ioprio = src->ioprio;
+	else if (dst->ioprio != src->ioprio)
+		dst->disable_prio_stat = true;
+	if (dst->disable_prio_stat)
+		return;
+	for (unsigned d = 0; d < 2; d++) {
+		if (dst->members && !dst->nr_clat_prio[d] && src->nr_clat_prio[d])
+			clat_prio_add_samples(dst, d, dst->ioprio, &dst->dir[d].lat[k],
+					      dst->dir[d].plat[k]);
+		if (!src->nr_clat_prio[d] && (dst->nr_clat_prio[d] || !dst->members))
+			clat_prio_add_samples(dst, d, src->ioprio, &src->dir[d].lat[k],
+					      src->dir[d].plat[k]);
+		for (unsigned i = 0; i < src->nr_clat_prio[d]; i++)
+			clat_prio_add_samples(dst, d, src->clat_prio[d][i].ioprio,
+					      &src->clat_prio[d][i].lat, src->clat_prio[d][i].plat);
+	}
+}
+
 /* The first member names the entry (fio's "ts->groupid == -1" branch). */
 static void take_identity(struct iogap_job_stat *dst, const struct iogap_job_stat *src)
 {
@@ -225,9 +280,11 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 	dst->total_err_count += src->total_err_count;
 	if (!dst->error && src->error) {
 		dst->error = src->error;
+		dst->error_continued = src->error_continued;
 		memcpy(dst->verror, src->verror, sizeof(dst->verror));
 	}
 
+	clat_prio_merge(dst, src);   /* before dst's totals take src's */
 	for (d = 0; d < IOGAP_DDIR_NR; d++)
 		ddir_stat_merge(&dst->dir[d], &src->dir[d]);
 

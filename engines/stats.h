@@ -47,6 +47,13 @@ struct iogap_ddir_stat {
 };
 
 struct iogap_ss;
+/* fio's clat_prio_stat: one priority's latencies in a direction (clat,
+ * or lat with lat_percentiles, as fio) */
+struct iogap_clat_prio {
+	uint16_t ioprio;          /* class << 13 | level */
+	struct iogap_io_stat lat;
+	uint64_t plat[IOGAP_PLAT_NR];
+};
 
 /* Per job (or per reporting group when group_reporting), fio's thread_stat. */
 struct iogap_job_stat {
@@ -54,6 +61,8 @@ struct iogap_job_stat {
 	char description[256];
 	char verror[128];
 	int error;
+	bool error_continued;     /* error is the first one the job went on after
+				   * (continue_on_error; fio reports it): no failure */
 	unsigned groupid;
 	unsigned members;         /* threads folded in (group_reporting) */
 	unsigned thread_number;   /* 1-based, as fio */
@@ -81,6 +90,12 @@ struct iogap_job_stat {
 	bool clat_percentiles, lat_percentiles, slat_percentiles;
 	double percentile_list[IOGAP_MAX_PERCENTILES];
 	unsigned percentile_nr;
+
+	/* prio.c: per priority, when a job's requests have several (cmdprio) */
+	uint16_t ioprio;          /* the job's (prio/prioclass), 0: none */
+	bool disable_prio_stat;   /* group members of different priorities */
+	unsigned nr_clat_prio[2];
+	struct iogap_clat_prio clat_prio[2][IOGAP_MAX_CLAT_PRIO];
 
 	const struct iogap_job *job;  /* options of the (first) job it reports */
 	char ioengine[32];
@@ -166,6 +181,22 @@ unsigned iogap_depth_to_map_idx(unsigned depth);
 /* Index into io_u_submit/io_u_complete for a batch of nr requests per
  * submit or reap call (fio's __io_u_mark_map: 0, 1-4, 5-8, ..., >64). */
 unsigned iogap_batch_to_map_idx(unsigned nr);
+
+/* A completion's latency for its priority entry (fio's add_stat_prio_sample:
+ * pass clat, or lat when lat_percentiles). */
+static inline void iogap_clat_prio_add(struct iogap_job_stat *st, unsigned ddir, unsigned idx,
+				       uint64_t nsec)
+{
+	struct iogap_clat_prio *cp;
+
+	if (ddir > 1 || idx >= st->nr_clat_prio[ddir])
+		return;
+	cp = &st->clat_prio[ddir][idx];
+	iogap_io_stat_add(&cp->lat, nsec);
+	cp->plat[iogap_plat_val_to_idx(nsec)]++;
+}
+/* fio's get_nr_prios_with_samples */
+unsigned iogap_clat_prio_with_samples(const struct iogap_job_stat *st, unsigned ddir);
 
 /* Merge src into dst as fio's sum_thread_stats (group_reporting). */
 void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_stat *src);

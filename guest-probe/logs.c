@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "logs.h"
+#include "prio.h"
 #include "stats.h"
 #include "util.h"
 
@@ -119,12 +120,16 @@ void iogap_logs_start(struct iogap_job_logs *l, uint64_t t0_ns)
 /* "msec, value, ddir, bs[, offset], prio"; offset: the record's, within
  * its file (a job with several files keeps the file's index above it) */
 static void put_line(const struct iogap_job_logs *l, struct one_log *o, uint64_t ms, uint64_t val,
-		     unsigned ddir, uint64_t bs, uint64_t offset)
+		     unsigned ddir, uint64_t bs, uint64_t offset, uint16_t prio)
 {
 	fprintf(o->f, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64, ms, val, ddir, bs);
 	if (l->job->log_offset)
 		fprintf(o->f, ", %" PRIu64, (uint64_t)IOGAP_TRACE_FILE_OFFSET(offset));
-	fputs(l->job->log_prio ? ", 0x0000\n" : ", 0\n", o->f);   /* no priorities are set */
+	/* fio: the request's priority, or whether it is of the real-time class */
+	if (l->job->log_prio)
+		fprintf(o->f, ", 0x%04x\n", prio);
+	else
+		fprintf(o->f, ", %d\n", prio >> IOGAP_IOPRIO_CLASS_SHIFT == 1);
 }
 
 static void window_add(struct window *w, uint64_t v)
@@ -143,20 +148,20 @@ static void window_flush(const struct iogap_job_logs *l, struct one_log *o, unsi
 
 	if (w->n)
 		put_line(l, o, ms, l->job->log_max_value ? w->max : (uint64_t)(w->mean + 0.50), d, 0,
-			 0);
+			 0, 0);
 	memset(w, 0, sizeof(*w));
 }
 
 /* fio's add_log_sample for a latency log: every request, or into the
  * window, which is logged once log_avg_msec have passed */
 static void lat_sample(const struct iogap_job_logs *l, struct one_log *o, uint64_t ms,
-		       uint64_t val, const struct iogap_trace_record *r)
+		       uint64_t val, const struct iogap_trace_record *r, uint16_t prio)
 {
 	uint64_t avg = l->job->log_avg_msec;
 	unsigned d = r->op;
 
 	if (!avg) {
-		put_line(l, o, ms, val, d, r->length, r->offset);
+		put_line(l, o, ms, val, d, r->length, r->offset, prio);
 		return;
 	}
 	window_add(&o->win[d], val);
@@ -178,10 +183,10 @@ static void rate_samples(struct iogap_job_logs *l, uint64_t ms)
 				continue;
 			if (l->log[K_BW].f)
 				put_line(l, &l->log[K_BW], l->next_sample,
-					 l->bytes[d] * 1000 / avg / 1024, d, 0, 0);
+					 l->bytes[d] * 1000 / avg / 1024, d, 0, 0, 0);
 			if (l->log[K_IOPS].f)
 				put_line(l, &l->log[K_IOPS], l->next_sample, l->ios[d] * 1000 / avg,
-					 d, 0, 0);
+					 d, 0, 0, 0);
 			l->bytes[d] = l->ios[d] = 0;
 		}
 	}
@@ -219,7 +224,7 @@ static void hist_sample(struct iogap_job_logs *l, uint64_t ms, uint64_t clat,
 	l->hist_last[d] = ms - (window - j->log_hist_msec);
 }
 
-void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r)
+void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r, uint16_t prio)
 {
 	uint64_t val[3] = { r->issue_ns - r->start_ns, r->complete_ns - r->issue_ns,
 			    r->complete_ns - r->start_ns };
@@ -230,7 +235,7 @@ void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r
 	bytes = (uint64_t)r->result;
 	for (int k = K_SLAT; k <= K_LAT; k++)
 		if (l->log[k].f && (k != K_SLAT || l->has_slat))
-			lat_sample(l, &l->log[k], ms, val[k], r);
+			lat_sample(l, &l->log[k], ms, val[k], r, prio);
 	if (l->job->log_avg_msec && (l->log[K_BW].f || l->log[K_IOPS].f)) {
 		rate_samples(l, ms);
 		l->bytes[r->op] += bytes;
@@ -238,9 +243,9 @@ void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r
 	} else {
 		if (l->log[K_BW].f && !l->job->disable_bw)   /* bytes per ms of clat: KB/s */
 			put_line(l, &l->log[K_BW], ms, val[1] ? bytes * 1000000 / val[1] : 0, r->op,
-				 bytes, r->offset);
+				 bytes, r->offset, prio);
 		if (l->log[K_IOPS].f)
-			put_line(l, &l->log[K_IOPS], ms, 1, r->op, bytes, r->offset);
+			put_line(l, &l->log[K_IOPS], ms, 1, r->op, bytes, r->offset, prio);
 	}
 	if (l->log[K_HIST].f)
 		hist_sample(l, ms, val[1], r);

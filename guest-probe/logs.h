@@ -31,7 +31,8 @@ int iogap_logs_open(struct iogap_job_logs **out, const struct iogap_job *j,
 /* The job's start: log times are ms from it (fio's epoch). */
 void iogap_logs_start(struct iogap_job_logs *l, uint64_t t0_ns);
 /* One completed request (ramp-time and failed ones are left out). */
-void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r);
+/* prio: the request's I/O priority (prio.c), for the logs' last column */
+void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r, uint16_t prio);
 /* The last windows' averages at t_end_ns, then close (and free). */
 void iogap_logs_close(struct iogap_job_logs *l, uint64_t t_end_ns);
 

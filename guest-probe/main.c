@@ -539,7 +539,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < report.nr; i++) {
 		const struct iogap_job_stat *st = &report.stats[i];
 
-		if (!st->error)
+		if (!st->error || st->error_continued)
 			continue;
 		/* the reason on stderr too: the reports may not be read */
 		fprintf(stderr, "iogap-probe: job '%s': error %d (%s): %s\n", st->name, st->error,

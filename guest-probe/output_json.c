@@ -56,6 +56,28 @@ static void lat_json(struct jw *w, const char *key, const struct iogap_job_stat 
 	jw_end(w);
 }
 
+/* fio's per-priority latencies (cmdprio): only with two priorities or
+ * more that have samples; clat, or lat with lat_percentiles */
+static void prios_json(struct jw *w, const struct iogap_job_stat *st, unsigned d, bool plus)
+{
+	if (d > 1 || st->disable_prio_stat || iogap_clat_prio_with_samples(st, d) < 2)
+		return;
+	jw_open(w, "prios", '[');
+	for (unsigned i = 0; i < st->nr_clat_prio[d]; i++) {
+		const struct iogap_clat_prio *cp = &st->clat_prio[d][i];
+
+		if (!cp->lat.samples)
+			continue;
+		jw_open(w, NULL, '{');
+		jw_int(w, "prioclass", cp->ioprio >> 13);
+		jw_int(w, "prio", cp->ioprio & 7);
+		lat_json(w, st->lat_percentiles ? "lat_ns" : "clat_ns", st,
+			 st->clat_percentiles || st->lat_percentiles, &cp->lat, cp->plat, plus);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
 static const struct iogap_group_stat *group_of(const struct iogap_run_report *r,
 					       const struct iogap_job_stat *st)
 {
@@ -97,6 +119,7 @@ static void ddir_json(struct jw *w, const struct iogap_job_stat *st,
 		 ds->plat[IOGAP_CLAT], plus);
 	lat_json(w, "lat_ns", st, st->lat_percentiles, &ds->lat[IOGAP_LAT],
 		 ds->plat[IOGAP_LAT], plus);
+	prios_json(w, st, d, plus);
 
 	/* fio's convert_agg_kbytes_percent, whose mean parameter is an int. */
 	if (ds->bw.samples) {
@@ -185,15 +208,10 @@ static size_t global_prefix(const struct iogap_run_report *r, const struct iogap
 	return r->global_kv_nr;
 }
 
+/* fio's ts->continue_on_error: set by continue_on_error or ignore_error */
 static bool continue_on_error(const struct iogap_job *job)
 {
-	const char *v = NULL;
-	size_t i;
-
-	for (i = 0; job && i < job->kv_nr; i++)
-		if (job->kv[i].key && !strcmp(job->kv[i].key, "continue_on_error"))
-			v = kv_value(&job->kv[i]);
-	return v && strcmp(v, "none") && strcmp(v, "0");
+	return job && job->continue_on_error;
 }
 
 static uint64_t elapsed_sec(const struct iogap_run_report *r)

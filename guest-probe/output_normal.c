@@ -243,6 +243,45 @@ static void display_lat(FILE *f, const char *name, const struct iogap_io_stat *s
 		name, base, minp, maxp, mean, dev);
 }
 
+/* fio's per-priority lines (cmdprio): with two priorities or more that
+ * have samples, "clat prio CLASS/LEVEL" ("lat" with lat_percentiles) */
+static bool show_prios(const struct iogap_job_stat *st, unsigned d)
+{
+	return d < 2 && !st->disable_prio_stat && iogap_clat_prio_with_samples(st, d) >= 2;
+}
+
+static void show_prio_lat(FILE *f, const struct iogap_job_stat *st, unsigned d)
+{
+	char name[64];
+
+	for (unsigned i = 0; show_prios(st, d) && i < st->nr_clat_prio[d]; i++) {
+		const struct iogap_clat_prio *cp = &st->clat_prio[d][i];
+
+		if (!cp->lat.samples)
+			continue;
+		snprintf(name, sizeof(name), "%s prio %u/%u", st->lat_percentiles ? "lat" : "clat",
+			 cp->ioprio >> 13, cp->ioprio & 7u);
+		display_lat(f, name, &cp->lat);
+	}
+}
+
+static void show_prio_percentiles(FILE *f, const struct iogap_job_stat *st, unsigned d)
+{
+	uint64_t samples = st->dir[d].lat[st->lat_percentiles ? IOGAP_LAT : IOGAP_CLAT].samples;
+	char name[64];
+
+	for (unsigned i = 0; show_prios(st, d) && i < st->nr_clat_prio[d]; i++) {
+		const struct iogap_clat_prio *cp = &st->clat_prio[d][i];
+
+		if (!cp->lat.samples)
+			continue;
+		snprintf(name, sizeof(name), "%s prio %u/%u (%.2f%% of IOs)",
+			 st->lat_percentiles ? "lat" : "clat", cp->ioprio >> 13, cp->ioprio & 7u,
+			 100.0 * (double)cp->lat.samples / (double)samples);
+		show_percentiles(f, st, cp->plat, name);
+	}
+}
+
 /* fio's convert_agg_kbytes_percent; its mean parameter is an int. */
 static double agg_percent(const struct iogap_group_stat *rs, unsigned d, double mean)
 {
@@ -316,6 +355,7 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 		display_lat(f, "clat", &ds->lat[IOGAP_CLAT]);
 	if (ds->lat[IOGAP_LAT].samples)
 		display_lat(f, " lat", &ds->lat[IOGAP_LAT]);
+	show_prio_lat(f, st, d);
 
 	if (st->slat_percentiles && ds->lat[IOGAP_SLAT].samples)
 		show_percentiles(f, st, ds->plat[IOGAP_SLAT], "slat");
@@ -323,6 +363,8 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 		show_percentiles(f, st, ds->plat[IOGAP_CLAT], "clat");
 	if (st->lat_percentiles && ds->lat[IOGAP_LAT].samples)
 		show_percentiles(f, st, ds->plat[IOGAP_LAT], "lat");
+	if (st->clat_percentiles || st->lat_percentiles)
+		show_prio_percentiles(f, st, d);
 
 	show_bw_iops(f, rs, ds, d);
 }
@@ -396,11 +438,10 @@ static void show_sync(FILE *f, const struct iogap_job_stat *st)
 	show_percentiles(f, st, st->sync_plat, "sync");
 }
 
+/* fio's ts->continue_on_error: set by continue_on_error or ignore_error */
 static bool continue_on_error(const struct iogap_job_stat *st)
 {
-	const char *v = job_opt(st->job, "continue_on_error");
-
-	return v && strcmp(v, "none") && strcmp(v, "0");
+	return st->job && st->job->continue_on_error;
 }
 
 static void show_depths(FILE *f, const struct iogap_job_stat *st, uint64_t issued)

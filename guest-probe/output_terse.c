@@ -116,14 +116,10 @@ static void terse_disk(FILE *f, const struct iogap_disk_util *du)
 	}
 }
 
+/* fio's ts->continue_on_error: set by continue_on_error or ignore_error */
 static bool continue_on_error(const struct iogap_job *job)
 {
-	const char *v = NULL;
-
-	for (size_t i = 0; job && i < job->kv_nr; i++)
-		if (job->kv[i].key && !strcmp(job->kv[i].key, "continue_on_error"))
-			v = job->kv[i].value ? job->kv[i].value : "";
-	return v && strcmp(v, "none") && strcmp(v, "0");
+	return job && job->continue_on_error;
 }
 
 static void terse_job(FILE *f, const struct iogap_run_report *r, const struct iogap_job_stat *st)

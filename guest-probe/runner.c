@@ -29,7 +29,9 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "dedupe.h"
 #include "engine.h"
+#include "errors.h"
 #include "fileset.h"
 #include "flow.h"
 #include "rand.h"
@@ -46,6 +48,8 @@
 #include "lat_target.h"
 #include "steadystate.h"
 #include "offload.h"
+#include "numa.h"
+#include "prio.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -94,6 +98,9 @@ struct worker {
 	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
 	struct iogap_rand rnd_poisson;  /* rate_process=poisson's gaps */
 	struct iogap_rand rnd_buf;      /* refill_buffers' data */
+	uint64_t seed;              /* the worker's streams derive from it */
+	struct iogap_bufgen bufgen;     /* dedupe.c: compress/dedupe content */
+	struct iogap_prio_state prio;   /* prio.c: cmdprio's choices */
 	uint64_t poisson_us[IOGAP_DDIR_NR]; /* when the next I/O is due (fio's last_usec) */
 	uint64_t rate_check_ns[IOGAP_DDIR_NR];   /* rate_min: the previous check */
 	uint64_t rate_check_bytes[IOGAP_DDIR_NR], rate_check_ios[IOGAP_DDIR_NR];
@@ -141,6 +148,7 @@ struct worker {
 	/* trace and latency logs */
 	struct iogap_trace_writer *trace;
 	struct iogap_trace_record *recs;
+	uint16_t *rec_prio;         /* each record's I/O priority, for the logs */
 	unsigned nr_recs;
 	uint64_t dropped;
 	struct iogap_job_logs *logs;   /* fio's per-job logs (logs.c) */
@@ -219,7 +227,7 @@ static void flush_records(struct worker *w)
 	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
 		w->dropped += w->nr_recs;
 	for (unsigned i = 0; w->logs && i < w->nr_recs; i++)
-		iogap_logs_add(w->logs, &w->recs[i]);
+		iogap_logs_add(w->logs, &w->recs[i], w->rec_prio[i]);
 	w->nr_recs = 0;
 }
 
@@ -230,6 +238,8 @@ static void record_io(struct worker *w, const struct iogap_io *io, uint64_t comp
 
 	if (!w->recs)
 		return;
+	/* fio logs the request's priority: cmdprio's, else the job's */
+	w->rec_prio[w->nr_recs] = io->ioprio ? io->ioprio : w->stat.ioprio;
 	r = &w->recs[w->nr_recs++];
 	r->tag = io->request_id;
 	r->offset = IOGAP_FILESET_TRACE_OFFSET(io->file, io->offset);
@@ -519,15 +529,14 @@ static void stamp_tags(struct worker *w, struct iogap_io *io)
 
 /* ---- accounting ---------------------------------------------------------- */
 
-/* fio's continue_on_error: EIO and EILSEQ of the named directions are
+/* fio's continue_on_error and ignore_error (errors.c): the errors listed
+ * for the named classes (EIO and EILSEQ unless ignore_error says) are
  * counted (total_err, first_error) and the job goes on. */
 static bool error_survivable(const struct iogap_job *j, const struct iogap_io *io,
 			     bool verify_failed)
 {
-	unsigned cls = verify_failed ? IOGAP_COE_VERIFY :
-		       io->ddir == IOGAP_OP_READ ? IOGAP_COE_READ : IOGAP_COE_WRITE;
-
-	return j->continue_on_error & cls && (io->result == -EIO || io->result == -EILSEQ);
+	return iogap_job_error_ignored(j, io->ddir == IOGAP_OP_READ,
+				       verify_failed ? EILSEQ : (int)-io->result);
 }
 
 /* fio verifies the reads of a job that only reads, and the verify pass */
@@ -676,10 +685,23 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 				      memory_order_relaxed);
 	}
 	if (io->result < 0) {
+		bool survives = error_survivable(j, io, verify_failed);
+
+		if (!survives && io->ddir == IOGAP_OP_WRITE &&
+		    iogap_job_error_ends_fill(j, (int)-io->result)) {   /* errors.c */
+			atomic_store_explicit(&w->terminate, 1, memory_order_relaxed);
+			return;   /* fio: the device is full, the job is done */
+		}
+		if (!survives || j->error_dump)   /* fio's __io_u_log_error */
+			fprintf(stderr, "fio: io_u error on file %s: %s: %s offset=%" PRIu64
+				", buflen=%u\n", w->fs.f[io->file].path, strerror((int)-io->result),
+				iogap_rw_name(io->ddir == IOGAP_OP_READ ? IOGAP_RW_READ :
+					      io->ddir == IOGAP_OP_WRITE ? IOGAP_RW_WRITE : IOGAP_RW_TRIM),
+				io->offset, io->len);
 		st->total_err_count++;
 		if (!st->first_error)
 			st->first_error = (int)-io->result;
-		if (!st->error && !error_survivable(j, io, verify_failed)) {
+		if (!st->error && !survives) {
 			st->error = (int)-io->result;
 			snprintf(st->verror, sizeof(st->verror), "%s", strerror((int)-io->result));
 		}
@@ -707,6 +729,9 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
 		iogap_lat_bucket_add(st, clat);
 	}
+	/* prio.c: fio keeps lat per priority with lat_percentiles, else clat */
+	if (j->lat_percentiles ? !j->disable_lat : !j->disable_clat)
+		iogap_clat_prio_add(st, io->ddir, io->prio_index, j->lat_percentiles ? lat : clat);
 	if (!j->disable_lat) {
 		iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
 		if (j->lat_percentiles)
@@ -1398,8 +1423,11 @@ static int run_loop(struct worker *w)
 		io->result = 0;
 		if (ddir == IOGAP_OP_WRITE && j->verify_pattern_len)   /* reads may have overwritten it */
 			iogap_verify_fill_pattern(j->verify_pattern, j->verify_pattern_len, io->buf, io->len);
+		else if (ddir == IOGAP_OP_WRITE && iogap_bufgen_wanted(j))   /* dedupe.c */
+			iogap_bufgen_fill(&w->bufgen, io->buf, io->len);
 		else if (ddir == IOGAP_OP_WRITE && j->refill_buffers && !j->buffer_pattern_len)
 			refill_buffer(w, io);
+		iogap_prio_pick(&w->prio, &w->stat, io);   /* prio.c: cmdprio */
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
@@ -1517,6 +1545,9 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 			return -1;
 		}
 		size = file_or_dev_size(f->fd);
+		/* fill_device: the file grows until the filesystem is full */
+		if (j->fill_device && size < clone_offset(j, w->clone) + share)
+			size = clone_offset(j, w->clone) + share;
 	}
 	f->target_size = size;
 	f->region_start = clone_offset(j, w->clone);
@@ -1611,15 +1642,34 @@ static int setup_iologs(struct worker *w)
 	return 0;
 }
 
+/* dedupe.c: every worker's first buffer seed, for dedupe_global */
+static int setup_bufgen(struct worker *w)
+{
+	uint64_t *seeds;
+	size_t self = (size_t)(w - w->all);
+	int r;
+
+	if (!iogap_bufgen_wanted(w->job))
+		return 0;
+	seeds = calloc(w->nall, sizeof(*seeds));
+	if (!seeds) {
+		w->err_code = ENOMEM;
+		return iogap_seterr(w->err, sizeof(w->err), "out of memory");
+	}
+	for (size_t i = 0; i < w->nall; i++)
+		seeds[i] = w->all[i].seed ^ 0xb0f;
+	r = iogap_bufgen_init(&w->bufgen, w->job, seeds, w->nall, self, w->err, sizeof(w->err));
+	free(seeds);
+	return r;
+}
+
 static int setup_worker(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
 	uint32_t max_bs = 0;
 	size_t bufsz;
-	uint64_t seed = j->randrepeat ? j->randseed : (uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+	uint64_t seed = w->seed;
 
-	/* each clone gets its own stream; guest and host get the same ones */
-	seed ^= ((uint64_t)w->job_index << 32) ^ ((uint64_t)w->clone * 0x9e3779b97f4a7c15ULL);
 	iogap_rand_seed(&w->rnd_off, seed);
 	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
@@ -1628,11 +1678,12 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_buf, seed ^ 0x9999);
 
 	w->ops = j->engine;
-	if (open_targets(w, seed) || setup_iologs(w))
+	if (open_targets(w, seed) || setup_iologs(w) || setup_bufgen(w))
 		return -1;
 	if (j->rw & IOGAP_RW_RAND && iogap_randoff_init(&w->randoff, j, w->thread_number, seed, &w->fs,
 							w->err, sizeof(w->err)))
 		return -1;
+	iogap_prio_setup(&w->prio, j, seed ^ 0x1010, &w->stat);   /* prio.c */
 	if (iogap_zbd_worker_new(w->zbd_set, j, w->f->region_start, w->f->region_len, j->iodepth,
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
 				 sizeof(w->err)))   /* zbd.c */
@@ -1696,7 +1747,8 @@ static int setup_worker(struct worker *w)
 
 	if (w->trace || iogap_logs_wanted(j)) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
-		if (!w->recs) {
+		w->rec_prio = calloc(TRACE_BATCH, sizeof(*w->rec_prio));
+		if (!w->recs || !w->rec_prio) {
 			snprintf(w->err, sizeof(w->err), "out of memory for trace records");
 			return -1;
 		}
@@ -1729,8 +1781,10 @@ static void teardown_worker(struct worker *w)
 	free(w->fds);
 	free(w->bufmem);
 	free(w->recs);
+	free(w->rec_prio);
 	free(w->vslot);
 	iogap_verify_log_free(&w->vlog);
+	iogap_bufgen_free(&w->bufgen);
 }
 
 static void set_affinity(struct worker *w, unsigned index_in_job)
@@ -1757,6 +1811,21 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
 		snprintf(w->err, sizeof(w->err), "cpus_allowed: cannot set affinity: %s",
 			 strerror(errno));
+}
+
+/* fio's thread_main: the job's I/O priority, NUMA nodes and memory
+ * policy, before its buffers are allocated */
+static void apply_placement(struct worker *w)
+{
+	int r = iogap_prio_apply(w->job);   /* prio.c */
+
+	if (r) {
+		w->err_code = -r;
+		snprintf(w->err, sizeof(w->err), "ioprio_set: %s", strerror(-r));
+		return;
+	}
+	if (iogap_numa_apply(w->job, w->err, sizeof(w->err)))   /* numa.c */
+		w->err_code = EINVAL;
 }
 
 static void restart_pass(struct worker *w)
@@ -1821,6 +1890,8 @@ static void *worker_main(void *arg)
 			iogap_sleep_until_ns(t0 + j->startdelay_ns);
 	}
 	set_affinity(w, w->clone);
+	if (!w->err[0])
+		apply_placement(w);
 	if (w->err[0] || setup_worker(w)) {
 		w->stat.error = w->err_code ? w->err_code : EINVAL;
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%.127s", w->err);
@@ -1856,6 +1927,12 @@ static void *worker_main(void *arg)
 		w->stat.error = -r;
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));
 	}
+	if (!w->stat.error && j->continue_on_error && w->stat.first_error) {
+		/* fio reports the first error it went on after (stat.c) */
+		w->stat.error = w->stat.first_error;
+		w->stat.error_continued = true;
+		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(w->stat.error));
+	}
 	if (!w->in_ramp) {
 		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
 			add_samples(w, t_stop);
@@ -1864,7 +1941,7 @@ static void *worker_main(void *arg)
 	if (j->latency_target_ns)
 		w->stat.iodepth = w->lat.qd;   /* fio's latency_depth */
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
-	if (j->exitall || (j->exitall_on_error && w->stat.error))
+	if (j->exitall || (j->exitall_on_error && w->stat.error && !w->stat.error_continued))
 		exit_others(w);
 	teardown_worker(w);
 	atomic_store(&w->finished, 1);
@@ -1872,6 +1949,21 @@ static void *worker_main(void *arg)
 }
 
 /* ---- files: layout, safety, invalidation ------------------------------- */
+
+/* fill_device: nothing laid out, the job's writes fill the file */
+static int create_fill_file(const struct iogap_job *j, char *err, size_t errlen)
+{
+	int fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	struct stat st;
+
+	if (stat(j->filename, &st) == 0 && !S_ISREG(st.st_mode))
+		return fd >= 0 ? close(fd) : 0;
+	if (fd < 0)
+		return iogap_seterr(err, errlen, "%s: cannot create: %s", j->filename,
+				    strerror(errno));
+	close(fd);
+	return 0;
+}
 
 static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 {
@@ -1881,6 +1973,8 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	char *buf;
 	uint64_t have;
 
+	if (j->fill_device)
+		return create_fill_file(j, err, errlen);
 	if (stat(j->filename, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return 0;      /* devices are used as they are */
@@ -1964,7 +2058,7 @@ static uint64_t layout_bytes(const struct iogap_job *j)
 	uint64_t need = job_end(j), have = 0;
 	struct stat st;
 
-	if (!j->size || (j->engine->flags & IOGAP_ENGINE_NO_FILE))
+	if (!j->size || j->fill_device || (j->engine->flags & IOGAP_ENGINE_NO_FILE))
 		return 0;
 	if (stat(j->filename, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
@@ -2138,6 +2232,26 @@ static int resolve_target_options(struct iogap_job *j, char *err, size_t errlen)
 					    "or a zoned block device (%s is neither)", j->name, j->filename);
 		iogap_job_resolve_zones(j, zs);
 	}
+	return 0;
+}
+
+/* fio's fill_device without size: write until ENOSPC (its size -1).  A
+ * file's region is its filesystem's whole capacity, which no file can
+ * reach; a device is written to its end. */
+static int resolve_fill_device(struct iogap_job *j, char *err, size_t errlen)
+{
+	struct statvfs vfs;
+	struct stat st;
+	char dir[4096];
+
+	if (!j->fill_device || j->size || (j->engine->flags & IOGAP_ENGINE_NO_FILE) ||
+	    (stat(j->filename, &st) == 0 && !S_ISREG(st.st_mode)))
+		return 0;
+	parent_dir(j->filename, dir, sizeof(dir));
+	if (statvfs(dir, &vfs))
+		return iogap_seterr(err, errlen, "job '%s': fill_device: %s: %s", j->name, dir,
+				    strerror(errno));
+	j->size = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	return 0;
 }
 
@@ -2709,6 +2823,14 @@ static void choose_clock(const struct iogap_job_list *jobs)
 	iogap_stamp_init();
 }
 
+/* Each clone gets its own streams; guest and host get the same ones. */
+static uint64_t worker_seed(const struct iogap_job *j, unsigned job_index, unsigned clone)
+{
+	uint64_t seed = j->randrepeat ? j->randseed : (uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+
+	return seed ^ ((uint64_t)job_index << 32) ^ ((uint64_t)clone * 0x9e3779b97f4a7c15ULL);
+}
+
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
 		   struct iogap_run_report *report, char *err, size_t errlen)
 {
@@ -2736,6 +2858,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		    iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen) ||
+		    resolve_fill_device(&jobs->jobs[i], err, errlen) ||
 		    resolve_file_sizes(&jobs->jobs[i], err, errlen))
 			return -1;
 	if (file_views(jobs, &files)) {
@@ -2792,6 +2915,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->opts = opts;
 			w->job_index = (unsigned)i;
 			w->clone = c;
+			w->seed = worker_seed(j, (unsigned)i, c);
 			w->thread_number = (unsigned)wi + 1;
 			w->groupid = groupid;
 			w->run_id = run_id;

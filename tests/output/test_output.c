@@ -309,6 +309,7 @@ static void test_groups_and_layout(void)
 	unsigned i;
 
 	job.kv = kv, job.kv_nr = 2;
+	job.continue_on_error = IOGAP_COE_ALL;   /* as parsed from the kv above */
 	for (i = 0; i < 3; i++) {
 		snprintf(st[i].name, sizeof(st[i].name), "j%u", i);
 		st[i].members = 1;
