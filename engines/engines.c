@@ -24,9 +24,12 @@ static const struct {
 	{ "mmap", &iogap_engine_mmap },
 	{ "libaio", &iogap_engine_libaio },
 	{ "io_uring", &iogap_engine_io_uring },
+	{ "io_uring_cmd", &iogap_engine_io_uring_cmd },
+	{ "splice", &iogap_engine_splice },
 	{ "null", &iogap_engine_null },
 #ifdef IOGAP_HAVE_RBD
 	{ "rbd", &iogap_engine_rbd },
+	{ "rados", &iogap_engine_rados },
 #endif
 };
 
@@ -41,9 +44,9 @@ const struct iogap_engine_ops *iogap_engine_find(const char *name)
 const char *iogap_engine_names(void)
 {
 #ifdef IOGAP_HAVE_RBD
-	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, null, rbd";
+	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, io_uring_cmd, splice, null, rbd, rados";
 #else
-	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, null";
+	return "sync, psync, vsync, pvsync, pvsync2, posixaio, mmap, libaio, io_uring, io_uring_cmd, splice, null";
 #endif
 }
 

@@ -1359,7 +1359,10 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
 			return -1;
 		}
-		size = file_or_dev_size(f->fd);
+		if (!w->ops->file_size)
+			size = file_or_dev_size(f->fd);
+		else if (w->ops->file_size(path, &size, w->err, sizeof(w->err)) < 0)
+			return -1;
 	}
 	f->target_size = size;
 	f->region_start = clone_offset(j, w->clone);
@@ -1513,6 +1516,7 @@ static int setup_worker(struct worker *w)
 		w->fds[k] = w->fs.f[k].fd;
 	w->ectx.fds = w->fds;
 	w->ectx.nr_fds = w->fs.nr;
+	w->ectx.clone = w->clone;
 	w->ectx.depth = j->iodepth;
 	w->ectx.bufmem = w->bufmem;
 	w->ectx.buf_size = bufsz;
@@ -2470,8 +2474,12 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		const struct iogap_engine_ops *ops = j->engine;
 		uint64_t size;
 
-		if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen))
+		if (ops->file_size) {   /* a device the engine sizes: nothing is laid out */
+			if (ops->file_size(j->filename, &size, err, errlen) < 0)
+				goto out;
+		} else if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen)) {
 			goto out;
+		}
 		/* a target of the engine's own must exist: say so before starting */
 		if (ops->target_info && ops->target_info(j, &size, -1, 0, err, errlen) < 0)
 			goto out;
