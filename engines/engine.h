@@ -100,6 +100,11 @@ struct iogap_engine_ops {
 	 * path must exist, be one the engine works with, and *size is set.
 	 * 0 or -errno, message in err. */
 	int (*file_size)(const char *path, uint64_t *size, char *err, size_t errlen);
+	/* Optional, for engines that replace what their target held (rados
+	 * removes its objects when done), reading jobs too: the data-safety
+	 * check of the job's file (job->filename).  1 when it holds data (what,
+	 * in why), 0 when not, -errno with a message in why. */
+	int (*holds_data)(const struct iogap_job *job, char *why, size_t whylen);
 };
 
 extern const struct iogap_engine_ops iogap_engine_psync;

@@ -16,6 +16,8 @@
  *    the request.
  *  - fsync and end_fsync are no-ops: a write completes once the OSDs
  *    committed it (fio's rados fails them).
+ *  - an object that exists before the run is refused (the data-safety
+ *    check, --allow-destroy-data overrides): it would be removed.
  *
  * Connection (clientname, clustername, conf/ceph_conf, pool): ceph.c;
  * completions on librados' callback thread: cbq.c (busy_poll).
@@ -214,6 +216,33 @@ static void rados_engine_cleanup(struct iogap_engine_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+/* The job's object must not exist yet: the engine writes it and removes
+ * it when done (fio's rados does both without asking). */
+static int rados_engine_holds_data(const struct iogap_job *j, char *why, size_t whylen)
+{
+	rados_t cluster;
+	rados_ioctx_t ioctx;
+	uint64_t size;
+	time_t mtime;
+	int r = iogap_ceph_connect(j, "rados", &cluster, &ioctx, why, whylen);
+
+	if (r < 0)
+		return r;
+	r = rados_stat(ioctx, j->filename, &size, &mtime);
+	if (r == 0) {
+		snprintf(why, whylen, "object '%s' exists in pool '%s' (%llu bytes), and the rados "
+			 "engine removes its objects when done", j->filename, j->rbd_pool,
+			 (unsigned long long)size);
+		r = 1;
+	} else if (r == -ENOENT) {
+		r = 0;
+	} else {
+		snprintf(why, whylen, "rados: stat of object '%s': %s", j->filename, strerror(-r));
+	}
+	iogap_ceph_disconnect(cluster, ioctx);
+	return r;
+}
+
 const struct iogap_engine_ops iogap_engine_rados = {
 	.name = "rados",
 	.flags = IOGAP_ENGINE_NO_FILE,
@@ -223,4 +252,5 @@ const struct iogap_engine_ops iogap_engine_rados = {
 	.getevents = rados_engine_getevents,
 	.cleanup = rados_engine_cleanup,
 	.flush = rados_engine_flush,
+	.holds_data = rados_engine_holds_data,
 };

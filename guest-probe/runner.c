@@ -2239,10 +2239,14 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 		char why[512];
 		int r;
 
-		if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
-		    j->verify_only || opts->allow_destroy_data)
+		if (opts->allow_destroy_data)
 			continue;
-		if (ops->target_info)
+		if (ops->holds_data)
+			r = ops->holds_data(j, why, sizeof(why));
+		else if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
+			 j->verify_only)
+			continue;
+		else if (ops->target_info)
 			r = check_engine_target(j, ops, why, sizeof(why));
 		else
 			r = iogap_target_check(j->filename, why, sizeof(why));

@@ -4,9 +4,9 @@
 # reads back and verifies; while the job runs `rados ls/stat` show its objects
 # at their size, and when it ends they are gone (fio removes them);
 # touch_objects, trims, busy_poll, clientname/conf; a missing pool or object
-# is a clear error.
+# is a clear error; an object that exists before the run is refused.
 . "$(dirname "$0")/lib.sh"
-echo "1..17"
+echo "1..19"
 
 start_fixture; rc=$?
 ok $rc "fixture started in ${FIXTURE_SECS}s: $CEPH_CONF"
@@ -86,5 +86,13 @@ timeout 60 "$PROBE" --eta=never --name=j --ioengine=rados --pool=nopool --rw=rea
 "$PROBE" --eta=never --name=j --ioengine=psync --touch_objects=0 --size=1m > /dev/null 2> "$WORK/e"; rc=$?
 [ $rc = 1 ] && grep -q "touch_objects applies only to ioengine=rados" "$WORK/e"
 ok $? "touch_objects on another engine: $(tr "\n" " " < "$WORK/e")"
+# 7. data safety: an object that exists is not overwritten (nor removed)
+echo precious > "$WORK/keep.txt" && timeout 30 rados -p rados put keep "$WORK/keep.txt"
+probe --name=k --filename=keep --rw=read --bs=4k --size=64k > /dev/null 2> "$WORK/e"; rc=$?
+[ $rc = 1 ] && grep -q "refusing to write.*object 'keep' exists in pool 'rados' (9 bytes)" "$WORK/e" &&
+	[ "$(obj_size keep)" = 9 ]
+ok $? "an existing object is refused, even for reads, and left as it was: $(tr "\n" " " < "$WORK/e")"
+probe --name=k --filename=keep --rw=write --bs=4k --size=64k --allow-destroy-data > /dev/null 2> "$WORK/e"
+ok $? "--allow-destroy-data overrides $(head -c 300 "$WORK/e" | tr "\n" " ")"
 [ -z "$(objects)" ]; ok $? "no object left in the pool: '$(objects)'"
 finish
