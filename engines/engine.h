@@ -67,6 +67,8 @@ struct iogap_engine_ctx {
 	const int *fds;         /* each of the worker's files, by io->file
 				 * (io_uring's registerfiles registers them all) */
 	unsigned nr_fds;
+	unsigned clone;         /* the worker's clone: iogap_job_file(job, clone, k)
+				 * names file k (rados' objects) */
 	unsigned depth;         /* max requests in flight */
 	bool sync;              /* requests complete inside queue(): fio's
 				 * FIO_SYNCIO, issue time taken before queue();
@@ -109,6 +111,16 @@ struct iogap_engine_ops {
 	 * probed by the data-safety check).  0 or -errno, message in err. */
 	int (*target_info)(const struct iogap_job *job, uint64_t *size, int copy_fd,
 			   size_t edge_len, char *err, size_t errlen);
+	/* Optional, for engines whose files are devices they size themselves
+	 * (io_uring_cmd's NVMe namespaces): nothing is laid out; the file at
+	 * path must exist, be one the engine works with, and *size is set.
+	 * 0 or -errno, message in err. */
+	int (*file_size)(const char *path, uint64_t *size, char *err, size_t errlen);
+	/* Optional, for engines that replace what their target held (rados
+	 * removes its objects when done), reading jobs too: the data-safety
+	 * check of the job's file (job->filename).  1 when it holds data (what,
+	 * in why), 0 when not, -errno with a message in why. */
+	int (*holds_data)(const struct iogap_job *job, char *why, size_t whylen);
 };
 
 extern const struct iogap_engine_ops iogap_engine_psync;
@@ -120,8 +132,11 @@ extern const struct iogap_engine_ops iogap_engine_posixaio;
 extern const struct iogap_engine_ops iogap_engine_mmap;
 extern const struct iogap_engine_ops iogap_engine_libaio;
 extern const struct iogap_engine_ops iogap_engine_io_uring;
+extern const struct iogap_engine_ops iogap_engine_io_uring_cmd;
+extern const struct iogap_engine_ops iogap_engine_splice;
 extern const struct iogap_engine_ops iogap_engine_null;
 extern const struct iogap_engine_ops iogap_engine_rbd;
+extern const struct iogap_engine_ops iogap_engine_rados;
 
 /* Engine by fio name ("psync", "pvsync"... see engines.c); NULL if unknown. */
 const struct iogap_engine_ops *iogap_engine_find(const char *name);

@@ -26,9 +26,12 @@ static const struct {
 	{ "mmap", &iogap_engine_mmap },
 	{ "libaio", &iogap_engine_libaio },
 	{ "io_uring", &iogap_engine_io_uring },
+	{ "io_uring_cmd", &iogap_engine_io_uring_cmd },
+	{ "splice", &iogap_engine_splice },
 	{ "null", &iogap_engine_null },
 #ifdef IOGAP_HAVE_RBD
 	{ "rbd", &iogap_engine_rbd },
+	{ "rados", &iogap_engine_rados },
 #endif
 };
 

@@ -12,6 +12,13 @@
  * fixedbufs (the request buffers registered, READ_FIXED/WRITE_FIXED with the
  * slot as buffer index), nonvectored (0: READV/WRITEV of one iovec; -1, the
  * default: READ/WRITE where the kernel has them, as fio's probe).
+ *
+ * io_uring_cmd (cmd_type=nvme, fio's only one) is the same ring with
+ * 128-byte SQEs and 32-byte CQEs carrying NVMe read/write commands
+ * (IORING_OP_URING_CMD, nvme.c) to NVMe generic character devices; a
+ * command succeeds with res 0.  There nonvectored=-1 (the default) means
+ * NVME_URING_CMD_IO and 0 NVME_URING_CMD_IO_VEC, as in fio; fixedbufs sets
+ * IORING_URING_CMD_FIXED.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -22,6 +29,7 @@
 #include "engine.h"
 #include "job.h"
 #include "iogap/trace.h"
+#include "nvme.h"
 
 struct uring_state {
 	struct io_uring ring;
@@ -34,6 +42,7 @@ struct uring_state {
 	int rw_flags;                /* RWF_NOWAIT, RWF_UNCACHED */
 	unsigned force_async, prepped;  /* IOSQE_ASYNC on every force_async-th */
 	bool fixed, vectored, sqpoll;
+	struct iogap_nvme_ns *ns;    /* io_uring_cmd: each file's namespace */
 };
 
 /* The job's ring options.  (fio also asks for a single issuer and
@@ -52,6 +61,8 @@ static int ring_setup(struct uring_state *s, const struct iogap_job *j, unsigned
 		p.flags |= IORING_SETUP_SQ_AFF;
 		p.sq_thread_cpu = (unsigned)j->sqthread_poll_cpu;
 	}
+	if (s->ns)   /* room for an NVMe command and its completion */
+		p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	s->sqpoll = j->sqthread_poll;
 	return io_uring_queue_init_params(depth, &s->ring, &p);
 }
@@ -98,8 +109,11 @@ static int ring_register(struct uring_state *s, struct iogap_engine_ctx *ctx, ch
 		}
 		s->fixed = true;
 	}
-	s->vectored = !j->fixedbufs && (j->nonvectored == 0 ||
-					(j->nonvectored == -1 && !has_plain_rw(&s->ring)));
+	if (s->ns)
+		s->vectored = j->nonvectored == 0;
+	else
+		s->vectored = !j->fixedbufs && (j->nonvectored == 0 ||
+						(j->nonvectored == -1 && !has_plain_rw(&s->ring)));
 	return 0;
 }
 
@@ -108,7 +122,42 @@ static void state_free(struct uring_state *s)
 	free(s->pending);
 	free(s->iov);
 	free(s->cqes);
+	free(s->ns);
 	free(s);
+}
+
+/* Every request of j in whole LBAs of lba bytes. */
+static bool in_whole_lbas(const struct iogap_job *j, uint32_t lba)
+{
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rw & (1u << d) && (j->bs_min[d] % lba || j->bs_max[d] % lba))
+			return false;
+	return j->offset % lba == 0;
+}
+
+/* io_uring_cmd: each file's namespace. */
+static int nvme_setup(struct uring_state *s, struct iogap_engine_ctx *ctx, char *err,
+		      size_t errlen)
+{
+	const struct iogap_job *j = ctx->job;
+
+	s->ns = calloc(ctx->nr_fds, sizeof(*s->ns));
+	if (!s->ns)
+		return -ENOMEM;
+	for (unsigned k = 0; k < ctx->nr_fds; k++) {
+		const char *path = iogap_job_file(j, ctx->clone, k);
+		int r = iogap_nvme_ns_info(ctx->fds[k], path, &s->ns[k], err, errlen);
+
+		if (r < 0)
+			return r;
+		if (!in_whole_lbas(j, 1u << s->ns[k].lba_shift)) {
+			snprintf(err, errlen, "io_uring_cmd: %s: block sizes and offset must be "
+				 "multiples of the namespace's %u-byte LBAs", path,
+				 1u << s->ns[k].lba_shift);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static int uring_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
@@ -124,6 +173,11 @@ static int uring_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 	if (!s->pending || !s->iov || !s->cqes) {
 		state_free(s);
 		return -ENOMEM;
+	}
+	if (ctx->job->engine == &iogap_engine_io_uring_cmd &&
+	    (r = nvme_setup(s, ctx, err, errlen)) < 0) {
+		state_free(s);
+		return r;
 	}
 	r = ring_setup(s, ctx->job, ctx->depth);
 	if (r < 0) {
@@ -175,19 +229,44 @@ static void prep_rw(struct uring_state *s, struct io_uring_sqe *sqe, struct ioga
 	io_uring_sqe_set_data(sqe, io);
 }
 
+/* An NVMe read or write command (cmd, built) in a 128-byte SQE. */
+static void prep_nvme(struct uring_state *s, struct io_uring_sqe *sqe, struct iogap_io *io,
+		      int fd, const struct nvme_uring_cmd *cmd)
+{
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = s->vectored ? NVME_URING_CMD_IO_VEC : NVME_URING_CMD_IO;
+	if (s->fixed) {
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = (uint16_t)io->slot;
+	}
+	memcpy(sqe->cmd, cmd, sizeof(*cmd));
+	sqe->flags = s->sqe_flags;
+	io_uring_sqe_set_data(sqe, io);
+}
+
 static int uring_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 {
 	struct uring_state *s = ctx->priv;
 	struct io_uring_sqe *sqe;
+	struct nvme_uring_cmd cmd;
+	int r;
 
 	if (io->ddir == IOGAP_OP_TRIM) {
-		int r;
-
 		if (s->nr_pending)
 			return IOGAP_Q_BUSY;
 		r = iogap_engine_sync_trim(ctx->fd, io->offset, io->len);
 		io->result = r ? r : (int64_t)io->len;
 		return IOGAP_Q_COMPLETED;
+	}
+	if (s->ns) {
+		r = iogap_nvme_rw_cmd(&cmd, &s->ns[io->file], io,
+				      s->vectored ? &s->iov[io->slot] : NULL);
+		if (r < 0) {
+			io->result = r;
+			return IOGAP_Q_COMPLETED;
+		}
 	}
 	sqe = io_uring_get_sqe(&s->ring);
 	/* SQPOLL: the kernel thread may post a request's completion before it
@@ -196,7 +275,10 @@ static int uring_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 		sqe = io_uring_get_sqe(&s->ring);
 	if (!sqe)
 		return IOGAP_Q_BUSY;
-	prep_rw(s, sqe, io, s->sqe_flags ? (int)io->file : ctx->fd);   /* registered: its index */
+	if (s->ns)
+		prep_nvme(s, sqe, io, s->sqe_flags ? (int)io->file : ctx->fd, &cmd);
+	else
+		prep_rw(s, sqe, io, s->sqe_flags ? (int)io->file : ctx->fd);   /* registered: its index */
 	s->pending[s->nr_pending++] = io;
 	return IOGAP_Q_QUEUED;
 }
@@ -236,8 +318,13 @@ static unsigned reap_batch(struct uring_state *s, unsigned max, struct iogap_io 
 	unsigned n = io_uring_peek_batch_cqe(&s->ring, s->cqes, max);
 
 	for (unsigned i = 0; i < n; i++) {
+		int res = s->cqes[i]->res;
+
 		done[i] = io_uring_cqe_get_data(s->cqes[i]);
-		done[i]->result = s->cqes[i]->res;
+		/* a passthrough command: 0 done, an NVMe status (> 0) failed */
+		if (s->ns)
+			res = res == 0 ? (int)done[i]->len : res < 0 ? res : -EIO;
+		done[i]->result = res;
 	}
 	io_uring_cq_advance(&s->ring, n);
 	return n;
@@ -275,6 +362,18 @@ static void uring_cleanup(struct iogap_engine_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+/* io_uring_cmd's files are namespaces: their size is the identify's
+ * (fio's fio_ioring_cmd_get_file_size), a non-NVMe file refused. */
+static int uring_cmd_file_size(const char *path, uint64_t *size, char *err, size_t errlen)
+{
+	struct iogap_nvme_ns ns;
+	int r = iogap_nvme_path_info(path, &ns, err, errlen);
+
+	if (r == 0)
+		*size = ns.nlba << ns.lba_shift;
+	return r;
+}
+
 const struct iogap_engine_ops iogap_engine_io_uring = {
 	.name = "io_uring",
 	.flags = IOGAP_ENGINE_SETS_ISSUE,
@@ -283,4 +382,15 @@ const struct iogap_engine_ops iogap_engine_io_uring = {
 	.commit = uring_commit,
 	.getevents = uring_getevents,
 	.cleanup = uring_cleanup,
+};
+
+const struct iogap_engine_ops iogap_engine_io_uring_cmd = {
+	.name = "io_uring_cmd",
+	.flags = IOGAP_ENGINE_SETS_ISSUE,
+	.init = uring_init,
+	.queue = uring_queue,
+	.commit = uring_commit,
+	.getevents = uring_getevents,
+	.cleanup = uring_cleanup,
+	.file_size = uring_cmd_file_size,
 };

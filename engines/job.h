@@ -322,6 +322,8 @@ struct iogap_job {
 	int sqthread_poll_cpu;    /* IORING_SETUP_SQ_AFF on this CPU; -1: not set */
 	int nonvectored;          /* 0: READV/WRITEV; -1 (default): READ/WRITE where
 				   * the kernel has them, as fio's probe; else READ/WRITE */
+	bool cmd_type_set;        /* io_uring_cmd's cmd_type given (nvme, its only
+				   * value and default) */
 
 	/* verify (guest-probe/verify.c), fio's names and defaults */
 	unsigned verify;          /* enum iogap_verify_type */
@@ -374,14 +376,17 @@ struct iogap_job {
 	uint8_t buffer_pattern[512]; /* fio's buffer_pattern; len 0 = random data */
 	unsigned buffer_pattern_len;
 
-	/* ioengine=rbd: fio's rbd options, and iogap's ceph_conf (a ceph.conf
-	 * path; fio reads $CEPH_CONF or Ceph's default search path) */
+	/* ioengine=rbd and rados: fio's rbd and rados options (pool,
+	 * clientname, clustername, busy_poll; rbdname is rbd's), and the
+	 * ceph.conf path: iogap's ceph_conf, fio's rados conf (when unset
+	 * $CEPH_CONF or Ceph's default search path, as fio's rbd) */
 	char *rbd_clientname;
 	char *rbd_pool;
 	char *rbd_name;
 	char *rbd_clustername;
 	char *ceph_conf;
 	bool rbd_busy_poll;
+	int rados_touch_objects;  /* fio's touch_objects; -1 unset (rados: 1) */
 
 	/* errors.c: fio's ignore_error lists (read, write, verify; empty: EIO
 	 * and EILSEQ, fio's __NON_FATAL_ERR), error_dump, fill_device */

@@ -260,7 +260,8 @@ static int opt_ioengine(struct parse_ctx *c, struct iogap_job *j, const char *ke
 	return iogap_set_str(&j->ioengine, val);
 }
 
-/* fio's rbd engine options, and iogap's ceph_conf (a ceph.conf path) */
+/* fio's rbd and rados engine options, and iogap's ceph_conf (a ceph.conf
+ * path, fio's rados conf) */
 static int opt_rbd_str(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	char **dst = !strcmp(key, "clientname") ? &j->rbd_clientname :
@@ -1315,6 +1316,27 @@ static int opt_nonvectored(struct parse_ctx *c, struct iogap_job *j, const char 
 	return 0;
 }
 
+/* io_uring_cmd's cmd_type: fio 3.33 has nvme only */
+static int opt_cmd_type(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	NEED_VALUE(c, key, val);
+	if (strcmp(val, "nvme"))
+		return bad_value(c, key, val, "expected nvme");
+	j->cmd_type_set = true;
+	return 0;
+}
+
+static int opt_touch_objects(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			     const char *val)
+{
+	bool v;
+
+	if (parse_bool(val, &v))
+		return bad_value(c, key, val, "expected 0 or 1");
+	j->rados_touch_objects = v;
+	return 0;
+}
+
 static int opt_busy_poll(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	if (parse_bool(val, &j->rbd_busy_poll))
@@ -1536,6 +1558,8 @@ static const struct opt_def options[] = {
 	{ "rbdname", opt_rbd_str },
 	{ "clustername", opt_rbd_str },
 	{ "ceph_conf", opt_rbd_str },
+	{ "conf", opt_rbd_str },
+	{ "touch_objects", opt_touch_objects },
 	{ "busy_poll", opt_busy_poll },
 	{ "hipri", opt_hipri },
 	{ "hipri_percentage", opt_hipri_percentage },
@@ -1549,6 +1573,7 @@ static const struct opt_def options[] = {
 	{ "sqthread_poll", opt_sqthread_poll },
 	{ "sqthread_poll_cpu", opt_sqthread_poll_cpu },
 	{ "nonvectored", opt_nonvectored },
+	{ "cmd_type", opt_cmd_type },
 	{ "buffer_pattern", opt_buffer_pattern },
 	{ "verify", opt_verify },
 	{ "do_verify", opt_do_verify },
@@ -1585,6 +1610,7 @@ static void job_defaults(struct iogap_job *j)
 	j->hipri_percentage = 100;
 	j->sqthread_poll_cpu = -1;
 	j->nonvectored = -1;
+	j->rados_touch_objects = -1;
 	j->thinktime_blocks = 1;
 	j->do_verify = true;
 	j->nrfiles = 1;
@@ -1725,7 +1751,7 @@ static int kv_record(struct iogap_job *j, const char *key, const char *val)
 static const struct {
 	const char *name, *engine;
 } engine_options[] = {
-	{ "cmd_type", "io_uring_cmd" }, { "sg_write_mode", "sg" }, { "readfua", "sg" },
+	{ "sg_write_mode", "sg" }, { "readfua", "sg" },
 	{ "writefua", "sg" }, { "hostname", "net" }, { "port", "net" }, { "protocol", "net" },
 	{ "listen", "net" }, { "pingpong", "net" }, { "interface", "net" }, { "ttl", "net" },
 	{ "cpuload", "cpuio" }, { "cpuchunks", "cpuio" }, { "cpumode", "cpuio" },
@@ -1734,7 +1760,7 @@ static const struct {
 	{ "inplace", "e4defrag" }, { "stat_type", "filestat" }, { "nfs_url", "nfs" },
 	{ "http_host", "http" }, { "http_user", "http" }, { "http_pass", "http" },
 	{ "http_mode", "http" }, { "http_verbose", "http" }, { "http_s3_key", "http" },
-	{ "skip_bad", "mtd" }, { "spdk_conf", "spdk" }, { "touch_objects", "rados" },
+	{ "skip_bad", "mtd" }, { "spdk_conf", "spdk" }
 };
 
 /* Which engines an engine's option belongs to (fio's per-engine option
@@ -1742,18 +1768,19 @@ static const struct {
 static const char *engine_option_misplaced(const struct iogap_job *j)
 {
 	const char *e = j->ioengine;
-	bool pvsync2 = !strcmp(e, "pvsync2"), uring = !strcmp(e, "io_uring");
+	bool pvsync2 = !strcmp(e, "pvsync2");
+	bool uring = !strcmp(e, "io_uring") || !strcmp(e, "io_uring_cmd");
 
 	if (j->hipri_percentage != 100 && !pvsync2)
 		return "hipri_percentage is an option of ioengine=pvsync2";
 	if (j->hipri && !pvsync2 && !uring)
-		return "hipri is an option of ioengine=pvsync2 and io_uring";
+		return "hipri is an option of ioengine=pvsync2 and io_uring(_cmd)";
 	if (j->nowait && !pvsync2 && !uring && strcmp(e, "libaio"))
-		return "nowait is an option of ioengine=pvsync2, libaio and io_uring";
+		return "nowait is an option of ioengine=pvsync2, libaio and io_uring(_cmd)";
 	if (j->uncached && !pvsync2 && !uring)
-		return "uncached is an option of ioengine=pvsync2 and io_uring";
+		return "uncached is an option of ioengine=pvsync2 and io_uring(_cmd)";
 	if (j->force_async && !uring)
-		return "force_async is an option of ioengine=io_uring";
+		return "force_async is an option of ioengine=io_uring(_cmd)";
 	if (j->userspace_reap && strcmp(e, "libaio"))
 		return "userspace_reap is an option of ioengine=libaio";
 	if (j->thp && strcmp(e, "mmap"))
@@ -2344,7 +2371,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 {
 	struct parse_ctx c = { .file = j->source_file, .line = j->source_line,
 			       .err = err, .errlen = errlen };
-	bool named;
+	bool named, uring;
 
 	if (!j->ioengine)
 		j->ioengine = strdup("psync");
@@ -2366,10 +2393,17 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 				return perr(&c, "out of memory");
 			snprintf(j->filename, n, "rbd:%s/%s", j->rbd_pool, j->rbd_name);
 		}
+	} else if (!strcmp(j->ioengine, "rados")) {
+		if (!j->rbd_pool)
+			return perr(&c, "job '%s': ioengine=rados needs pool=", j->name);
+		if (j->rbd_name)
+			return perr(&c, "job '%s': rbdname applies to ioengine=rbd, not rados", j->name);
+		if (j->rados_touch_objects < 0)
+			j->rados_touch_objects = 1;   /* fio's default */
 	} else if (j->rbd_clientname || j->rbd_pool || j->rbd_name || j->rbd_clustername ||
 		   j->ceph_conf || j->rbd_busy_poll) {
-		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf and "
-			    "busy_poll apply only to ioengine=rbd", j->name);
+		return perr(&c, "job '%s': clientname, pool, rbdname, clustername, ceph_conf/conf and "
+			    "busy_poll apply only to ioengine=rbd and rados", j->name);
 	}
 	{
 		char serr[256];
@@ -2377,19 +2411,25 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		if (iogap_job_submit_check(j, serr, sizeof(serr)))   /* jobflow.c */
 			return perr(&c, "job '%s': %s", j->name, serr);
 	}
+	if (j->rados_touch_objects >= 0 && strcmp(j->ioengine, "rados"))
+		return perr(&c, "job '%s': touch_objects applies only to ioengine=rados", j->name);
 	if (j->engine->flags & (IOGAP_ENGINE_SYNC | IOGAP_ENGINE_SYNC_ISSUE) &&
 	    j->iodepth > 1)   /* fio's note (its iodepth option, and JSON, keep the value) */
 		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
 			"queue depth will be capped at 1\n");
 	if (engine_option_misplaced(j))
 		return perr(&c, "job '%s': %s", j->name, engine_option_misplaced(j));
+	uring = !strcmp(j->ioengine, "io_uring") || !strcmp(j->ioengine, "io_uring_cmd");
 	if ((j->fixedbufs || j->registerfiles || j->sqthread_poll || j->sqthread_poll_cpu >= 0 ||
-	     j->nonvectored != -1) && strcmp(j->ioengine, "io_uring"))
+	     j->nonvectored != -1) && !uring)
 		return perr(&c, "job '%s': fixedbufs, registerfiles, sqthread_poll, "
-			    "sqthread_poll_cpu and nonvectored are options of ioengine=io_uring, "
-			    "not of %s", j->name, j->ioengine);
-	if (j->directory && !strcmp(j->ioengine, "rbd"))
-		return perr(&c, "job '%s': directory does not apply to ioengine=rbd", j->name);
+			    "sqthread_poll_cpu and nonvectored are options of ioengine=io_uring and "
+			    "io_uring_cmd, not of %s", j->name, j->ioengine);
+	if (j->cmd_type_set && strcmp(j->ioengine, "io_uring_cmd"))
+		return perr(&c, "job '%s': cmd_type applies only to ioengine=io_uring_cmd", j->name);
+	if (j->directory && (!strcmp(j->ioengine, "rbd") || !strcmp(j->ioengine, "rados")))
+		return perr(&c, "job '%s': directory does not apply to ioengine=%s", j->name,
+			    j->ioengine);
 	named = j->filename != NULL && !j->files;
 	{
 		char ferr[512];

@@ -193,6 +193,8 @@ int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
 
 	if (flag)
 		return set_bool(flag, val) ? iogap_seterr(why, whylen, "expected 0 or 1") : 0;
+	if (!strcmp(key, "nr_files"))   /* fio's alias */
+		key = "nrfiles";
 	if (strcmp(key, "filename") && strcmp(key, "directory") && strcmp(key, "filename_format") &&
 	    strcmp(key, "nrfiles") && strcmp(key, "filesize") && strcmp(key, "openfiles") &&
 	    strcmp(key, "file_service_type") && strcmp(key, "fallocate"))

@@ -13,33 +13,21 @@
  *    the issue time is taken when queue() returns, as fio does for an
  *    engine without commit.
  *
- * Completions arrive on librbd's callback thread: the callback stores the
- * result, appends the request to a small spinlock-protected array and, only
- * when the worker sleeps, wakes it through an eventfd.  With busy_poll the
- * worker spins on the array instead of sleeping.
+ * Completions arrive on librbd's callback thread (cbq.c; busy_poll spins
+ * there instead of sleeping).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <rbd/librbd.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cbq.h"
+#include "ceph.h"
 #include "engine.h"
 #include "iogap/trace.h"
 #include "job.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 struct rbd_conn {
 	rados_t cluster;
@@ -57,23 +45,14 @@ struct rbd_req {
 struct rbd_state {
 	struct rbd_conn conn;
 	struct rbd_req *reqs;        /* by slot */
-	struct iogap_io **ready;     /* completed, not yet reaped */
-	atomic_uint nr_ready;        /* changed under lock, peeked without */
-	pthread_spinlock_t lock;
-	atomic_uint sleeping;        /* the worker waits on efd */
-	int efd;
-	unsigned nr_uncommitted;     /* queued since the last commit() */
-	bool busy_poll;
+	struct iogap_cbq done;
 };
 
 static void conn_close(struct rbd_conn *c)
 {
 	if (c->image)
 		rbd_close(c->image);
-	if (c->ioctx)
-		rados_ioctx_destroy(c->ioctx);
-	if (c->cluster)
-		rados_shutdown(c->cluster);
+	iogap_ceph_disconnect(c->cluster, c->ioctx);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -81,55 +60,12 @@ static void conn_close(struct rbd_conn *c)
 static int conn_open(const struct iogap_job *j, struct rbd_conn *c, bool read_only,
 		     char *err, size_t errlen)
 {
-	const char *conf = j->ceph_conf;
 	int r;
 
 	memset(c, 0, sizeof(*c));
-	if (j->rbd_clustername) {
-		char name[256];
-
-		/* rados_create2 takes a full type.id name: fio adds "client." */
-		if (j->rbd_clientname)
-			snprintf(name, sizeof(name), "%s%s",
-				 strchr(j->rbd_clientname, '.') ? "" : "client.", j->rbd_clientname);
-		r = rados_create2(&c->cluster, j->rbd_clustername,
-				  j->rbd_clientname ? name : NULL, 0);
-	} else {
-		r = rados_create(&c->cluster, j->rbd_clientname);
-	}
-	if (r < 0) {
-		c->cluster = NULL;
-		snprintf(err, errlen, "rbd: rados_create: %s", strerror(-r));
+	r = iogap_ceph_connect(j, "rbd", &c->cluster, &c->ioctx, err, errlen);
+	if (r < 0)
 		return r;
-	}
-	if (!conf)
-		conf = getenv("CEPH_CONF");
-	r = rados_conf_read_file(c->cluster, conf && *conf ? conf : NULL);
-	if (r < 0) {
-		snprintf(err, errlen, "rbd: cannot read the Ceph configuration %s: %s",
-			 conf && *conf ? conf : "(no ceph_conf= or CEPH_CONF; Ceph's default paths)",
-			 strerror(-r));
-		goto fail;
-	}
-	r = rados_conf_parse_env(c->cluster, NULL);   /* CEPH_ARGS */
-	if (r < 0) {
-		snprintf(err, errlen, "rbd: bad CEPH_ARGS: %s", strerror(-r));
-		goto fail;
-	}
-	r = rados_connect(c->cluster);
-	if (r < 0) {
-		snprintf(err, errlen, "rbd: cannot connect to the Ceph cluster (%s): %s%s",
-			 conf && *conf ? conf : "default configuration", strerror(-r),
-			 r == -ETIMEDOUT ? " (no monitor answered within client_mount_timeout)" : "");
-		goto fail;
-	}
-	r = rados_ioctx_create(c->cluster, j->rbd_pool, &c->ioctx);
-	if (r < 0) {
-		c->ioctx = NULL;
-		snprintf(err, errlen, "rbd: pool '%s': %s", j->rbd_pool,
-			 r == -ENOENT ? "does not exist" : strerror(-r));
-		goto fail;
-	}
 	if (j->direct && rados_conf_set(c->cluster, "rbd_cache", "false") < 0)
 		fprintf(stderr, "rbd: failed to disable the librbd cache\n");
 	r = read_only ? rbd_open_read_only(c->ioctx, j->rbd_name, &c->image, NULL) :
@@ -138,12 +74,9 @@ static int conn_open(const struct iogap_job *j, struct rbd_conn *c, bool read_on
 		c->image = NULL;
 		snprintf(err, errlen, "rbd: image '%s/%s': %s", j->rbd_pool, j->rbd_name,
 			 r == -ENOENT ? "does not exist" : strerror(-r));
-		goto fail;
+		conn_close(c);
 	}
-	return 0;
-fail:
-	conn_close(c);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static int rbd_engine_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
@@ -153,39 +86,26 @@ static int rbd_engine_init(struct iogap_engine_ctx *ctx, char *err, size_t errle
 
 	if (!s)
 		return -ENOMEM;
-	s->efd = -1;
-	s->busy_poll = ctx->job->rbd_busy_poll;
-	s->ready = calloc(ctx->depth, sizeof(*s->ready));
 	s->reqs = calloc(ctx->depth, sizeof(*s->reqs));
-	if (!s->ready || !s->reqs) {
-		free(s->ready);
+	r = s->reqs ? iogap_cbq_init(&s->done, ctx->depth, ctx->job->rbd_busy_poll, "rbd", err,
+				     errlen) : -ENOMEM;
+	if (r < 0) {
 		free(s->reqs);
 		free(s);
-		return -ENOMEM;
-	}
-	pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
-	s->efd = eventfd(0, EFD_CLOEXEC);
-	if (s->efd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "rbd: eventfd: %s", strerror(errno));
-		goto fail;
+		return r;
 	}
 	r = conn_open(ctx->job, &s->conn, false, err, errlen);
-	if (r < 0)
-		goto fail;
+	if (r < 0) {
+		iogap_cbq_destroy(&s->done);
+		free(s->reqs);
+		free(s);
+		return r;
+	}
 	/* fio: make a writethrough-until-flush cache write back */
 	if (!ctx->job->direct && rbd_flush(s->conn.image) < 0)
 		fprintf(stderr, "rbd: failed to issue the initial flush\n");
 	ctx->priv = s;
 	return 0;
-fail:
-	if (s->efd >= 0)
-		close(s->efd);
-	pthread_spin_destroy(&s->lock);
-	free(s->ready);
-	free(s->reqs);
-	free(s);
-	return r;
 }
 
 /* librbd's callback thread. */
@@ -199,21 +119,7 @@ static void rbd_done(rbd_completion_t c, void *arg)
 	/* reads return the bytes read, writes and discards 0: no partial I/O */
 	io->result = r < 0 ? (int64_t)r : (int64_t)io->len;
 	rbd_aio_release(c);
-	pthread_spin_lock(&s->lock);
-	{
-		unsigned n = atomic_load_explicit(&s->nr_ready, memory_order_relaxed);
-
-		s->ready[n] = io;
-		atomic_store_explicit(&s->nr_ready, n + 1, memory_order_relaxed);
-	}
-	pthread_spin_unlock(&s->lock);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&s->sleeping, memory_order_relaxed)) {
-		uint64_t one = 1;
-
-		if (write(s->efd, &one, sizeof(one)) < 0)
-			perror("rbd: eventfd write");
-	}
+	iogap_cbq_push(&s->done, io);
 }
 
 static int rbd_engine_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
@@ -246,63 +152,23 @@ static int rbd_engine_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 		rbd_aio_release(c);
 		return r;
 	}
-	s->nr_uncommitted++;
+	s->done.nr_uncommitted++;
 	return IOGAP_Q_QUEUED;
 }
 
-/* Nothing to submit (queue() did): report the batch for fio's submit
- * statistics, as fio does for an engine without commit. */
 static int rbd_engine_commit(struct iogap_engine_ctx *ctx)
 {
 	struct rbd_state *s = ctx->priv;
-	int n = (int)s->nr_uncommitted;
 
-	s->nr_uncommitted = 0;
-	return n;
-}
-
-static unsigned take_ready(struct rbd_state *s, unsigned max, struct iogap_io **done)
-{
-	unsigned n, have;
-
-	if (!atomic_load_explicit(&s->nr_ready, memory_order_relaxed))
-		return 0;
-	pthread_spin_lock(&s->lock);
-	have = atomic_load_explicit(&s->nr_ready, memory_order_relaxed);
-	n = have < max ? have : max;
-	memcpy(done, s->ready, n * sizeof(*done));
-	if (n < have)
-		memmove(s->ready, s->ready + n, (have - n) * sizeof(*s->ready));
-	atomic_store_explicit(&s->nr_ready, have - n, memory_order_relaxed);
-	pthread_spin_unlock(&s->lock);
-	return n;
+	return iogap_cbq_commit(&s->done);
 }
 
 static int rbd_engine_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
 				struct iogap_io **done)
 {
 	struct rbd_state *s = ctx->priv;
-	unsigned got = 0;
 
-	for (;;) {
-		uint64_t v;
-
-		got += take_ready(s, max - got, done + got);
-		if (got >= min || got == max)
-			return (int)got;
-		if (s->busy_poll) {
-			cpu_relax();
-			continue;
-		}
-		atomic_store(&s->sleeping, 1);
-		atomic_thread_fence(memory_order_seq_cst);
-		if (!atomic_load_explicit(&s->nr_ready, memory_order_relaxed) &&
-		    read(s->efd, &v, sizeof(v)) < 0 && errno != EINTR) {
-			atomic_store(&s->sleeping, 0);
-			return -errno;
-		}
-		atomic_store(&s->sleeping, 0);
-	}
+	return iogap_cbq_wait(&s->done, min, max, done);
 }
 
 static int rbd_engine_flush(struct iogap_engine_ctx *ctx)
@@ -320,9 +186,7 @@ static void rbd_engine_cleanup(struct iogap_engine_ctx *ctx)
 		return;
 	/* the runner drained every request; rbd_close flushes the cache */
 	conn_close(&s->conn);
-	close(s->efd);
-	pthread_spin_destroy(&s->lock);
-	free(s->ready);
+	iogap_cbq_destroy(&s->done);
 	free(s->reqs);
 	free(s);
 	ctx->priv = NULL;

@@ -1544,7 +1544,10 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
 			return -1;
 		}
-		size = file_or_dev_size(f->fd);
+		if (!w->ops->file_size)
+			size = file_or_dev_size(f->fd);
+		else if (w->ops->file_size(path, &size, w->err, sizeof(w->err)) < 0)
+			return -1;
 		/* fill_device: the file grows until the filesystem is full */
 		if (j->fill_device && size < clone_offset(j, w->clone) + share)
 			size = clone_offset(j, w->clone) + share;
@@ -1727,6 +1730,7 @@ static int setup_worker(struct worker *w)
 		w->fds[k] = w->fs.f[k].fd;
 	w->ectx.fds = w->fds;
 	w->ectx.nr_fds = w->fs.nr;
+	w->ectx.clone = w->clone;
 	w->ectx.depth = j->iodepth;
 	w->ectx.bufmem = w->bufmem;
 	w->ectx.buf_size = bufsz;
@@ -2626,10 +2630,14 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 		char why[512];
 		int r;
 
-		if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
-		    j->verify_only || opts->allow_destroy_data)
+		if (opts->allow_destroy_data)
 			continue;
-		if (ops->target_info)
+		if (ops->holds_data)
+			r = ops->holds_data(j, why, sizeof(why));
+		else if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
+			 j->verify_only)
+			continue;
+		else if (ops->target_info)
 			r = check_engine_target(j, ops, why, sizeof(why));
 		else
 			r = iogap_target_check(j->filename, why, sizeof(why));
@@ -2874,8 +2882,12 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		const struct iogap_engine_ops *ops = j->engine;
 		uint64_t size;
 
-		if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen))
+		if (ops->file_size) {   /* a device the engine sizes: nothing is laid out */
+			if (ops->file_size(j->filename, &size, err, errlen) < 0)
+				goto out;
+		} else if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen)) {
 			goto out;
+		}
 		/* a target of the engine's own must exist: say so before starting */
 		if (ops->target_info && ops->target_info(j, &size, -1, 0, err, errlen) < 0)
 			goto out;

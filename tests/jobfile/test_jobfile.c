@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../tap.h"
+#include "engine.h"
 #include "job.h"
 
 static char err[1024];
@@ -270,7 +271,7 @@ static void test_fio_options(void)
 	   "io_uring's defaults: no fixedbufs, sqthread_poll_cpu unset, nonvectored=-1 (fio's)");
 	iogap_job_list_free(&l);
 	j = one_job("[j]\nioengine=libaio\nfixedbufs=1\n", &l);
-	ok(!j && strstr(err, "options of ioengine=io_uring, not of libaio"), "fixedbufs on libaio: \"%s\"",
+	ok(!j && strstr(err, "options of ioengine=io_uring and io_uring_cmd, not of libaio"), "fixedbufs on libaio: \"%s\"",
 	   err);
 	iogap_job_list_free(&l);
 	rejects("[j]\nhostname=x\n", "belongs to ioengine=net, an engine iogap-probe does not have",
@@ -393,9 +394,50 @@ static void test_files(void)
 	iogap_job_list_free(&l);
 }
 
+/* rados, io_uring_cmd and splice: fio's options, and where they apply */
+static void test_engine_options(void)
+{
+	struct iogap_job_list l;
+	struct iogap_job *j;
+
+	j = one_job("[j]\nioengine=rados\npool=p\nclientname=admin\nconf=/c.conf\nbusy_poll=1\n"
+		    "touch_objects=0\nnr_files=4\nsize=4m\n", &l);
+	ok(j && !strcmp(j->rbd_pool, "p") && !strcmp(j->rbd_clientname, "admin") &&
+	   !strcmp(j->ceph_conf, "/c.conf") && j->rbd_busy_poll && j->rados_touch_objects == 0 &&
+	   j->nrfiles == 4 && !strcmp(j->files[3], "j.0.3"),
+	   "rados: pool, clientname, conf, busy_poll, touch_objects, nr_files (objects j.0.N)");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=rados\npool=p\n", &l);
+	ok(j && j->rados_touch_objects == 1, "rados: touch_objects defaults to 1, as fio");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=rados\n", &l);
+	ok(!j && strstr(err, "ioengine=rados needs pool="), "rados without a pool: \"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=rados\npool=p\nrbdname=i\n", &l);
+	ok(!j && strstr(err, "rbdname applies to ioengine=rbd, not rados"), "rbdname with rados: \"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\ntouch_objects=1\n", &l);
+	ok(!j && strstr(err, "touch_objects applies only to ioengine=rados"), "touch_objects with psync: \"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nfilename=/dev/ng0n1\nioengine=io_uring_cmd\ncmd_type=nvme\nfixedbufs=1\n"
+		    "sqthread_poll=1\nnonvectored=1\n", &l);
+	ok(j && j->cmd_type_set && j->fixedbufs && j->sqthread_poll && j->nonvectored == 1,
+	   "io_uring_cmd: cmd_type=nvme and io_uring's options");
+	iogap_job_list_free(&l);
+	rejects("[j]\nioengine=io_uring_cmd\ncmd_type=scsi\n", "option 'cmd_type': bad value 'scsi' "
+		"(expected nvme)", "cmd_type other than nvme");
+	j = one_job("[j]\nioengine=io_uring\ncmd_type=nvme\n", &l);
+	ok(!j && strstr(err, "cmd_type applies only to ioengine=io_uring_cmd"), "cmd_type with io_uring: \"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nioengine=splice\n", &l);
+	ok(j && j->engine && !strcmp(j->engine->name, "splice") && j->engine->flags & IOGAP_ENGINE_SYNC,
+	   "splice: a synchronous engine, as fio's FIO_SYNCIO");
+	iogap_job_list_free(&l);
+}
+
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 10);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 10 + 9);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
@@ -404,5 +446,6 @@ int main(void)
 	test_fio_options();
 	test_verify_options();
 	test_files();
+	test_engine_options();
 	return tap_done();
 }

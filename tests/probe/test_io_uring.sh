@@ -3,9 +3,11 @@
 # writes through the engine with the option, reads it back through it with
 # verify, and fio checks the file), the registrations and the polling thread
 # visible in the ring's fdinfo, hipri as fio does on the same file, and the
-# options refused on other engines.
+# options refused on other engines.  io_uring_cmd on the host (no NVMe
+# here; tests/vm/test_uring_cmd.sh runs it on QEMU's): its options parse,
+# and anything but an NVMe generic character device is refused up front.
 . "$(dirname "$0")/lib.sh"
-echo "1..13"
+echo "1..16"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 field() { python3 -c 'import json,sys
@@ -78,8 +80,25 @@ hp "$PROBE" hp-p.json; hp "$FIO" hp-f.json
 ok $? "io_uring hipri: error $(field hp-p.json error) as fio's $(field hp-f.json error) on the same file"
 
 ! "$PROBE" --name=x --filename=u.1 --size=1m --ioengine=psync --fixedbufs 2> x.err &&
-	grep -q "options of ioengine=io_uring, not of psync" x.err &&
+	grep -q "options of ioengine=io_uring and io_uring_cmd, not of psync" x.err &&
 	! "$PROBE" --name=x --filename=u.1 --size=1m --ioengine=io_uring --nonvectored=x 2> y.err &&
 	grep -q "nonvectored" y.err
 ok $? "fixedbufs refused on psync, a bad nonvectored named: $(head -n 1 x.err); $(head -n 1 y.err)"
+
+"$PROBE" --parse-only --name=c --filename=/dev/ng9n9 --ioengine=io_uring_cmd --cmd_type=nvme \
+	--fixedbufs=1 --registerfiles=1 --sqthread_poll=1 --sqthread_poll_cpu=0 --nonvectored=0 \
+	--hipri=1 2> c.err &&
+	! "$PROBE" --parse-only --name=c --filename=u.1 --ioengine=io_uring_cmd --cmd_type=scsi 2> d.err &&
+	grep -q "option 'cmd_type': bad value 'scsi' (expected nvme)" d.err &&
+	! "$PROBE" --parse-only --name=c --filename=u.1 --ioengine=io_uring --cmd_type=nvme 2> e.err &&
+	grep -q "cmd_type applies only to ioengine=io_uring_cmd" e.err
+ok $? "io_uring_cmd: io_uring's options and cmd_type=nvme parse; $(head -n 1 d.err); $(head -n 1 e.err) $(head -c 200 c.err)"
+! "$PROBE" --name=c --filename=u.1 --size=1m --ioengine=io_uring_cmd --rw=randread 2> f.err &&
+	grep -q "u.1 is not a character device: the engine only works with NVMe namespace generic character devices" f.err &&
+	! "$PROBE" --name=c --filename=/dev/zero --size=1m --ioengine=io_uring_cmd --rw=randread 2> g.err &&
+	grep -q "/dev/zero is not an NVMe namespace (NVME_IOCTL_ID: Inappropriate ioctl for device)" g.err
+ok $? "io_uring_cmd refuses a regular file and another character device: $(head -n 1 f.err); $(head -n 1 g.err)"
+! "$PROBE" --name=c --filename=new.dat --size=1m --ioengine=io_uring_cmd --rw=randwrite 2> h.err &&
+	grep -q "new.dat: No such file or directory" h.err && [ ! -e new.dat ]
+ok $? "io_uring_cmd lays out no file: a missing one is an error ($(head -n 1 h.err)) and is not created"
 finish
