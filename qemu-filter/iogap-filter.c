@@ -130,6 +130,7 @@ static inline void iogap_record(BDRVIogapState *s, uint8_t op, int64_t offset,
 	rec.job = 0;
 	rec.op = op;
 	rec.flags = flags;
+	rec.reserved = 0;
 	iogap_ring_put(s->ring, &rec);
 }
 

@@ -4,7 +4,10 @@
  *
  * File layout is the one of include/iogap/trace.h: header, info text, padding
  * to 64, struct iogap_ring_control, capacity record slots.  capacity is a
- * power of two, so slot = seq % capacity = seq & mask.
+ * power of two, so slot = seq % capacity = seq & mask.  The mapping is page
+ * aligned and the control starts at a multiple of 64 and is 64 bytes, so every
+ * 64-byte slot is exactly one cache line: a producer's store touches one line,
+ * and producers on different threads never write into the same line.
  *
  * Producers (any thread): reserve a sequence number with a CAS on a private
  * reservation counter, refusing (drop + count) when reserve - read_seq would
