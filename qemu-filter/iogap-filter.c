@@ -74,7 +74,8 @@ typedef struct BDRVIogapState {
  * delay-ns=N (accuracy tests): a known delay placed in front of this node.
  * The coroutine sleeps on QEMU's realtime clock before the entry time is
  * taken and the request forwarded, so on a bottom node the delay shows up
- * between top entry and bottom entry (Q.fmt).
+ * between top entry and bottom entry (Q.fmt).  The sleep is out of line: its
+ * local would give every request path a stack canary.
  */
 static __attribute__((noinline)) void coroutine_fn iogap_sleep(int64_t ns)
 {
@@ -83,7 +84,6 @@ static __attribute__((noinline)) void coroutine_fn iogap_sleep(int64_t ns)
 	qemu_co_sleep_ns_wakeable(&w, QEMU_CLOCK_REALTIME, ns);
 }
 
-/* out of line, so the request paths keep no stack canary for its local */
 static inline void coroutine_fn iogap_delay(BlockDriverState *bs)
 {
 	BDRVIogapState *s = bs->opaque;
