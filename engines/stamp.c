@@ -19,6 +19,14 @@ static char stamp_source[160] = "clock_gettime";
 static int reanchoring;                 /* try-lock of the re-anchoring thread */
 static uint64_t base_tsc, base_ns;      /* first anchor: the long-run rate */
 
+uint64_t iogap_stamp_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 struct anchor {
 	uint64_t tsc, ns;
 };

@@ -133,6 +133,10 @@ static inline __attribute__((always_inline)) bool record_valid(const struct ioga
 		iogap_seterr(why, whylen, "unknown flags 0x%02x", r->flags);
 		return false;
 	}
+	if (r->reserved) {
+		iogap_seterr(why, whylen, "reserved record bytes are not zero");
+		return false;
+	}
 	if (r->issue_ns < r->start_ns) {
 		iogap_seterr(why, whylen, "issue_ns %" PRIu64 " < start_ns %" PRIu64,
 		       r->issue_ns, r->start_ns);
@@ -650,6 +654,11 @@ static int check_identity(const unsigned char *raw, size_t got, char *why, size_
 		if (version > IOGAP_TRACE_VERSION)
 			return iogap_seterr(why, whylen, "trace format version %u, this reader "
 					    "knows %u", version, IOGAP_TRACE_VERSION);
+		if (version == 1)
+			return iogap_seterr(why, whylen, "trace format version 1 (56-byte records), "
+					    "this reader knows only %u (64-byte records): read it "
+					    "with the iogap that wrote it, or record it again",
+					    IOGAP_TRACE_VERSION);
 		if (version != IOGAP_TRACE_VERSION)
 			return iogap_seterr(why, whylen, "invalid trace format version %u", version);
 	}

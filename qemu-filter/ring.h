@@ -4,7 +4,10 @@
  *
  * File layout is the one of include/iogap/trace.h: header, info text, padding
  * to 64, struct iogap_ring_control, capacity record slots.  capacity is a
- * power of two, so slot = seq % capacity = seq & mask.
+ * power of two, so slot = seq % capacity = seq & mask.  The mapping is page
+ * aligned and the control starts at a multiple of 64 and is 64 bytes, so every
+ * 64-byte slot is exactly one cache line: a producer's store touches one line,
+ * and producers on different threads never write into the same line.
  *
  * Producers (any thread): reserve a sequence number with a CAS on a private
  * reservation counter, refusing (drop + count) when reserve - read_seq would
@@ -116,8 +119,15 @@ static inline uint64_t iogap_ring_max_capacity(uint32_t info_size)
 	return c;
 }
 
-/* Append one record; returns 1 if stored, 0 if dropped.  Never blocks. */
-static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_record *rec)
+#define IOGAP_RING_FULL UINT64_MAX   /* iogap_ring_reserve(): the record is dropped */
+
+/*
+ * Reserve the next slot: its sequence number, or IOGAP_RING_FULL when the ring
+ * is full (the record is dropped and counted).  Never blocks.  The caller
+ * stores the record into iogap_ring_slot() itself (one cache line, written
+ * once: no copy through the stack) and then calls iogap_ring_publish().
+ */
+static inline uint64_t iogap_ring_reserve(struct iogap_ring *r)
 {
 	struct iogap_ring_control *ctl = r->ctl;
 	uint64_t cap = r->mask + 1;
@@ -127,19 +137,29 @@ static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_
 		uint64_t rd = __atomic_load_n(&ctl->read_seq, __ATOMIC_ACQUIRE);
 		if (s - rd >= cap) {
 			__atomic_fetch_add(&ctl->dropped, 1, __ATOMIC_RELAXED);
-			return 0;
+			return IOGAP_RING_FULL;
 		}
 	} while (!__atomic_compare_exchange_n(&r->reserve, &s, s + 1, 1,
 					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return s;
+}
 
-	memcpy(&r->slots[s & r->mask], rec, sizeof(*rec));
+static inline struct iogap_trace_record *iogap_ring_slot(struct iogap_ring *r, uint64_t seq)
+{
+	return &r->slots[seq & r->mask];
+}
 
+/* Publish the slot of sequence number s, filled since iogap_ring_reserve(). */
+static inline void iogap_ring_publish(struct iogap_ring *r, uint64_t s)
+{
+	struct iogap_ring_control *ctl = r->ctl;
 	uint64_t w = s;
+
 	if (__atomic_compare_exchange_n(&ctl->write_seq, &w, s + 1, 0,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		/* in order (the common case): done unless someone left a mark */
 		if (__builtin_expect(__atomic_load_n(&r->pending, __ATOMIC_SEQ_CST) == 0, 1))
-			return 1;
+			return;
 	} else {
 		/* out of order: leave a mark for whoever advances the head */
 		__atomic_fetch_add(&r->pending, 1, __ATOMIC_SEQ_CST);
@@ -154,6 +174,17 @@ static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			__atomic_fetch_sub(&r->pending, 1, __ATOMIC_SEQ_CST);
 	}
+}
+
+/* Append a copy of a record built elsewhere; 1 if stored, 0 if dropped. */
+static inline int iogap_ring_put(struct iogap_ring *r, const struct iogap_trace_record *rec)
+{
+	uint64_t seq = iogap_ring_reserve(r);
+
+	if (seq == IOGAP_RING_FULL)
+		return 0;
+	*iogap_ring_slot(r, seq) = *rec;
+	iogap_ring_publish(r, seq);
 	return 1;
 }
 

@@ -153,20 +153,30 @@ static inline bool iogap_tagscan_none(const uint8_t *p, uint64_t bytes)
 	}
 }
 
-static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_offset,
-				 uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
-				 void *ctx)
+/*
+ * The common case decided without the cursor: a payload in one element with no
+ * magic at any sector start.  Then iogap_tagscan() would emit exactly one
+ * untagged part (0, bytes, 0, 0): a caller may test this first and record the
+ * request directly, without the emit callback.
+ */
+static inline bool iogap_tagscan_untagged(const struct iovec *iov, int niov, size_t iov_offset,
+					  uint64_t bytes)
+{
+	return iov && niov > 0 && bytes >= sizeof(struct iogap_write_tag) &&
+	       iov[0].iov_len >= iov_offset && iov[0].iov_len - iov_offset >= bytes &&
+	       iogap_tagscan_none((const uint8_t *)iov[0].iov_base + iov_offset, bytes);
+}
+
+/* The scan with the cursor: any vector, any tags (iogap_tagscan() without its
+ * shortcut, for a caller that tested iogap_tagscan_untagged() itself). */
+static inline void iogap_tagscan_parts(const struct iovec *iov, int niov, size_t iov_offset,
+				       uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
+				       void *ctx)
 {
 	struct iogap_iov_cursor c;
 	uint64_t seg_tag = 0, seg_start = 0;
 	bool tagged = false;
 
-	if (iov && niov > 0 && bytes >= sizeof(struct iogap_write_tag) &&
-	    iov[0].iov_len >= iov_offset && iov[0].iov_len - iov_offset >= bytes &&
-	    iogap_tagscan_none((const uint8_t *)iov[0].iov_base + iov_offset, bytes)) {
-		emit(ctx, 0, bytes, 0, 0);
-		return;
-	}
 	iogap_iov_cursor_init(&c, iov, iov ? niov : 0, iov_offset);
 	for (uint64_t pos = 0; iov && pos + sizeof(struct iogap_write_tag) <= bytes;
 	     pos += IOGAP_SECTOR, iogap_iov_cursor_skip(&c, IOGAP_SECTOR)) {
@@ -197,6 +207,16 @@ static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_o
 	}
 	emit(ctx, seg_start, bytes - seg_start,
 	     (seg_start ? IOGAP_REC_MERGED : 0) | (tagged ? IOGAP_REC_TAGGED : 0), seg_tag);
+}
+
+static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_offset,
+				 uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
+				 void *ctx)
+{
+	if (iogap_tagscan_untagged(iov, niov, iov_offset, bytes))
+		emit(ctx, 0, bytes, 0, 0);
+	else
+		iogap_tagscan_parts(iov, niov, iov_offset, bytes, run_id, emit, ctx);
 }
 
 #endif

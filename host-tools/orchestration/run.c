@@ -1525,7 +1525,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 			  s->o.boot_timeout_s = (unsigned)v; break;
 		case 'J': bad = parse_number("inject-delay-ns", optarg, 0, 10000000000ULL, &v);
 			  s->o.inject_delay_ns = v; break;
-		case 'R': bad = parse_number("ring-size", optarg, 2, 1u << 24, &v);
+		case 'R': bad = parse_number("ring-size", optarg, 2, 1u << 23, &v);
 			  s->o.ring_size = (unsigned)v; break;
 		case 'N': bad = parse_number("repeat", optarg, 1, IOGAP_REPEAT_MAX, &v);
 			  s->o.repeat = (unsigned)v; break;

@@ -12,6 +12,11 @@
  *   [struct iogap_ring_control]        only when IOGAP_TRACE_F_RING is set
  *   records                            record_size bytes each
  *
+ * The records start at a multiple of 64 bytes (in a ring: after the 64-byte
+ * ring control) and are 64 bytes each, so every record fills exactly one
+ * cache line: a filter thread storing a record into the shared ring touches
+ * one line, never two.
+ *
  * Everything is little-endian.  Readers must check magic, version,
  * header_size, record_size and that the file is long enough for what the
  * header claims.  See docs/trace-format.md.
@@ -23,7 +28,7 @@
 
 #define IOGAP_TRACE_MAGIC       "IOGAPTRC"   /* 8 bytes, no terminator stored */
 #define IOGAP_TRACE_MAGIC_LEN   8
-#define IOGAP_TRACE_VERSION     1
+#define IOGAP_TRACE_VERSION     2   /* 2: 64-byte records (1: 56) */
 #define IOGAP_TRACE_ALIGN       64
 
 /* Who wrote the trace. */
@@ -129,6 +134,7 @@ struct iogap_trace_record {
 	uint16_t job;             /* probe: job index; filter: 0 */
 	uint8_t  op;              /* enum iogap_op */
 	uint8_t  flags;           /* enum iogap_record_flags */
+	uint64_t reserved;        /* zero: pads the record to one cache line */
 };
 
 /*
@@ -163,7 +169,7 @@ static inline int iogap_tag_valid(const struct iogap_write_tag *t)
 }
 
 _Static_assert(sizeof(struct iogap_trace_header) == 160, "trace header size");
-_Static_assert(sizeof(struct iogap_trace_record) == 56, "trace record size");
+_Static_assert(sizeof(struct iogap_trace_record) == IOGAP_TRACE_ALIGN, "a record is one cache line");
 _Static_assert(sizeof(struct iogap_ring_control) == 64, "ring control size");
 _Static_assert(sizeof(struct iogap_write_tag) == 32, "write tag size");
 

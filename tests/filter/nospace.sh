@@ -54,14 +54,14 @@ else
 	ok $? "a 16-record ring on the same tmpfs works" "$work/small.out"
 fi
 
-# 2. the 1 GiB cap: 56-byte records, so at most 2^24 records
+# 2. the 1 GiB cap: 64-byte records, so at most 2^23 records
 ring=$work/huge.ring
 LD_PRELOAD=$so qemu-io -c 'read -q 0 512' \
-	"json:$(j_top "$ring" "$(j_file "$img")" '"ring-size":16777217')" >"$work/out" 2>&1
+	"json:$(j_top "$ring" "$(j_file "$img")" '"ring-size":8388609')" >"$work/out" 2>&1
 rc=$?
 not_signal $rc
 ok $? "ring-size over the 1 GiB cap: open fails, no signal (status $rc)" "$work/out"
-grep -q 'iogap: ring-size 16777217 is too large: at most 16777216 records' "$work/out" &&
+grep -q 'iogap: ring-size 8388609 is too large: at most 8388608 records' "$work/out" &&
 	grep -q '1 GiB' "$work/out"
 ok $? "message names ring-size, the maximum and the 1 GiB limit" "$work/out"
 [ ! -e "$ring" ]

@@ -66,14 +66,16 @@ int main(void)
 	char err[256];
 	char dir[] = "/tmp/iogap-ring-mp.XXXXXX", path[64];
 	uint64_t dropped, total = (uint64_t)PRODUCERS * PER_THREAD;
+	bool one_line;
 
-	tap_plan(7);
+	tap_plan(8);
 	if (!mkdtemp(dir))
 		return perror("mkdtemp"), 1;
 	snprintf(path, sizeof(path), "%s/mp.ring", dir);
 	seen = calloc(total, 1);
 	ok(iogap_ring_create(&ring, path, 1024, "mp", 1, "test=1\n", 1, err, sizeof(err)) == 0,
 	   "ring created (%s)", err);
+	one_line = sizeof(*ring.slots) == 64 && (uintptr_t)ring.slots % 64 == 0;
 	for (uintptr_t i = 0; i < PRODUCERS; i++)
 		pthread_create(&t[i], NULL, producer, (void *)i);
 	/* live reader until all producers are done */
@@ -95,6 +97,8 @@ int main(void)
 	iogap_ring_close(&ring, 2, true);
 	producers_done = 0;
 	iogap_ring_create(&ring, path, 64, "mp", 1, NULL, 1, err, sizeof(err));
+	one_line = one_line && (uintptr_t)ring.slots % 64 == 0;
+	ok(one_line, "every slot is one 64-byte-aligned cache line (with and without info text)");
 	for (uintptr_t i = 0; i < PRODUCERS; i++)
 		pthread_create(&t[i], NULL, producer, (void *)i);
 	for (int i = 0; i < PRODUCERS; i++)

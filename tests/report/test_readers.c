@@ -160,9 +160,9 @@ static void test_header_check(void)
 	ok(iogap_trace_header_check(&h, sizeof(h), ring, why, sizeof(why)) == -1 &&
 	   strstr(why, "records_offset 256 inconsistent"), "%s", why);
 	h.records_offset = 192;
-	h.version = 2;
+	h.version = 3;
 	ok(iogap_trace_header_check(&h, sizeof(h), ring, why, sizeof(why)) == -1 &&
-	   strstr(why, "trace format version 2, this reader knows 1"), "%s", why);
+	   strstr(why, "trace format version 3, this reader knows 2"), "%s", why);
 	h.magic[0] = 'X';
 	ok(iogap_trace_header_check(&h, sizeof(h), ring, why, sizeof(why)) == -1 &&
 	   strstr(why, "not an iogap trace"), "%s", why);

@@ -266,7 +266,7 @@ ok $? "iodepth=65536 on io_uring: exit $RC, $(grep -m1 -o "job 'deep'.*" "$D.err
 for v in 1e12 abc 0 -5 ""; do
 	"$IOGAP" run --dir "$WORK/opt" --ring-size "$v" --target null:1m "$WORK/short.fio" 2> "$WORK/opt.err"
 	RC=$?
-	[ $RC = 2 ] && grep -q "ring-size '$v': expected a whole number from 2 to 16777216" "$WORK/opt.err" &&
+	[ $RC = 2 ] && grep -q "ring-size '$v': expected a whole number from 2 to 8388608" "$WORK/opt.err" &&
 		[ ! -e "$WORK/opt" ]
 	ok $? "--ring-size '$v': exit $RC, $(cat "$WORK/opt.err")"
 done

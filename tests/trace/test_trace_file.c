@@ -25,6 +25,8 @@
 
 static char dir[] = "/tmp/iogap-trace-test-XXXXXX";
 
+#define RS ((uint64_t)sizeof(struct iogap_trace_record))   /* a record's place in a file */
+
 static char *tmp(const char *name)
 {
 	static char buf[8][256];
@@ -329,7 +331,7 @@ static void test_damage(void)
 	ro = h.records_offset;
 
 	copy_file(good, bad);
-	cut(bad, ro + 998 * 56 + 10);
+	cut(bad, ro + 998 * RS + 10);
 	ok(open_fails_with(bad, "truncated: header says 1000 records, file holds 998 "
 			   "(+10 stray bytes)", err, sizeof(err)),
 	   "cut mid-record: %s", err);
@@ -350,7 +352,7 @@ static void test_damage(void)
 	   "cut inside the magic: %s", err);
 
 	copy_file(good, bad);
-	cut(bad, ro + 1001 * 56);
+	cut(bad, ro + 1001 * RS);
 	ok(open_fails_with(bad, "trailing data: header says 1000 records, file holds 1001",
 			   err, sizeof(err)), "extra record: %s", err);
 
@@ -360,9 +362,15 @@ static void test_damage(void)
 	   err);
 
 	copy_file(good, bad);
-	patch(bad, 8, &(uint16_t){ 2 }, 2);
-	ok(open_fails_with(bad, "trace format version 2, this reader knows 1", err,
+	patch(bad, 8, &(uint16_t){ 3 }, 2);
+	ok(open_fails_with(bad, "trace format version 3, this reader knows 2", err,
 			   sizeof(err)), "newer version: %s", err);
+
+	copy_file(good, bad);
+	patch(bad, 8, &(uint16_t){ 1 }, 2);
+	ok(open_fails_with(bad, "trace format version 1 (56-byte records), this reader knows "
+			   "only 2 (64-byte records)", err, sizeof(err)),
+	   "older version: %s", err);
 
 	copy_file(good, bad);
 	patch(bad, 8, &(uint16_t){ 0 }, 2);
@@ -370,8 +378,8 @@ static void test_damage(void)
 	   "version 0: %s", err);
 
 	copy_file(good, bad);
-	patch(bad, 12, &(uint16_t){ 64 }, 2);
-	ok(open_fails_with(bad, "record_size 64, version 1 has 56", err, sizeof(err)),
+	patch(bad, 12, &(uint16_t){ 56 }, 2);
+	ok(open_fails_with(bad, "record_size 56, version 2 has 64", err, sizeof(err)),
 	   "bad record_size: %s", err);
 
 	copy_file(good, bad);
@@ -413,22 +421,29 @@ static void test_damage(void)
 
 	/* Record-level damage: the error names the record. */
 	copy_file(good, bad);
-	patch(bad, ro + 500 * 56 + offsetof(struct iogap_trace_record, op), "\x09", 1);
+	patch(bad, ro + 500 * RS + offsetof(struct iogap_trace_record, op), "\x09", 1);
 	ok(read_all(bad, NULL, 0, err, sizeof(err)) < 0 &&
 	   strstr(err, "record 500: op 9 is not a known operation"),
 	   "bad op: %s", err);
 
 	copy_file(good, bad);
-	patch(bad, ro + 7 * 56 + offsetof(struct iogap_trace_record, complete_ns),
+	patch(bad, ro + 7 * RS + offsetof(struct iogap_trace_record, complete_ns),
 	      &(uint64_t){ 1 }, 8);
 	ok(read_all(bad, NULL, 0, err, sizeof(err)) < 0 &&
 	   strstr(err, "record 7: complete_ns 1 < issue_ns"), "complete < issue: %s", err);
 
 	copy_file(good, bad);
-	patch(bad, ro + 9 * 56 + offsetof(struct iogap_trace_record, result),
+	patch(bad, ro + 9 * RS + offsetof(struct iogap_trace_record, result),
 	      &(int32_t){ 8192 }, 4);
 	ok(read_all(bad, NULL, 0, err, sizeof(err)) < 0 &&
 	   strstr(err, "record 9: result 8192 impossible"), "result > length: %s", err);
+
+	copy_file(good, bad);
+	patch(bad, ro + 11 * RS + offsetof(struct iogap_trace_record, reserved),
+	      &(uint64_t){ 0xdeadbeef }, 8);
+	ok(read_all(bad, NULL, 0, err, sizeof(err)) < 0 &&
+	   strstr(err, "record 11: reserved record bytes are not zero"),
+	   "reserved bytes set: %s", err);
 
 	/* Foreign files. */
 	fd = open(bad, O_WRONLY | O_TRUNC);
@@ -474,7 +489,7 @@ static void test_incomplete(void)
 	if (pwrite(fd, &h, sizeof(h), 0) != sizeof(h))
 		perror(inc);
 	close(fd);
-	cut(inc, h.records_offset + 600 * 56 + 20);
+	cut(inc, h.records_offset + 600 * RS + 20);
 
 	r = iogap_trace_reader_open(inc, err, sizeof(err));
 	ok(r && iogap_trace_reader_header(r)->record_count == 600 &&
@@ -562,7 +577,7 @@ static void test_write_errors(void)
 			same = same && rec_eq(&rec, &want);
 		}
 		/* cut where the failure hit: only records written before it */
-		ok(r && rc == 0 && same && n > 0 && n * 56 <= 256 * 1024,
+		ok(r && rc == 0 && same && n > 0 && n * RS <= 256 * 1024,
 		   "its %" PRIu64 " records are the first ones appended, nothing after", n);
 		iogap_trace_reader_close(r);
 	}
@@ -613,7 +628,7 @@ static void test_dump(void)
 	   file_has(out, "\nend: 3 records\n"), "dump record lines");
 
 	/* A damaged record: records before it, then the error. */
-	patch(path, RO + 2 * 56 + offsetof(struct iogap_trace_record, op), "\x07", 1);
+	patch(path, RO + 2 * RS + offsetof(struct iogap_trace_record, op), "\x07", 1);
 	f = fopen(out, "w");
 	rc = iogap_trace_dump(f, path, err, sizeof(err));
 	fclose(f);
@@ -724,7 +739,7 @@ static void test_ring(void)
 	   "read_seq > write_seq: %s", err);
 
 	make_ring(path, 8, 5, 0);
-	cut(path, RO + 64 + 5 * 56);
+	cut(path, RO + 64 + 5 * RS);
 	ok(open_fails_with(path, "truncated: ring header says 8 slots, file holds 5 "
 			   "(+0 stray bytes)", err, sizeof(err)), "truncated ring: %s", err);
 	cut(path, RO + 30);
@@ -737,7 +752,7 @@ static void test_ring(void)
 
 	/* A never-written slot inside the range is garbage: caught. */
 	make_ring(path, 8, 5, 0);
-	patch(path, RO + 64 + 3 * 56 + offsetof(struct iogap_trace_record, op), "\xff", 1);
+	patch(path, RO + 64 + 3 * RS + offsetof(struct iogap_trace_record, op), "\xff", 1);
 	ok(read_all(path, NULL, 0, err, sizeof(err)) < 0 && strstr(err, "record 3: op 255"),
 	   "corrupt ring slot named by sequence: %s", err);
 }
