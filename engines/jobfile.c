@@ -150,17 +150,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 
 static int parse_bool(const char *s, bool *out)
 {
-	if (!s || !strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "on") ||
-	    !strcasecmp(s, "yes")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "off") ||
-	    !strcasecmp(s, "no")) {
-		*out = false;
-		return 0;
-	}
-	return -1;
+	return iogap_parse_bool(s, out);
 }
 
 /* "a,b,c" → per-direction values; fio repeats the last one given. */
@@ -1398,6 +1388,7 @@ static const struct opt_def options[] = {
 	{ "ratemin", opt_rate },
 	{ "rate_iops_min", opt_rate_iops },
 	{ "ratecycle", opt_ratecycle },
+	{ "rate_cycle", opt_ratecycle },   /* fio's name; ratecycle its alias */
 	{ "rate_process", opt_rate_process },
 	{ "exitall_on_error", opt_exitall_on_error },
 	{ "wait_for", opt_wait_for },
@@ -1511,6 +1502,7 @@ static void job_defaults(struct iogap_job *j)
 	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
+	iogap_job_proc_defaults(&j->proc);
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -1544,6 +1536,8 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->rbd_name = xstrdup_or_null(src->rbd_name);
 	dst->rbd_clustername = xstrdup_or_null(src->rbd_clustername);
 	dst->ceph_conf = xstrdup_or_null(src->ceph_conf);
+	if (iogap_job_proc_copy(&dst->proc, &src->proc))
+		return -1;
 	dst->kv = NULL;
 	dst->kv_nr = 0;
 	if (src->kv_nr) {
@@ -1584,6 +1578,7 @@ static void job_free(struct iogap_job *j)
 	free(j->rbd_name);
 	free(j->rbd_clustername);
 	free(j->ceph_conf);
+	iogap_job_proc_free(&j->proc);
 	kv_free(j->kv, j->kv_nr);
 }
 
@@ -1652,6 +1647,8 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 	char why[256];
 	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */
 
+	if (r == 1)
+		r = iogap_job_proc_option(j, key, val, why, sizeof(why));   /* jobproc.c */
 	if (r < 0)
 		return bad_value(c, key, val, why);
 	if (r == 0)
@@ -2269,6 +2266,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		j->iodepth_low = j->iodepth;
 	if (finalize_verify(&c, j, named) || finalize_rates(&c, j))
 		return -1;
+	iogap_job_proc_finalize(j);   /* jobproc.c */
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
 	if (j->time_based && !j->runtime_ns) {
