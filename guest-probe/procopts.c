@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,4 +388,45 @@ int iogap_proc_ioscheduler(const struct iogap_job *j, const char *path, char *er
 		return iogap_seterr(err, errlen, "unable to set io scheduler to %s (%s: %s)", want,
 				    file, now);
 	return 0;
+}
+
+/* ---- lockfile ---------------------------------------------------------- */
+
+/* One lock per file name, shared by every job and clone of the run (fio's
+ * file hash): made on first use, kept until the process ends. */
+static struct named_lock {
+	char *path;
+	pthread_rwlock_t lock;
+	struct named_lock *next;
+} *named_locks;
+static pthread_mutex_t named_locks_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+pthread_rwlock_t *iogap_file_lock(const char *path)
+{
+	struct named_lock *l;
+
+	pthread_mutex_lock(&named_locks_mutex);
+	for (l = named_locks; l && strcmp(l->path, path); l = l->next)
+		;
+	if (!l && (l = calloc(1, sizeof(*l))) != NULL) {
+		if ((l->path = strdup(path)) == NULL || pthread_rwlock_init(&l->lock, NULL)) {
+			free(l->path);
+			free(l);
+			l = NULL;
+		} else {
+			l->next = named_locks;
+			named_locks = l;
+		}
+	}
+	pthread_mutex_unlock(&named_locks_mutex);
+	return l ? &l->lock : NULL;
+}
+
+/* fio's lock_file: exclusive, or shared for reads under readwrite */
+void iogap_file_lock_take(const struct iogap_job *j, pthread_rwlock_t *l, int is_read)
+{
+	if (j->proc.lockfile == IOGAP_LOCK_READWRITE && is_read)
+		pthread_rwlock_rdlock(l);
+	else
+		pthread_rwlock_wrlock(l);
 }

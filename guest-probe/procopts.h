@@ -7,6 +7,7 @@
 #ifndef IOGAP_PROCOPTS_H
 #define IOGAP_PROCOPTS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,5 +59,11 @@ int iogap_proc_pre_read(const struct iogap_job *j, int fd, uint64_t off, uint64_
 /* ioscheduler: written to the queue/scheduler of the disk under path and
  * read back, as fio.  0, or -1 with err set. */
 int iogap_proc_ioscheduler(const struct iogap_job *j, const char *path, char *err, size_t errlen);
+
+/* lockfile: the run's lock of the file named path (NULL: out of memory),
+ * taken around each request's prep and queue as fio (readwrite: reads
+ * share it); released with pthread_rwlock_unlock. */
+pthread_rwlock_t *iogap_file_lock(const char *path);
+void iogap_file_lock_take(const struct iogap_job *j, pthread_rwlock_t *l, int is_read);
 
 #endif

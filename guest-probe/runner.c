@@ -86,6 +86,7 @@ struct worker {
 	uint64_t last_think_ns;     /* thinktime_iotime: the last pause */
 	uint8_t last_ddir;          /* rate_ignore_thinktime: of the last I/O */
 	bool end_syncing;           /* end_fsync: traced, not counted (fio's TD_FSYNCING) */
+	pthread_rwlock_t **flocks;  /* lockfile: each file's lock (procopts.c) */
 	int *fds;                   /* each file's descriptor, for the engine (ectx.fds) */
 
 	/* offsets */
@@ -1337,6 +1338,8 @@ static int run_loop(struct worker *w)
 			break;
 		}
 		iogap_iolog_write(&w->iolog, (enum iogap_iolog_act)ddir, io->offset, io->len);
+		if (w->flocks)   /* lockfile: from prep to queued, as fio (before its start_time) */
+			iogap_file_lock_take(j, w->flocks[io->file], ddir == IOGAP_OP_READ);
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
@@ -1345,6 +1348,8 @@ static int run_loop(struct worker *w)
 			io->issue_ns = w->ops->prep ? iogap_now_ns() : io->start_ns;
 		if (q == 0)
 			q = queue_retrying(w, io, &queued);
+		if (w->flocks)
+			pthread_rwlock_unlock(w->flocks[io->file]);
 		if (q < 0) {
 			io->result = q;
 			io->issue_ns = iogap_now_ns();
@@ -1556,7 +1561,9 @@ static int setup_worker(struct worker *w)
 	uint32_t max_bs = 0;
 	size_t bufsz;
 	int r;
-	uint64_t seed = j->randrepeat ? j->randseed : (uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+	/* allrandrepeat: every generator repeatable even with randrepeat=0, as fio */
+	uint64_t seed = j->randrepeat || j->proc.allrandrepeat ? j->randseed :
+			(uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
 
 	/* each clone gets its own stream; guest and host get the same ones */
 	seed ^= ((uint64_t)w->job_index << 32) ^ ((uint64_t)w->clone * 0x9e3779b97f4a7c15ULL);
@@ -1616,6 +1623,18 @@ static int setup_worker(struct worker *w)
 	for (unsigned k = 0; k < w->fs.nr; k++)
 		w->fds[k] = w->fs.f[k].fd;
 	w->ectx.fds = w->fds;
+	if (j->proc.lockfile != IOGAP_LOCK_NONE && !(w->flocks = calloc(w->fs.nr, sizeof(*w->flocks)))) {
+		w->err_code = ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory for the file locks");
+		return -1;
+	}
+	for (unsigned k = 0; w->flocks && k < w->fs.nr; k++) {
+		if (!(w->flocks[k] = iogap_file_lock(w->fs.f[k].path))) {
+			w->err_code = ENOMEM;
+			snprintf(w->err, sizeof(w->err), "out of memory for the file locks");
+			return -1;
+		}
+	}
 	w->ectx.nr_fds = w->fs.nr;
 	w->ectx.depth = j->iodepth;
 	w->ectx.bufmem = w->bufmem;
@@ -1670,6 +1689,8 @@ static void teardown_worker(struct worker *w)
 	free(w->free_slots);
 	free(w->done);
 	free(w->fds);
+	free(w->flocks);
+	w->flocks = NULL;
 	iogap_iomem_free(w->job, &w->iomem);
 	w->bufmem = NULL;
 	free(w->recs);
