@@ -100,6 +100,13 @@ enum iogap_fadvise {               /* fio's fadvise_hint */
 };
 
 enum iogap_file_lock { IOGAP_LOCK_NONE, IOGAP_LOCK_EXCLUSIVE, IOGAP_LOCK_READWRITE };
+enum iogap_fallocate {             /* fio's fallocate (Linux default: native) */
+	IOGAP_FALLOC_NATIVE,          /* fallocate(2) mode 0 */
+	IOGAP_FALLOC_NONE,
+	IOGAP_FALLOC_POSIX,           /* posix_fallocate */
+	IOGAP_FALLOC_KEEP,            /* FALLOC_FL_KEEP_SIZE */
+	IOGAP_FALLOC_TRUNCATE,        /* ftruncate */
+};
 
 /* fio's options on how a job runs as a process, treats its files and
  * counts (engines/jobproc.c parses them; guest-probe/procopts.c acts). */
@@ -118,6 +125,7 @@ struct iogap_job_proc {
 	int write_hint;               /* RWH_WRITE_LIFE_*; -1: not set */
 	enum iogap_fadvise fadvise;
 	enum iogap_file_lock lockfile;
+	enum iogap_fallocate fallocate;
 	bool atomic;                  /* fio 3.33: O_DIRECT (see docs) */
 	bool overwrite;               /* write jobs lay the file out first */
 	bool pre_read;                /* read the regions into the page cache first */
@@ -134,9 +142,9 @@ struct iogap_job_proc {
 	uint64_t offset_align;        /* offset=N%: rounded up to this; 0 = min bs */
 	uint32_t ba[IOGAP_DDIR_NR];   /* blockalign of random offsets; 0 = min bs */
 	unsigned write_barrier;       /* fio marks every Nth write; no engine acts on it */
-	int gtod_cpu;                 /* -1: none */
-	unsigned kb_base;             /* 1024 or 1000 */
-	unsigned unit_base;           /* 0 (auto), 8 bytes, 1 bits */
+	unsigned kb_base;             /* 1024 or 1000: sizes' k and the output's units */
+	unsigned unit_base;           /* 0 (auto) or 8: bytes; 1: bits in the output */
+	bool sizes_seen;              /* a size with a unit was parsed (kb_base must precede) */
 };
 
 struct iogap_job {

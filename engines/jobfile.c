@@ -54,12 +54,22 @@ static int perr(struct parse_ctx *c, const char *fmt, ...)
 
 /* ---- value parsers ---------------------------------------------------- */
 
-/* fio's sizes: base 1024 for k/m/g/t/p whether or not "i"/"b" follow. */
+/* The job's kb_base while set_option parses one of its options (0
+ * otherwise), and whether a size with a unit was read (kb_base may not
+ * come after one). */
+static unsigned size_kb_base;
+static bool size_unit_seen;
+
+/* Sizes: k/m/g/t/p with or without "i"/"b" are powers of 1024, except in
+ * a job's options, which have fio's rule: powers of kb_base (1024 unless
+ * the job says 1000), "kib" and the like of the other base (fio's
+ * inversion: 4kib is 4000 bytes with the default kb_base). */
 int iogap_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
-	uint64_t mult = 1;
+	uint64_t mult = 1, base = size_kb_base ? size_kb_base : 1024;
+	int pow = 0;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -73,18 +83,25 @@ int iogap_parse_size(const char *s, uint64_t *out)
 	if (errno)
 		return -1;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ULL << 10; end++; break;
-	case 'm': mult = 1ULL << 20; end++; break;
-	case 'g': mult = 1ULL << 30; end++; break;
-	case 't': mult = 1ULL << 40; end++; break;
-	case 'p': mult = 1ULL << 50; end++; break;
+	case 'k': pow = 1; break;
+	case 'm': pow = 2; break;
+	case 'g': pow = 3; break;
+	case 't': pow = 4; break;
+	case 'p': pow = 5; break;
 	default: break;
 	}
-	if (mult > 1) {
+	if (pow) {
+		end++;
+		if (size_kb_base && tolower((unsigned char)end[0]) == 'i' &&
+		    tolower((unsigned char)end[1]) == 'b')
+			base = base == 1000 ? 1024 : 1000;
 		if (tolower((unsigned char)*end) == 'i')
 			end++;
 		if (tolower((unsigned char)*end) == 'b')
 			end++;
+		while (pow--)
+			mult *= base;
+		size_unit_seen = true;
 	} else if (tolower((unsigned char)*end) == 'b') {
 		end++;
 	}
@@ -1299,10 +1316,6 @@ static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char
 			    const char *val)
 {
 	(void)j;
-	if (!strcmp(key, "kb_base") && val && !strcmp(val, "1024"))
-		return 0;
-	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
-		return 0;
 	if (!strcmp(key, "io_submit_mode") && val && !strcmp(val, "inline"))
 		return 0;
 	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
@@ -1407,11 +1420,9 @@ static const struct opt_def options[] = {
 	{ "clat_percentiles", opt_clat_percentiles },
 	{ "lat_percentiles", opt_lat_percentiles },
 	{ "slat_percentiles", opt_slat_percentiles },
-	{ "kb_base", opt_only_default },
 	{ "io_submit_mode", opt_only_default },
 	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
-	{ "unit_base", opt_only_default },
 	{ "continue_on_error", opt_continue_on_error },
 	{ "offset_increment", opt_offset_increment },
 	{ "number_ios", opt_number_ios },
@@ -1642,7 +1653,24 @@ static const struct {
 	{ "skip_bad", "mtd" }, { "spdk_conf", "spdk" }, { "touch_objects", "rados" },
 };
 
+static int set_option_in_base(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			      const char *val);
+
+/* Sizes in the job's kb_base (fio's prio 1 option: put it first) */
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	int r;
+
+	size_kb_base = j->proc.kb_base;
+	size_unit_seen = false;
+	r = set_option_in_base(c, j, key, val);
+	j->proc.sizes_seen |= !r && size_unit_seen && strcmp(key, "kb_base");
+	size_kb_base = 0;
+	return r;
+}
+
+static int set_option_in_base(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			      const char *val)
 {
 	char why[256];
 	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */

@@ -29,6 +29,7 @@ void iogap_job_proc_defaults(struct iogap_job_proc *p)
 	p->uid = p->gid = -1;
 	p->write_hint = -1;
 	p->unique_filename = true;
+	p->kb_base = 1024;
 }
 
 static int parse_int(const char *val, long long lo, long long hi, long long *out)
@@ -255,8 +256,26 @@ static int opt_named(struct iogap_job_proc *p, const char *key, const char *val,
 	/* fio 3.33's values; "noreuse" came in a later fio */
 	static const char *const fadv[] = { "0", "1", "random", "sequential", NULL };
 	static const char *const hints[] = { "none", "short", "medium", "long", "extreme", NULL };
+	static const char *const units[] = { "0", "8", "1", NULL };
 	int i;
 
+	if (!strcmp(key, "kb_base")) {
+		unsigned b = val && !strcmp(val, "1000") ? 1000 : 1024;
+
+		if ((!val || strcmp(val, "1000")) && strcmp(val ? val : "", "1024"))
+			return iogap_seterr(why, whylen, "expected 1024 or 1000");
+		if (p->sizes_seen && b != p->kb_base)   /* fio parses it before the others */
+			return iogap_seterr(why, whylen, "it changes sizes given before it (fio applies "
+					    "it to its whole section): give kb_base first");
+		p->kb_base = b;
+		return 0;
+	}
+	if (!strcmp(key, "unit_base")) {
+		if ((i = pick(val, units)) < 0)
+			return iogap_seterr(why, whylen, "expected 0 (auto), 8 (bytes) or 1 (bits)");
+		p->unit_base = (unsigned)atoi(val);
+		return 0;
+	}
 	if (!strcmp(key, "lockfile")) {
 		if ((i = pick(val, locks)) < 0)
 			return iogap_seterr(why, whylen, "expected none, exclusive or readwrite");
@@ -281,7 +300,7 @@ static bool is_proc_option(const char *key)
 	static const char *const keys[] = {
 		"opendir", "mem", "iomem", "ba", "blockalign", "max_latency", "thinktime_iotime",
 		"lockmem", "hugepage-size", "offset_align", "nice", "uid", "gid", "cgroup_weight",
-		"write_barrier", "lockfile", "fadvise_hint", "write_hint", NULL,
+		"write_barrier", "lockfile", "fadvise_hint", "write_hint", "kb_base", "unit_base", NULL,
 	};
 
 	return pick(key, keys) >= 0;

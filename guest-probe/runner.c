@@ -1428,6 +1428,7 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 {
 	const struct iogap_job *j = w->job;
 	const char *path = f->path;
+	struct stat st;
 	uint64_t size, share = j->file_sizes ?
 		j->file_sizes[(j->files_per_clone ? w->clone * j->nrfiles : 0) + k] : j->size;
 
@@ -1459,6 +1460,10 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 			return -1;
 		}
 		size = file_or_dev_size(f->fd);
+		/* a file the writes extend (layout_file): the job's region */
+		if (job_writes(j) && share && size < clone_offset(j, w->clone) + share &&
+		    !fstat(f->fd, &st) && S_ISREG(st.st_mode))
+			size = clone_offset(j, w->clone) + share;
 	}
 	f->target_size = size;
 	f->region_start = clone_offset(j, w->clone);
@@ -1900,6 +1905,44 @@ static void *worker_main(void *arg)
 
 /* ---- files: layout, safety, invalidation ------------------------------- */
 
+/* fio's extend_file: a file too small for the job is written out in full
+ * for a job that reads, or writes with overwrite=1 (not file_append), or
+ * through mmap (fio's FIO_NOEXTEND); a job that only writes starts from a
+ * new empty file its writes extend; one that only trims from the file as
+ * it is. */
+static bool fills_file(const struct iogap_job *j)
+{
+	/* (zonemode=zbd needs the zones to exist: fio refuses an empty file) */
+	return j->rw & IOGAP_RW_READ || (j->rw & IOGAP_RW_WRITE && j->proc.overwrite && !j->file_append) ||
+	       (j->rw & IOGAP_RW_WRITE && !strcmp(j->ioengine, "mmap")) ||
+	       j->zone_mode == IOGAP_ZONE_MODE_ZBD;
+}
+
+static int start_empty(const struct iogap_job *j, char *err, size_t errlen)
+{
+	int fd;
+
+	if (j->rw & IOGAP_RW_WRITE && !j->file_append && unlink(j->filename) && errno != ENOENT)
+		return iogap_seterr(err, errlen, "%s: unlink: %s", j->filename, strerror(errno));
+	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return iogap_seterr(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
+	/* fio's fallocate_file: space reserved as the job says (from the
+	 * job's offset: the hole before it stays, where fio reserves from 0);
+	 * a failure is only fio's debug note */
+	if (j->proc.fallocate == IOGAP_FALLOC_NATIVE)
+		(void)!fallocate(fd, 0, (off_t)j->offset, (off_t)(job_end(j) - j->offset));
+	else if (j->proc.fallocate == IOGAP_FALLOC_POSIX)
+		(void)!posix_fallocate(fd, (off_t)j->offset, (off_t)(job_end(j) - j->offset));
+	else if (j->proc.fallocate == IOGAP_FALLOC_KEEP)
+		(void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)j->offset,
+				 (off_t)(job_end(j) - j->offset));
+	else if (j->proc.fallocate == IOGAP_FALLOC_TRUNCATE)
+		(void)!ftruncate(fd, (off_t)job_end(j));
+	close(fd);
+	return 0;
+}
+
 static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 {
 	uint64_t need = job_end(j);
@@ -1930,6 +1973,8 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	}
 	if (have >= need)
 		return 0;
+	if (!fills_file(j))
+		return start_empty(j, err, errlen);
 	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));

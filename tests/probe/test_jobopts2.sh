@@ -3,7 +3,7 @@
 # guest-probe/procopts.c): each runs a short job and checks what it does,
 # beside fio 3.33 where fio's behaviour can be compared.
 . "$(dirname "$0")/lib.sh"
-echo "1..33"
+echo "1..37"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 chmod 755 "$WORK"   # uid= jobs below open files in it
@@ -254,6 +254,34 @@ truncate -s 4m fs.img && mkfs.ext4 -q fs.img
 	[ "$(J aw.json 'j["write"]["io_bytes"]')" = 65536 ] && grep -q "refusing to write" aw1.err &&
 	grep -q "allow_mounted_write=1) although it holds data: ext4" aw2.err
 ok $? "an ext4 image: refused, written with allow_mounted_write=1 ($(cut -c1-90 aw2.err))"
+
+# overwrite: a write job's new file is not laid out first unless overwrite=1, as fio
+if command -v strace > /dev/null; then
+	wr() { rm -f ow.dat; strace -f -e trace=pwrite64,write -o ow.st "$@" > /dev/null 2>&1; grep -cE "^[0-9]+ +p?write(64)?\([0-9]+, .*= (4096|65536)$" ow.st; }
+	p0=$(wr "$PROBE" --name=o --filename=ow.dat --rw=write --size=64k)
+	f0=$(wr "$FIO" --name=o --filename=ow.dat --rw=write --size=64k)
+	p1=$(wr "$PROBE" --name=o --filename=ow.dat --rw=write --size=64k --overwrite=1)
+	[ "$p0" = 16 ] && [ "$f0" = 16 ] && [ "$p1" -gt 16 ]
+	ok $? "overwrite=0 (default): the job's 16 writes only, as fio ($f0); overwrite=1: laid out first ($p1 writes)"
+else
+	skip "overwrite" "strace is not installed"
+fi
+
+# kb_base, unit_base: fio's sizes (4kib is 4000 bytes unless kb_base=1000) and output units
+kb() { "$1" --name=k "${@:2}" --ioengine=null --size=40kib --bs=8 --output-format=json | sed -n '/^{/,$p' > k.json && J k.json 'j["read"]["io_bytes"]'; }
+[ "$(kb "$PROBE")" = 40000 ] && [ "$(kb "$FIO")" = 40000 ] && [ "$(kb "$PROBE" --kb_base=1000)" = 40960 ] &&
+	[ "$(kb "$FIO" --kb_base=1000)" = 40960 ]
+ok $? "size=40kib: 40000 bytes, 40960 with kb_base=1000, as fio"
+units() { "$1" --name=k "${@:2}" --ioengine=null --size=4m | grep -E "IOPS=|READ:" | grep -oE "[0-9.]+[kKMGTi]*(bit|B)(/s)?" | tr -d '0-9.' | tr '\n' ' '; }
+for a in "--kb_base=1000" "--unit_base=1" "--kb_base=1000 --unit_base=1"; do
+	[ "$(units "$PROBE" $a)" = "$(units "$FIO" $a)" ] || break
+	echo "$a: $(units "$PROBE" $a)" >> units.txt
+done
+[ "$(wc -l < units.txt)" = 3 ]
+ok $? "kb_base=1000, unit_base=1: fio's units in the normal output ($(tail -1 units.txt))"
+printf '[a]\nbs=8k\nkb_base=1000\n' > kb.fio
+! "$PROBE" --parse-only kb.fio 2> kb.err && grep -q "kb.fio:3: option 'kb_base'.*give kb_base first" kb.err
+ok $? "kb_base after a size it would change: $(cat kb.err)"
 
 # opendir: every regular file below the directory is one of the job's files
 mkdir -p od/sub && head -c 64k d.dat > od/a && head -c 64k d.dat > od/sub/b && head -c 32k d.dat > od/c
