@@ -89,7 +89,7 @@ enum iogap_mem_type {              /* fio's mem= (iomem=): the I/O buffers' memo
 	IOGAP_MEM_SHMHUGE,            /* the same, SHM_HUGETLB */
 	IOGAP_MEM_MMAP,               /* anonymous private mmap, or of mem_path */
 	IOGAP_MEM_MMAPHUGE,           /* MAP_HUGETLB, or a hugetlbfs mem_path */
-	IOGAP_MEM_MMAPSHARED,         /* anonymous shared mmap */
+	IOGAP_MEM_MMAPSHARED,         /* shared mmap, anonymous or of mem_path */
 };
 
 enum iogap_fadvise {               /* fio's fadvise_hint */
@@ -113,10 +113,10 @@ enum iogap_fallocate {             /* fio's fallocate (Linux default: native) */
 struct iogap_job_proc {
 	char *exec_prerun, *exec_postrun;   /* system(), output in name.pre/postrun.txt */
 	char *ioscheduler;            /* written to the target disk's queue/scheduler */
-	char *cgroup;                 /* cgroup v2 directory the job runs in */
+	char *cgroup;                 /* cgroup (blkio v1 or v2) the job runs in */
 	bool cgroup_nodelete;
-	unsigned cgroup_weight;       /* io.weight 1..1000 (fio: 100..1000); 0 = unset */
-	char *mem_path;               /* mem=mmap:PATH / mmaphuge:PATH */
+	unsigned cgroup_weight;       /* blkio.weight 100..1000; 0 = unset */
+	char *mem_path;               /* mem=mmap:PATH (mmaphuge, mmapshared too) */
 	enum iogap_mem_type mem;
 	uint64_t hugepage_size;       /* fio's default 4 MiB */
 	uint64_t lockmem;             /* mlock this much per job (bytes) */
@@ -127,7 +127,7 @@ struct iogap_job_proc {
 	enum iogap_file_lock lockfile;
 	enum iogap_fallocate fallocate;
 	bool atomic;                  /* fio 3.33: O_DIRECT (see docs) */
-	bool overwrite;               /* write jobs lay the file out first */
+	bool overwrite;               /* a writing job's short file is written out first */
 	bool pre_read;                /* read the regions into the page cache first */
 	bool fsync_on_close;
 	bool unlink_each_loop;

@@ -112,8 +112,8 @@ static int opt_opendir(struct iogap_job *j, const char *val, char *why, size_t w
 	return 0;
 }
 
-/* mem=malloc|shm|shmhuge|mmap[:file]|mmaphuge[:file]|mmapshared (fio's
- * str_mem_cb: the file after ':' backs mmap and mmaphuge) */
+/* mem=malloc|shm|shmhuge|mmap[:file]|mmaphuge[:file]|mmapshared[:file]
+ * (fio's str_mem_cb: the file after ':' backs the mmap kinds) */
 static int opt_mem(struct iogap_job_proc *p, const char *val, char *why, size_t whylen)
 {
 	static const char *const names[] = { "malloc", "shm", "shmhuge", "mmap", "mmaphuge",
@@ -129,9 +129,9 @@ static int opt_mem(struct iogap_job_proc *p, const char *val, char *why, size_t 
 	t = pick(type, names);
 	if (t < 0)
 		return iogap_seterr(why, whylen, "expected malloc, shm, shmhuge, mmap[:file], "
-				    "mmaphuge[:file] or mmapshared");
-	if (colon && t != IOGAP_MEM_MMAP && t != IOGAP_MEM_MMAPHUGE)
-		return iogap_seterr(why, whylen, "only mmap and mmaphuge take a :file");
+				    "mmaphuge[:file] or mmapshared[:file]");
+	if (colon && t < IOGAP_MEM_MMAP)
+		return iogap_seterr(why, whylen, "only mmap, mmaphuge and mmapshared take a :file");
 	if (colon && !colon[1])
 		return iogap_seterr(why, whylen, "a file name after ':'");
 	p->mem = (enum iogap_mem_type)t;
@@ -260,10 +260,12 @@ static int opt_named(struct iogap_job_proc *p, const char *key, const char *val,
 	int i;
 
 	if (!strcmp(key, "kb_base")) {
-		unsigned b = val && !strcmp(val, "1000") ? 1000 : 1024;
+		static const char *const bases[] = { "1024", "1000", NULL };
+		unsigned b;
 
-		if ((!val || strcmp(val, "1000")) && strcmp(val ? val : "", "1024"))
+		if ((i = pick(val, bases)) < 0)
 			return iogap_seterr(why, whylen, "expected 1024 or 1000");
+		b = i ? 1000 : 1024;
 		if (p->sizes_seen && b != p->kb_base)   /* fio parses it before the others */
 			return iogap_seterr(why, whylen, "it changes sizes given before it (fio applies "
 					    "it to its whole section): give kb_base first");

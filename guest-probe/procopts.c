@@ -75,7 +75,8 @@ static int iomem_mmap(const struct iogap_job *j, struct iogap_iomem *m, char *er
 		m->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (m->fd < 0)
 			return fail(err, errlen, errno, "mem: open mmap file %s: %s", path);
-		if (j->proc.mem == IOGAP_MEM_MMAP && ftruncate(m->fd, (off_t)m->len))
+		/* fio sizes only mmap's file; a shorter file would fault (SIGBUS) */
+		if (ftruncate(m->fd, (off_t)m->len))
 			return fail(err, errlen, errno, "mem: truncate mmap file %s: %s", path);
 		flags = j->proc.mem == IOGAP_MEM_MMAP ? MAP_PRIVATE : MAP_SHARED;
 	}
