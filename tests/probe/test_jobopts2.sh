@@ -11,6 +11,8 @@ J() { python3 -c 'import json,sys; t=open(sys.argv[1]).read(); j=json.loads(t[t.
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 # the worker thread of a running probe (the task that is not the main one)
 worker_task() { for t in /proc/"$1"/task/*; do [ "${t##*/}" != "$1" ] && echo "$t" && return; done; }
+# wait (up to 5 s) until the command holds: a running job's state, however slow the start
+await() { for _ in $(seq 50); do "$@" 2> /dev/null && return; sleep 0.1; done; }
 head -c 1m /dev/urandom > d.dat
 
 # bad values: file:line errors naming the option
@@ -79,8 +81,9 @@ ok $? "unlink_each_loop, writing: a new file for loop 2 (inode $i0 -> $(stat -c 
 ok $? "unlink_each_loop, reading: loop 2 fails with ENOENT after $(J ur.json 'j["read"]["io_bytes"]') bytes, as fio"
 
 # nice, uid, gid: on the job's thread while it runs
-"$PROBE" --name=n --ioengine=null --size=1m --time_based --runtime=2 --nice=7 --uid=65534 --gid=65534 > /dev/null & pid=$!
-sleep 1; t=$(worker_task $pid)
+"$PROBE" --name=n --ioengine=null --size=1m --time_based --runtime=6 --nice=7 --uid=65534 --gid=65534 > /dev/null & pid=$!
+niced() { t=$(worker_task $pid) && [ "$(awk '{print $19}' "$t/stat")" = 7 ]; }
+await niced; t=$(worker_task $pid)
 nice=$(awk '{print $19}' "$t/stat"); uid=$(awk '/^Uid/{print $2}' "$t/status"); gid=$(awk '/^Gid/{print $2}' "$t/status")
 muid=$(awk '/^Uid/{print $2}' /proc/$pid/status); wait $pid
 [ "$nice" = 7 ] && [ "$uid" = 65534 ] && [ "$gid" = 65534 ] && [ "$muid" = 0 ]
@@ -93,12 +96,13 @@ cp d.dat own.dat && chmod 644 own.dat
 ok $? "uid=65534: reads root's 0644 file, writing it fails with EACCES as fio"
 
 # mem=, lockmem: the buffers where mem= says, memory locked
-"$PROBE" --name=m --ioengine=null --size=1m --time_based --runtime=2 --mem=shm --lockmem=1m > /dev/null & pid=$!
-sleep 1; shm=$(grep -c SYSV /proc/$pid/maps); lck=$(awk '/VmLck/{print $2}' /proc/$pid/status); wait $pid
+"$PROBE" --name=m --ioengine=null --size=1m --time_based --runtime=6 --mem=shm --lockmem=1m > /dev/null & pid=$!
+locked() { grep -q SYSV /proc/$pid/maps && [ "$(awk '/VmLck/{print $2}' /proc/$pid/status)" -gt 0 ]; }
+await locked; shm=$(grep -c SYSV /proc/$pid/maps); lck=$(awk '/VmLck/{print $2}' /proc/$pid/status); wait $pid
 [ "$shm" = 1 ] && [ "$lck" -ge 1024 ]
 ok $? "mem=shm: a SysV segment mapped ($shm); lockmem=1m: VmLck ${lck} kB"
-"$PROBE" --name=m --ioengine=null --size=1m --time_based --runtime=2 --mem=mmap:"$WORK/buf" --iodepth=2 --bs=8k > /dev/null & pid=$!
-sleep 1; sz=$(stat -c %s buf); mapped=$(grep -c "$WORK/buf" /proc/$pid/maps); wait $pid
+"$PROBE" --name=m --ioengine=null --size=1m --time_based --runtime=6 --mem=mmap:"$WORK/buf" --iodepth=2 --bs=8k > /dev/null & pid=$!
+await grep -q "$WORK/buf" /proc/$pid/maps; sz=$(stat -c %s buf); mapped=$(grep -c "$WORK/buf" /proc/$pid/maps); wait $pid
 [ "$sz" = 16384 ] && [ "$mapped" = 1 ] && [ ! -e buf ]
 ok $? "mem=mmap:FILE: the buffers ($sz bytes) in the file while running, the file removed after (fio's)"
 free=$(awk '/HugePages_Free/{print $2}' /proc/meminfo)
@@ -217,8 +221,8 @@ ok $? "allrandrepeat=1 with randrepeat=0: the same offsets twice (different with
 # cgroup: the job's thread in it while running, removed after unless cgroup_nodelete
 mnt=$(awk '($3=="cgroup" && $4 ~ /blkio/) || $3=="cgroup2" {print $2; exit}' /proc/mounts)
 if [ -n "$mnt" ] && mkdir "$mnt/iogap-t$$" 2> /dev/null && rmdir "$mnt/iogap-t$$"; then
-	"$PROBE" --name=c --ioengine=null --size=1m --time_based --runtime=2 --cgroup=iogap-t$$ > /dev/null & pid=$!
-	sleep 1; in=$(cat "$mnt/iogap-t$$/tasks" "$mnt/iogap-t$$/cgroup.procs" 2> /dev/null | tr '\n' ' '); wait $pid
+	"$PROBE" --name=c --ioengine=null --size=1m --time_based --runtime=6 --cgroup=iogap-t$$ > /dev/null & pid=$!
+	await grep -q . "$mnt/iogap-t$$/tasks" "$mnt/iogap-t$$/cgroup.procs"; in=$(cat "$mnt/iogap-t$$/tasks" "$mnt/iogap-t$$/cgroup.procs" 2> /dev/null | tr '\n' ' '); wait $pid
 	[ -n "$in" ] && [ ! -e "$mnt/iogap-t$$" ] && [ -d "/proc/$$" ]
 	r=$?
 	"$PROBE" --name=c --ioengine=null --size=1m --cgroup=iogap-t$$ --cgroup_nodelete=1 > /dev/null && [ -d "$mnt/iogap-t$$" ] &&
