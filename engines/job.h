@@ -148,6 +148,69 @@ struct iogap_buf_opts {
 
 struct iogap_engine_ops;
 
+enum iogap_mem_type {              /* fio's mem= (iomem=): the I/O buffers' memory */
+	IOGAP_MEM_MALLOC,             /* its default */
+	IOGAP_MEM_SHM,                /* a SysV shared memory segment */
+	IOGAP_MEM_SHMHUGE,            /* the same, SHM_HUGETLB */
+	IOGAP_MEM_MMAP,               /* anonymous private mmap, or of mem_path */
+	IOGAP_MEM_MMAPHUGE,           /* MAP_HUGETLB, or a hugetlbfs mem_path */
+	IOGAP_MEM_MMAPSHARED,         /* shared mmap, anonymous or of mem_path */
+};
+
+enum iogap_fadvise {               /* fio's fadvise_hint */
+	IOGAP_FADV_NONE,              /* 0 */
+	IOGAP_FADV_TYPE,              /* 1 (default): random or sequential by rw */
+	IOGAP_FADV_RANDOM,
+	IOGAP_FADV_SEQUENTIAL,
+};
+
+enum iogap_file_lock { IOGAP_LOCK_NONE, IOGAP_LOCK_EXCLUSIVE, IOGAP_LOCK_READWRITE };
+enum iogap_fallocate {             /* fio's fallocate (Linux default: native) */
+	IOGAP_FALLOC_NATIVE,          /* fallocate(2) mode 0 */
+	IOGAP_FALLOC_NONE,
+	IOGAP_FALLOC_POSIX,           /* posix_fallocate */
+	IOGAP_FALLOC_KEEP,            /* FALLOC_FL_KEEP_SIZE */
+	IOGAP_FALLOC_TRUNCATE,        /* ftruncate */
+};
+
+/* fio's options on how a job runs as a process, treats its files and
+ * counts (engines/jobproc.c parses them; guest-probe/procopts.c acts). */
+struct iogap_job_proc {
+	char *exec_prerun, *exec_postrun;   /* system(), output in name.pre/postrun.txt */
+	char *ioscheduler;            /* written to the target disk's queue/scheduler */
+	char *cgroup;                 /* cgroup (blkio v1 or v2) the job runs in */
+	bool cgroup_nodelete;
+	unsigned cgroup_weight;       /* blkio.weight 100..1000; 0 = unset */
+	char *mem_path;               /* mem=mmap:PATH (mmaphuge, mmapshared too) */
+	enum iogap_mem_type mem;
+	uint64_t hugepage_size;       /* fio's default 4 MiB */
+	uint64_t lockmem;             /* mlock this much per job (bytes) */
+	int nice;                     /* -20..19 */
+	int64_t uid, gid;             /* -1: unchanged */
+	int write_hint;               /* RWH_WRITE_LIFE_*; -1: not set */
+	enum iogap_fadvise fadvise;
+	enum iogap_file_lock lockfile;
+	enum iogap_fallocate fallocate;
+	bool atomic;                  /* fio 3.33: O_DIRECT (see docs) */
+	bool overwrite;               /* a writing job's short file is written out first */
+	bool pre_read;                /* read the regions into the page cache first */
+	bool fsync_on_close;
+	bool unlink_each_loop;
+	bool allow_mounted_write;     /* this job may write where the safety check refuses */
+	bool serialize_overlap;       /* never two overlapping requests in flight */
+	bool allrandrepeat;
+	bool unique_filename;         /* fio's client/server file prefix: no effect here */
+	bool rate_ignore_thinktime;
+	uint64_t thinktime_iotime_ns; /* think after this much I/O time */
+	bool thinktime_blocks_set;    /* thinktime_blocks given (fio's option_is_set) */
+	uint64_t max_latency_ns[IOGAP_DDIR_NR];   /* 0 = none */
+	uint64_t offset_align;        /* offset=N%: rounded up to this; 0 = min bs */
+	unsigned write_barrier;       /* fio marks every Nth write; no engine acts on it */
+	unsigned kb_base;             /* 1024 or 1000: sizes' k and the output's units */
+	unsigned unit_base;           /* 0 (auto) or 8: bytes; 1: bits in the output */
+	bool sizes_seen;              /* a size with a unit was parsed (kb_base must precede) */
+};
+
 struct iogap_job {
 	char *name;
 	char *filename;           /* as given (fio's "a:b:c"; NULL: fio derives
@@ -406,6 +469,9 @@ struct iogap_job {
 	 * buffer_compress_*) */
 	struct iogap_buf_opts bufopts;
 
+	/* fio's process, file-handling and accounting options (jobproc.c) */
+	struct iogap_job_proc proc;
+
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;
 	size_t kv_nr;
@@ -514,15 +580,25 @@ int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen);
 int iogap_job_files_copy(struct iogap_job *dst, const struct iogap_job *src);
 void iogap_job_files_free(struct iogap_job *j);
 
+/* jobproc.c: fio's process, file-handling and pacing options (struct
+ * iogap_job_proc); returns as iogap_job_file_option. */
+int iogap_job_proc_option(struct iogap_job *j, const char *key, const char *val,
+			  char *why, size_t whylen);
+void iogap_job_proc_defaults(struct iogap_job_proc *p);
+/* fio's fixup_options for them: atomic implies direct, pre_read clears
+ * invalidate, blockalign defaults to (and off it turns off the random
+ * map of) the smallest block size. */
+void iogap_job_proc_finalize(struct iogap_job *j);
+int iogap_job_proc_copy(struct iogap_job_proc *dst, const struct iogap_job_proc *src);
+void iogap_job_proc_free(struct iogap_job_proc *p);
+
 /* fio's name for an rw value ("randread"). */
 const char *iogap_rw_name(unsigned rw);
 
 /* fio value parsers, exposed for tests */
 int iogap_parse_size(const char *s, uint64_t *out);           /* 4k, 1M, 10%? */
 int iogap_parse_time_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);
-/* fio's booleans (NULL: a bare flag, true) and unsigned integers up to max:
- * 0, or -1 */
-int iogap_parse_bool(const char *s, bool *out);
+/* fio's unsigned integers up to max: 0, or -1 (booleans: util.h) */
 int iogap_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
 
 #endif

@@ -59,12 +59,22 @@ static int perr(struct parse_ctx *c, const char *fmt, ...)
 
 /* ---- value parsers ---------------------------------------------------- */
 
-/* fio's sizes: base 1024 for k/m/g/t/p whether or not "i"/"b" follow. */
+/* The job's kb_base while set_option parses one of its options (0
+ * otherwise), and whether a size with a unit was read (kb_base may not
+ * come after one). */
+static unsigned size_kb_base;
+static bool size_unit_seen;
+
+/* Sizes: k/m/g/t/p with or without "i"/"b" are powers of 1024, except in
+ * a job's options, which have fio's rule: powers of kb_base (1024 unless
+ * the job says 1000), "kib" and the like of the other base (fio's
+ * inversion: 4kib is 4000 bytes with the default kb_base). */
 int iogap_parse_size(const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
-	uint64_t mult = 1;
+	uint64_t mult = 1, base = size_kb_base ? size_kb_base : 1024;
+	int pow = 0;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -78,18 +88,25 @@ int iogap_parse_size(const char *s, uint64_t *out)
 	if (errno)
 		return -1;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ULL << 10; end++; break;
-	case 'm': mult = 1ULL << 20; end++; break;
-	case 'g': mult = 1ULL << 30; end++; break;
-	case 't': mult = 1ULL << 40; end++; break;
-	case 'p': mult = 1ULL << 50; end++; break;
+	case 'k': pow = 1; break;
+	case 'm': pow = 2; break;
+	case 'g': pow = 3; break;
+	case 't': pow = 4; break;
+	case 'p': pow = 5; break;
 	default: break;
 	}
-	if (mult > 1) {
+	if (pow) {
+		end++;
+		if (size_kb_base && tolower((unsigned char)end[0]) == 'i' &&
+		    tolower((unsigned char)end[1]) == 'b')
+			base = base == 1000 ? 1024 : 1000;
 		if (tolower((unsigned char)*end) == 'i')
 			end++;
 		if (tolower((unsigned char)*end) == 'b')
 			end++;
+		while (pow--)
+			mult *= base;
+		size_unit_seen = true;
 	} else if (tolower((unsigned char)*end) == 'b') {
 		end++;
 	}
@@ -155,22 +172,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 
 static int parse_bool(const char *s, bool *out)
 {
-	if (!s || !strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "on") ||
-	    !strcasecmp(s, "yes")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "off") ||
-	    !strcasecmp(s, "no")) {
-		*out = false;
-		return 0;
-	}
-	return -1;
-}
-
-int iogap_parse_bool(const char *s, bool *out)
-{
-	return parse_bool(s, out);
+	return iogap_parse_bool(s, out);
 }
 
 int iogap_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
@@ -1407,20 +1409,6 @@ static int opt_zone_reset(struct parse_ctx *c, struct iogap_job *j, const char *
 	return 0;
 }
 
-/* Accepted for compatibility, and meaningful here: only values that match
- * what iogap does (validated), so nothing is silently ignored. */
-static int opt_only_default(struct parse_ctx *c, struct iogap_job *j, const char *key,
-			    const char *val)
-{
-	(void)j;
-	if (!strcmp(key, "kb_base") && val && !strcmp(val, "1024"))
-		return 0;
-	if (!strcmp(key, "unit_base") && val && (!strcmp(val, "0") || !strcmp(val, "8")))
-		return 0;
-	return perr(c, "option '%s=%s' is not supported by iogap-probe (only its default)", key,
-		    val ? val : "");
-}
-
 struct opt_def {
 	const char *name;
 	opt_fn fn;
@@ -1503,6 +1491,7 @@ static const struct opt_def options[] = {
 	{ "ratemin", opt_rate },
 	{ "rate_iops_min", opt_rate_iops },
 	{ "ratecycle", opt_ratecycle },
+	{ "rate_cycle", opt_ratecycle },   /* fio's name; ratecycle its alias */
 	{ "rate_process", opt_rate_process },
 	{ "latency_run", opt_latency_run },
 	{ "exitall_on_error", opt_exitall_on_error },
@@ -1522,10 +1511,8 @@ static const struct opt_def options[] = {
 	{ "clat_percentiles", opt_clat_percentiles },
 	{ "lat_percentiles", opt_lat_percentiles },
 	{ "slat_percentiles", opt_slat_percentiles },
-	{ "kb_base", opt_only_default },
 	{ "sync_file_range", opt_sync_file_range },
 	{ "threads", opt_thread },
-	{ "unit_base", opt_only_default },
 	{ "continue_on_error", opt_continue_on_error },
 	{ "offset_increment", opt_offset_increment },
 	{ "number_ios", opt_number_ios },
@@ -1630,6 +1617,7 @@ static void job_defaults(struct iogap_job *j)
 	j->latency_percentile = 100.0;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
+	iogap_job_proc_defaults(&j->proc);
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -1663,6 +1651,8 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->rbd_name = xstrdup_or_null(src->rbd_name);
 	dst->rbd_clustername = xstrdup_or_null(src->rbd_clustername);
 	dst->ceph_conf = xstrdup_or_null(src->ceph_conf);
+	if (iogap_job_proc_copy(&dst->proc, &src->proc))
+		return -1;
 	dst->kv = NULL;
 	dst->kv_nr = 0;
 	if (src->kv_nr) {
@@ -1703,6 +1693,7 @@ static void job_free(struct iogap_job *j)
 	free(j->rbd_name);
 	free(j->rbd_clustername);
 	free(j->ceph_conf);
+	iogap_job_proc_free(&j->proc);
 	kv_free(j->kv, j->kv_nr);
 }
 
@@ -1799,9 +1790,27 @@ static int (*const option_families[])(struct iogap_job *j, const char *key, cons
 	iogap_job_prio_option,    /* prio.c */
 	iogap_job_numa_option,    /* numa.c */
 	iogap_job_buf_option,     /* dedupe.c */
+	iogap_job_proc_option,    /* jobproc.c */
 };
 
+static int set_option_in_base(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			      const char *val);
+
+/* Sizes in the job's kb_base (fio's prio 1 option: put it first) */
 static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	int r;
+
+	size_kb_base = j->proc.kb_base;
+	size_unit_seen = false;
+	r = set_option_in_base(c, j, key, val);
+	j->proc.sizes_seen |= !r && size_unit_seen && strcmp(key, "kb_base");
+	size_kb_base = 0;
+	return r;
+}
+
+static int set_option_in_base(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			      const char *val)
 {
 	char why[256];
 	int r = 1;
@@ -2464,6 +2473,7 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		    iogap_job_buf_finalize(j, gerr, sizeof(gerr)))      /* dedupe.c */
 			return perr(&c, "job '%s': %s", j->name, gerr);
 	}
+	iogap_job_proc_finalize(j);   /* jobproc.c */
 	if (j->thinktime_spin_ns > j->thinktime_ns)
 		return perr(&c, "job '%s': thinktime_spin is longer than thinktime", j->name);
 	if (j->time_based && !j->runtime_ns) {

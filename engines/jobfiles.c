@@ -149,17 +149,25 @@ static int opt_file_service(struct iogap_job *j, const char *val, char *why, siz
 			    "optional :N, or zipf, pareto, normal or gauss with an optional :value");
 }
 
-/* fallocate only chooses how fio reserves space before it writes the
- * file out; the probe always writes real data (a sparse or reserved file
- * reads back zeros without touching the device), so every mode is that */
-static int opt_fallocate(const char *val, char *why, size_t whylen)
+/* fallocate: how fio reserves a file it does not write out (a write-only
+ * job's new file, guest-probe/runner.c's start_empty); a file written out
+ * gets real data whatever the mode (a reserved file reads back zeros
+ * without touching the device) */
+static int opt_fallocate(struct iogap_job *j, const char *val, char *why, size_t whylen)
 {
-	static const char *const modes[] = { "none", "native", "posix", "keep", "truncate",
-					     "0", "1" };
+	static const struct { const char *name; enum iogap_fallocate mode; } modes[] = {
+		{ "none", IOGAP_FALLOC_NONE }, { "native", IOGAP_FALLOC_NATIVE },
+		{ "posix", IOGAP_FALLOC_POSIX }, { "keep", IOGAP_FALLOC_KEEP },
+		{ "truncate", IOGAP_FALLOC_TRUNCATE }, { "0", IOGAP_FALLOC_NONE },
+		{ "1", IOGAP_FALLOC_POSIX },
+	};
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (!strcmp(val, modes[i]))
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(val, modes[i].name)) {
+			j->proc.fallocate = modes[i].mode;
 			return 0;
+		}
+	}
 	return iogap_seterr(why, whylen, "expected none, native, posix, keep, truncate, 0 or 1");
 }
 
@@ -218,7 +226,7 @@ int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
 		return opt_filesize(j, val, why, whylen);
 	if (!strcmp(key, "file_service_type"))
 		return opt_file_service(j, val, why, whylen);
-	return opt_fallocate(val, why, whylen);
+	return opt_fallocate(j, val, why, whylen);
 }
 
 /* fio's make_filename: $jobname, $jobnum and $filenum of format */

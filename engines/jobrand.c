@@ -115,6 +115,8 @@ void iogap_job_fix_random(struct iogap_job *j)
 			j->ba[d] = j->bs_min[d];
 		aligned_to_bs &= j->ba[d] == j->bs_min[d];
 	}
-	if (!aligned_to_bs)
-		j->norandommap = true;   /* fio: "Any use of blockalign= turns off randommap" */
+	if (!aligned_to_bs && !j->norandommap) {   /* fio's note, and its rule */
+		fprintf(stderr, "fio: Any use of blockalign= turns off randommap\n");
+		j->norandommap = true;
+	}
 }

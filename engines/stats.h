@@ -112,6 +112,8 @@ struct iogap_group_stat {
 	uint64_t io_bytes[IOGAP_DDIR_NR];
 	uint64_t agg_bw[IOGAP_DDIR_NR];                         /* bytes/s */
 	int sig_figs;             /* the group's last job's significant_figures */
+	bool kb_base_1000;        /* its kb_base=1000: SI units first in the output */
+	int unit_base;            /* its unit_base as fio's num2str units (B/s or bit/s) */
 };
 
 /* Block device counters from /sys/block/X/stat, before/after a run. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "stamp.h"
@@ -134,4 +135,19 @@ int iogap_set_str(char **dst, const char *val)
 	free(*dst);
 	*dst = d;
 	return 0;
+}
+
+int iogap_parse_bool(const char *s, bool *out)
+{
+	if (!s || !strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "on") ||
+	    !strcasecmp(s, "yes")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "off") ||
+	    !strcasecmp(s, "no")) {
+		*out = false;
+		return 0;
+	}
+	return -1;
 }

@@ -3,6 +3,7 @@
 #ifndef IOGAP_UTIL_H
 #define IOGAP_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,9 @@ void iogap_sleep_until_ns(uint64_t t);
 
 /* *dst becomes a copy of val, the old value freed: 0, or -1 out of memory. */
 int iogap_set_str(char **dst, const char *val);
+
+/* fio's booleans: 1/0, true/false, on/off, yes/no; a bare flag (NULL) is
+ * true.  0, or -1 for anything else. */
+int iogap_parse_bool(const char *s, bool *out);
 
 #endif

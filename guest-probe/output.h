@@ -47,7 +47,7 @@ double iogap_share_pct(uint64_t n, uint64_t total, double least);
 
 /* fio's num2str (lib/num2str.c) into buf: maxlen significant characters,
  * pow2 picks KiB/MiB over kB/MB.  units: 0 none, 2 "B", 4 "B/s". */
-enum { IOGAP_N2S_NONE = 0, IOGAP_N2S_BYTE = 2, IOGAP_N2S_BYTEPERSEC = 4 };
+enum { IOGAP_N2S_NONE = 0, IOGAP_N2S_BYTE = 2, IOGAP_N2S_BYTEPERSEC = 4, IOGAP_N2S_BITPERSEC = 5 };
 char *iogap_num2str(char *buf, size_t len, uint64_t num, int maxlen, bool pow2,
 		    int units);
 /* The same for a number of KiB (fio's num2str with base 1024). */

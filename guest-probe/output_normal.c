@@ -13,9 +13,11 @@
 #include "output.h"
 #include "steadystate.h"
 
-/* iogap has fio's defaults for the knobs behind these: kb_base=1024,
- * unit_base=bytes. */
-#define KB_BASE    1024
+/* fio's unit_base as num2str units: 1 bits, else (0 auto, 8) bytes */
+static int unit_base(const struct iogap_job *j)
+{
+	return j && j->proc.unit_base == 1 ? IOGAP_N2S_BITPERSEC : IOGAP_N2S_BYTEPERSEC;
+}
 
 /* a job's significant_figures (fio's default 4 for an imported job) */
 static int sig_figs(const struct iogap_job *j)
@@ -39,11 +41,15 @@ static char *num2str_from(char *buf, size_t len, uint64_t num, unsigned post, in
 	static const char *const iec[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
 	const char *const *prefix = pow2 ? iec : si;
 	const char *unit = units == IOGAP_N2S_BYTE ? "B" :
-			   units == IOGAP_N2S_BYTEPERSEC ? "B/s" : "";
+			   units == IOGAP_N2S_BYTEPERSEC ? "B/s" :
+			   units == IOGAP_N2S_BITPERSEC ? "bit/s" : "";
 	const unsigned thousand = pow2 ? 1024 : 1000;
 	unsigned modulo = -1u;
 	int carry = 0, digits, decimals;
 	char tmp[32];
+
+	if (units == IOGAP_N2S_BITPERSEC)   /* unit_base=1 */
+		num *= 8;
 
 	for (;;) {
 		digits = snprintf(tmp, sizeof(tmp), "%" PRIu64, num);
@@ -302,13 +308,16 @@ static void show_bw_iops(FILE *f, const struct iogap_group_stat *rs,
 		uint64_t min = ds->bw.min_val, max = ds->bw.max_val;
 		double mean = ds->bw.mean, dev = iogap_io_stat_stddev(&ds->bw);
 		double per = agg_percent(rs, d, mean);
-		const char *unit = "KiB";
+		/* fio's labels and divisor by kb_base (its test for bits compares
+		 * unit_base with 1, which never holds: N2S_BITPERSEC is 5) */
+		double kb = rs->kb_base_1000 ? 1000.0 : 1024.0;
+		const char *unit = rs->kb_base_1000 ? "kB" : "KiB";
 
-		if (mean > (double)KB_BASE * KB_BASE) {
-			min = (uint64_t)((double)min / KB_BASE);
-			max = (uint64_t)((double)max / KB_BASE);
-			mean /= KB_BASE;
-			dev /= KB_BASE;
+		if (mean > kb * kb) {
+			min = (uint64_t)((double)min / kb);
+			max = (uint64_t)((double)max / kb);
+			mean /= kb;
+			dev /= kb;
 			unit = "MiB";
 		}
 		fprintf(f, "   bw (%5s/s): min=%5" PRIu64 ", max=%5" PRIu64 ", per=%3.2f%%, "
@@ -331,16 +340,17 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 	const struct iogap_ddir_stat *ds = &st->dir[d];
 	char io_p[32], bw_p[32], bw_alt[32], iops_p[32], post[48] = "";
 	uint64_t runt = ds->runtime_ms, bw, iops;
-	int sig = sig_figs(st->job);
+	int sig = sig_figs(st->job), units = unit_base(st->job);
+	bool i2p = !rs->kb_base_1000;   /* fio: the group's kb_base, the job's unit_base */
 
 	if (!runt)
 		return;
 
 	bw = 1000 * ds->io_bytes / runt;
 	iops = 1000 * ds->total_io_u / runt;
-	iogap_num2str(io_p, sizeof(io_p), ds->io_bytes, sig, true, IOGAP_N2S_BYTE);
-	iogap_num2str(bw_p, sizeof(bw_p), bw, sig, true, IOGAP_N2S_BYTEPERSEC);
-	iogap_num2str(bw_alt, sizeof(bw_alt), bw, sig, false, IOGAP_N2S_BYTEPERSEC);
+	iogap_num2str(io_p, sizeof(io_p), ds->io_bytes, sig, i2p, IOGAP_N2S_BYTE);
+	iogap_num2str(bw_p, sizeof(bw_p), bw, sig, i2p, units);
+	iogap_num2str(bw_alt, sizeof(bw_alt), bw, sig, !i2p, units);
 	iogap_num2str(iops_p, sizeof(iops_p), iops, sig, false, IOGAP_N2S_NONE);
 	/* fio appends zbd_write_status() to every write line, zoned or not. */
 	if (d == 1)
@@ -544,6 +554,7 @@ static void show_job(FILE *f, const struct iogap_run_report *r,
 static void show_group(FILE *f, const struct iogap_group_stat *rs)
 {
 	static const char *const str[IOGAP_DDIR_NR] = { "   READ", "  WRITE", "   TRIM" };
+	bool i2p = !rs->kb_base_1000;
 	unsigned d;
 
 	fprintf(f, "\nRun status group %u (all jobs):\n", rs->groupid);
@@ -553,21 +564,18 @@ static void show_group(FILE *f, const struct iogap_group_stat *rs)
 
 		if (!rs->max_run_ms[d])
 			continue;
-		iogap_num2str(io, sizeof(io), rs->io_bytes[d], rs->sig_figs, true, IOGAP_N2S_BYTE);
-		iogap_num2str(io_alt, sizeof(io_alt), rs->io_bytes[d], rs->sig_figs, false,
+		iogap_num2str(io, sizeof(io), rs->io_bytes[d], rs->sig_figs, i2p, IOGAP_N2S_BYTE);
+		iogap_num2str(io_alt, sizeof(io_alt), rs->io_bytes[d], rs->sig_figs, !i2p,
 			      IOGAP_N2S_BYTE);
-		iogap_num2str(agg, sizeof(agg), rs->agg_bw[d], rs->sig_figs, true,
-			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(agg_alt, sizeof(agg_alt), rs->agg_bw[d], rs->sig_figs, false,
-			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(min, sizeof(min), rs->min_bw[d], rs->sig_figs, true,
-			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(min_alt, sizeof(min_alt), rs->min_bw[d], rs->sig_figs, false,
-			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(max, sizeof(max), rs->max_bw[d], rs->sig_figs, true,
-			      IOGAP_N2S_BYTEPERSEC);
-		iogap_num2str(max_alt, sizeof(max_alt), rs->max_bw[d], rs->sig_figs, false,
-			      IOGAP_N2S_BYTEPERSEC);
+		iogap_num2str(agg, sizeof(agg), rs->agg_bw[d], rs->sig_figs, i2p, rs->unit_base);
+		iogap_num2str(agg_alt, sizeof(agg_alt), rs->agg_bw[d], rs->sig_figs, !i2p,
+			      rs->unit_base);
+		iogap_num2str(min, sizeof(min), rs->min_bw[d], rs->sig_figs, i2p, rs->unit_base);
+		iogap_num2str(min_alt, sizeof(min_alt), rs->min_bw[d], rs->sig_figs, !i2p,
+			      rs->unit_base);
+		iogap_num2str(max, sizeof(max), rs->max_bw[d], rs->sig_figs, i2p, rs->unit_base);
+		iogap_num2str(max_alt, sizeof(max_alt), rs->max_bw[d], rs->sig_figs, !i2p,
+			      rs->unit_base);
 		fprintf(f, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%"
 			PRIu64 "msec\n", str[d], agg, agg_alt, min, max, min_alt, max_alt,
 			io, io_alt, rs->min_run_ms[d], rs->max_run_ms[d]);
@@ -648,6 +656,8 @@ int iogap_group_stats_compute(struct iogap_run_report *r)
 		struct iogap_group_stat *rs = &g[st->groupid];
 
 		rs->sig_figs = sig_figs(st->job);   /* fio: the last job's */
+		rs->kb_base_1000 = st->job && st->job->proc.kb_base == 1000;
+		rs->unit_base = unit_base(st->job);
 		for (d = 0; d < IOGAP_DDIR_NR; d++) {
 			uint64_t runt = st->dir[d].runtime_ms, bw;
 

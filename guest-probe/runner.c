@@ -50,6 +50,7 @@
 #include "offload.h"
 #include "numa.h"
 #include "prio.h"
+#include "procopts.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
@@ -89,6 +90,12 @@ struct worker {
 	struct iogap_io **done;
 	unsigned nr_free;
 	void *bufmem;
+	struct iogap_iomem iomem;   /* bufmem as mem= has it (procopts.c) */
+	struct iogap_proc_run prun; /* lockmem, cgroup (procopts.c) */
+	uint64_t last_think_ns;     /* thinktime_iotime: the last pause */
+	uint8_t last_ddir;          /* rate_ignore_thinktime: of the last I/O */
+	bool end_syncing;           /* end_fsync: traced, not counted (fio's TD_FSYNCING) */
+	pthread_rwlock_t **flocks;  /* lockfile: each file's lock (procopts.c) */
 	int *fds;                   /* each file's descriptor, for the engine (ectx.fds) */
 
 	/* offsets */
@@ -649,17 +656,18 @@ static uint64_t completed(const struct worker *w)
 	return w->done_ios[0] + w->done_ios[1] + w->done_ios[2];
 }
 
-/* fio's lat_fatal: over latency_target at depth 1 ends the job */
-static void lat_fatal(struct worker *w, const struct iogap_io *io, uint64_t lat)
+/* fio's lat_fatal: a request over max_latency, or over latency_target at
+ * depth 1, ends the job with ETIMEDOUT */
+static void lat_fatal(struct worker *w, const struct iogap_io *io, uint64_t lat, uint64_t max_ns)
 {
 	static const char *const names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
 
-	if (w->stat.error)
-		return;
-	fprintf(stderr, "%s: latency of %" PRIu64 " nsec exceeds specified max (%" PRIu64
-		" nsec): %s %s %" PRIu64 " %" PRIu32 "\n", w->job->name, lat,
-		w->job->latency_target_ns, w->fs.f[io->file].path, names[io->ddir], io->offset,
-		io->len);
+	if (!w->stat.error)
+		fprintf(stderr, "fio: latency of %" PRIu64 " nsec exceeds specified max (%" PRIu64
+			" nsec): %s %s %" PRIu64 " %u\n", lat, max_ns, w->fs.f[io->file].path,
+			names[io->ddir], io->offset, io->len);
+	if (!w->stat.first_error)
+		w->stat.first_error = ETIMEDOUT;
 	w->stat.error = ETIMEDOUT;
 	snprintf(w->stat.verror, sizeof(w->stat.verror), "max latency exceeded");
 }
@@ -709,7 +717,7 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	}
 	if (j->latency_target_ns && !j->disable_lat && io->ddir != IOGAP_OP_TRIM &&
 	    iogap_lat_target_complete(&w->lat, j, lat))
-		lat_fatal(w, io, lat);
+		lat_fatal(w, io, lat, w->job->latency_target_ns);
 	if (io->in_ramp)
 		return;
 	if ((uint64_t)io->result < io->len)
@@ -736,6 +744,8 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
 		if (j->lat_percentiles)
 			ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
+		if (j->proc.max_latency_ns[io->ddir] && lat > j->proc.max_latency_ns[io->ddir])
+			lat_fatal(w, io, lat, w->job->proc.max_latency_ns[io->ddir]);
 	}
 }
 
@@ -892,7 +902,7 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 	done = iogap_now_ns();
 	io.result = r;
 	record_io(w, &io, done, IOGAP_OP_FLUSH, IOGAP_REC_SYNC_OP);
-	if (!w->in_ramp) {
+	if (!w->in_ramp && !w->end_syncing) {
 		iogap_io_stat_add(&w->stat.sync_stat, done - io.issue_ns);
 		w->stat.sync_plat[iogap_plat_val_to_idx(done - io.issue_ns)]++;
 		/* fio's total_ios here counts fsyncs only (its DDIR_SYNC); the
@@ -1155,6 +1165,33 @@ static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 	return r < 0 ? r : 0;
 }
 
+/* Is a request other than io, of its file, in flight over its bytes? */
+static bool overlaps_in_flight(const struct worker *w, const struct iogap_io *io)
+{
+	for (unsigned i = 0; i < w->ectx.depth; i++) {
+		const struct iogap_io *o = &w->ios[i];
+		bool free_slot = false;
+
+		for (unsigned k = 0; k < w->nr_free && !free_slot; k++)
+			free_slot = w->free_slots[k] == o;
+		if (o != io && !free_slot && o->file == io->file && o->offset < io->offset + io->len &&
+		    io->offset < o->offset + o->len)
+			return true;
+	}
+	return false;
+}
+
+/* fio's serialize_overlap: io waits for the requests in flight it overlaps */
+static int wait_overlap(struct worker *w, const struct iogap_io *io, unsigned *queued)
+{
+	int r = 0;
+
+	while (r >= 0 && overlaps_in_flight(w, io))
+		if ((r = commit(w, queued)) >= 0)
+			r = reap(w, 1, *queued);
+	return r < 0 ? r : 0;
+}
+
 /* Queue io; while the engine answers BUSY, submit what it holds, reap,
  * and offer the same request again (fio's FIO_Q_BUSY: requeue). */
 static int queue_retrying(struct worker *w, struct iogap_io *io, unsigned *queued)
@@ -1176,24 +1213,51 @@ static int queue_retrying(struct worker *w, struct iogap_io *io, unsigned *queue
 	}
 }
 
+/* fio's rate_ignore_thinktime: the pause counts as issued at the rate
+ * (less a block, to issue right after it), so no catching up follows */
+static void rate_skip_pause(struct worker *w, uint64_t paused_ns)
+{
+	uint8_t d = w->last_ddir;
+	uint64_t bs = w->job->bs_min[d];
+	uint64_t bps = w->job->rate[d] ? w->job->rate[d] : w->job->rate_iops[d] * bs;
+	uint64_t us = paused_ns / 1000, missed = bps * us / 1000000;
+	uint64_t over = bs * 1000000 / (bps ? bps : 1) <= us ? bs : 0;
+
+	if (!bps || missed < over)
+		return;
+	w->bytes_dir_issued[d] += missed - over;
+	w->ios_issued[d] += (missed - over) / bs;
+	w->poisson_us[d] += us;
+}
+
 /* fio's handle_thinktime: every thinktime_blocks I/Os (completed, or
- * issued), let the queue drain, spin thinktime_spin, sleep the rest. */
+ * issued), or once thinktime_iotime of I/O has passed, let the queue
+ * drain, spin thinktime_spin, sleep the rest. */
 static int think(struct worker *w, unsigned *queued)
 {
 	const struct iogap_job *j = w->job;
 	uint64_t blocks = j->thinktime_issued ? w->ios_total :
 			  w->done_ios[0] + w->done_ios[1] + w->done_ios[2];
-	uint64_t t;
+	uint64_t t = iogap_now_ns();
+	bool due = false;
 	int r;
 
-	if (blocks < w->last_think_blocks + j->thinktime_blocks)
+	if (j->proc.thinktime_iotime_ns) {
+		due = t - w->last_think_ns >= j->proc.thinktime_iotime_ns + j->thinktime_ns;
+		if (!due && !j->proc.thinktime_blocks_set)
+			return 0;   /* fio: the default thinktime_blocks=1 would pause always */
+	}
+	if (!due && blocks < w->last_think_blocks + j->thinktime_blocks)
 		return 0;
 	if ((r = drain(w, queued)) < 0)
 		return r;
+	w->last_think_ns = t;   /* fio: the time before the pause */
 	t = iogap_now_ns();
 	while (iogap_now_ns() - t < j->thinktime_spin_ns)
 		;
 	iogap_sleep_until_ns(t + j->thinktime_ns);
+	if (j->proc.rate_ignore_thinktime)
+		rate_skip_pause(w, iogap_now_ns() - t);
 	w->last_think_blocks = blocks;
 	return 0;
 }
@@ -1434,7 +1498,13 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
+		if (j->proc.serialize_overlap && !sync_engine && (r = wait_overlap(w, io, &queued)) < 0) {
+			put_slot(w, io);
+			break;
+		}
 		iogap_iolog_write(&w->iolog, (enum iogap_iolog_act)ddir, io->offset, io->len);
+		if (w->flocks)   /* lockfile: from prep to queued, as fio (before its start_time) */
+			iogap_file_lock_take(j, w->flocks[io->file], ddir == IOGAP_OP_READ);
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
 		/* fio: issue_time just before queue for sync engines and for the
@@ -1443,6 +1513,8 @@ static int run_loop(struct worker *w)
 			io->issue_ns = w->ops->prep ? iogap_now_ns() : io->start_ns;
 		if (q == 0)
 			q = queue_retrying(w, io, &queued);
+		if (w->flocks)
+			pthread_rwlock_unlock(w->flocks[io->file]);
 		if (q < 0) {
 			io->result = q;
 			io->issue_ns = iogap_now_ns();
@@ -1457,6 +1529,7 @@ static int run_loop(struct worker *w)
 		}
 		w->ios_issued[ddir]++;
 		w->bytes_dir_issued[ddir] += io->len;
+		w->last_ddir = ddir;
 		w->ios_total++;
 		w->last_issue_ns = sync_engine ? io->issue_ns : iogap_now_ns();
 		if (!io->in_ramp)
@@ -1496,12 +1569,23 @@ static int run_loop(struct worker *w)
 		if (!r)
 			r = d;
 	}
-	for (unsigned k = 0; !r && j->end_fsync && job_writes(j) && !w->verify_pass && k < w->fs.nr; k++)
+	/* fio: fsync_on_close syncs there too; outside its running state,
+	 * so neither is in the statistics */
+	w->end_syncing = true;
+	for (unsigned k = 0; !r && (j->end_fsync || j->proc.fsync_on_close) && job_writes(j) &&
+	     !w->verify_pass && k < w->fs.nr; k++)
 		r = do_sync(w, &queued, SYNC_FSYNC, &w->fs.f[k]);
+	w->end_syncing = false;
 	return r;
 }
 
 /* ---- worker setup ----------------------------------------------------- */
+
+static int target_flags(const struct iogap_job *j)
+{
+	return (job_writes(j) ? O_RDWR : O_RDONLY) | (j->direct ? O_DIRECT : 0) |
+	       (j->sync_io ? O_SYNC : 0) | O_CLOEXEC;
+}
 
 /* Open file k of the worker (or the engine's own target) and set its
  * region: fio's file_offset and io_size. */
@@ -1509,14 +1593,14 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 {
 	const struct iogap_job *j = w->job;
 	const char *path = f->path;
-	int flags = job_writes(j) ? O_RDWR : O_RDONLY;
+	struct stat st;
 	uint64_t size, share = j->file_sizes ?
 		j->file_sizes[(j->files_per_clone ? w->clone * j->nrfiles : 0) + k] : j->size;
 
+	int r;
+
 	if (w->ops->flags & IOGAP_ENGINE_NO_FILE && w->ops->target_info) {
 		/* a target of the engine's own (an rbd image): its size */
-		int r;
-
 		f->fd = -1;
 		r = w->ops->target_info(j, &size, -1, 0, w->err, sizeof(w->err));
 		if (r < 0) {
@@ -1532,11 +1616,7 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 		}
 		size = clone_offset(j, j->numjobs - 1) + share;
 	} else {
-		if (j->direct)
-			flags |= O_DIRECT;
-		if (j->sync_io)
-			flags |= O_SYNC;
-		f->fd = open(path, flags | O_CLOEXEC);
+		f->fd = open(path, target_flags(j));
 		if (f->fd < 0) {
 			w->err_code = errno;
 			snprintf(w->err, sizeof(w->err), "%s: open: %s%s", path,
@@ -1548,8 +1628,10 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 			size = file_or_dev_size(f->fd);
 		else if (w->ops->file_size(path, &size, w->err, sizeof(w->err)) < 0)
 			return -1;
-		/* fill_device: the file grows until the filesystem is full */
-		if (j->fill_device && size < clone_offset(j, w->clone) + share)
+		/* fill_device: the file grows until the filesystem is full; a
+		 * file the writes extend (layout_file): the job's region */
+		if (share && size < clone_offset(j, w->clone) + share &&
+		    (j->fill_device || (job_writes(j) && !fstat(f->fd, &st) && S_ISREG(st.st_mode))))
 			size = clone_offset(j, w->clone) + share;
 	}
 	f->target_size = size;
@@ -1572,6 +1654,11 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 	}
 	f->nblocks = f->region_len / w->min_bs;
 	iogap_wfile_restart(f);
+	if (f->fd >= 0 && (r = iogap_proc_file_opened(j, f->fd, f->region_start, f->region_len,
+						       w->err, sizeof(w->err))) < 0) {
+		w->err_code = -r;   /* fadvise_hint, write_hint (procopts.c) */
+		return -1;
+	}
 	return 0;
 }
 
@@ -1672,6 +1759,7 @@ static int setup_worker(struct worker *w)
 	uint32_t max_bs = 0;
 	size_t bufsz;
 	uint64_t seed = w->seed;
+	int r;
 
 	iogap_rand_seed(&w->rnd_off, seed);
 	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
@@ -1698,13 +1786,17 @@ static int setup_worker(struct worker *w)
 	w->ios = calloc(j->iodepth, sizeof(*w->ios));
 	w->free_slots = calloc(j->iodepth, sizeof(*w->free_slots));
 	w->done = calloc(j->iodepth, sizeof(*w->done));
-	if (!w->ios || !w->free_slots || !w->done ||
-	    posix_memalign(&w->bufmem, 4096, bufsz * j->iodepth)) {
+	if (!w->ios || !w->free_slots || !w->done) {
 		w->err_code = ENOMEM;
-		snprintf(w->err, sizeof(w->err), "out of memory for %u buffers of %zu bytes",
-			 j->iodepth, bufsz);
+		snprintf(w->err, sizeof(w->err), "out of memory for %u requests", j->iodepth);
 		return -1;
 	}
+	/* mem= (procopts.c): malloc, shm, mmap, huge pages */
+	if ((r = iogap_iomem_alloc(j, bufsz * j->iodepth, &w->iomem, w->err, sizeof(w->err))) < 0) {
+		w->err_code = -r;
+		return -1;
+	}
+	w->bufmem = w->iomem.p;
 	/* incompressible payload, as fio's default random buffers */
 	for (size_t i = 0; i < bufsz * j->iodepth / 8; i++) {
 		uint64_t v = iogap_rand_next(&w->rnd_bs);
@@ -1729,6 +1821,18 @@ static int setup_worker(struct worker *w)
 	for (unsigned k = 0; k < w->fs.nr; k++)
 		w->fds[k] = w->fs.f[k].fd;
 	w->ectx.fds = w->fds;
+	if (j->proc.lockfile != IOGAP_LOCK_NONE && !(w->flocks = calloc(w->fs.nr, sizeof(*w->flocks)))) {
+		w->err_code = ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory for the file locks");
+		return -1;
+	}
+	for (unsigned k = 0; w->flocks && k < w->fs.nr; k++) {
+		if (!(w->flocks[k] = iogap_file_lock(w->fs.f[k].path))) {
+			w->err_code = ENOMEM;
+			snprintf(w->err, sizeof(w->err), "out of memory for the file locks");
+			return -1;
+		}
+	}
 	w->ectx.nr_fds = w->fs.nr;
 	w->ectx.clone = w->clone;
 	w->ectx.depth = j->iodepth;
@@ -1772,9 +1876,13 @@ static void teardown_worker(struct worker *w)
 	w->logs = NULL;
 	if (w->ectx.priv)
 		w->ops->cleanup(&w->ectx);
-	for (unsigned k = 0; w->fs.f && k < w->fs.nr; k++)
-		if (w->fs.f[k].fd >= 0)
-			close(w->fs.f[k].fd);
+	for (unsigned k = 0; w->fs.f && k < w->fs.nr; k++) {
+		if (w->fs.f[k].fd < 0)
+			continue;
+		if (w->job->proc.fsync_on_close && job_writes(w->job))   /* fio's close_file */
+			fsync(w->fs.f[k].fd);
+		close(w->fs.f[k].fd);
+	}
 	iogap_fileset_free(&w->fs);   /* the random maps too */
 	w->f = NULL;
 	iogap_zbd_worker_free(w->zbd);   /* zbd.c */
@@ -1783,7 +1891,10 @@ static void teardown_worker(struct worker *w)
 	free(w->free_slots);
 	free(w->done);
 	free(w->fds);
-	free(w->bufmem);
+	free(w->flocks);
+	w->flocks = NULL;
+	iogap_iomem_free(w->job, &w->iomem);
+	w->bufmem = NULL;
 	free(w->recs);
 	free(w->rec_prio);
 	free(w->vslot);
@@ -1832,8 +1943,42 @@ static void apply_placement(struct worker *w)
 		w->err_code = EINVAL;
 }
 
-static void restart_pass(struct worker *w)
+/* fio's unlink_each_loop: before each loop after the first, the regular
+ * files go, and are opened again (created by a writing job, missing for
+ * a reading one: ENOENT, as fio) on the same descriptors */
+static int unlink_reopen(struct worker *w)
 {
+	for (unsigned k = 0; k < w->fs.nr; k++) {
+		struct iogap_wfile *f = &w->fs.f[k];
+		struct stat st;
+		int fd;
+
+		if (f->fd < 0 || fstat(f->fd, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (unlink(f->path) && errno != ENOENT)
+			return -errno;
+		fd = open(f->path, target_flags(w->job) |
+			  (job_writes(w->job) && w->job->allow_file_create ? O_CREAT : 0), 0600);
+		if (fd < 0) {
+			snprintf(w->stat.verror, sizeof(w->stat.verror), "%s: open: %s", f->path,
+				 strerror(errno));
+			w->stat.error = errno;
+			return -errno;
+		}
+		dup2(fd, f->fd);
+		close(fd);
+	}
+	return 0;
+}
+
+static int restart_pass(struct worker *w)
+{
+	if (w->job->proc.unlink_each_loop) {
+		int r = unlink_reopen(w);
+
+		if (r < 0)
+			return r;
+	}
 	iogap_fileset_restart(&w->fs);
 	/* fio closes and reopens the files between loops */
 	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_CLOSE, 0, 0);
@@ -1841,6 +1986,7 @@ static void restart_pass(struct worker *w)
 	w->bytes_issued = 0;
 	w->seq_left = 0;
 	w->write_after_trim = false;
+	return 0;
 }
 
 /* fio's do_verify after a pass that wrote: read back every block it
@@ -1876,6 +2022,34 @@ static void wait_for_waitee(struct worker *w)
 	}
 }
 
+/* fio's setgid/setuid, first thing in the job (procopts.c) */
+static int proc_creds(struct worker *w)
+{
+	int r = iogap_proc_creds(w->job, w->err, sizeof(w->err));
+
+	w->err_code = -r;
+	return r;
+}
+
+/* After the buffers, as fio's thread_main: lockmem, cgroup, nice,
+ * ioscheduler, exec_prerun, pre_read (procopts.c) */
+static int proc_setup(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+	int r = iogap_proc_start(j, &w->prun, w->tid, w->err, sizeof(w->err));
+
+	for (unsigned k = 0; !r && j->proc.ioscheduler && k < w->fs.nr; k++)
+		if (w->fs.f[k].fd >= 0 && iogap_proc_ioscheduler(j, w->fs.f[k].path, w->err,
+								  sizeof(w->err)))
+			r = -EINVAL;
+	for (unsigned k = 0; !r && j->proc.pre_read && k < w->fs.nr; k++)
+		if (w->fs.f[k].fd >= 0)
+			r = iogap_proc_pre_read(j, w->fs.f[k].fd, w->fs.f[k].region_start,
+						w->fs.f[k].region_len, w->err, sizeof(w->err));
+	w->err_code = -r;
+	return r;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1896,14 +2070,15 @@ static void *worker_main(void *arg)
 	set_affinity(w, w->clone);
 	if (!w->err[0])
 		apply_placement(w);
-	if (w->err[0] || setup_worker(w)) {
+	if (w->err[0] || proc_creds(w) || setup_worker(w) || proc_setup(w)) {
 		w->stat.error = w->err_code ? w->err_code : EINVAL;
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%.127s", w->err);
+		iogap_proc_end(j, &w->prun, w->tid, false);
 		teardown_worker(w);
 		atomic_store(&w->finished, 1);
 		return NULL;
 	}
-	w->t_start = w->last_issue_ns = iogap_now_ns();
+	w->t_start = w->last_issue_ns = w->last_think_ns = iogap_now_ns();
 	if (w->logs)
 		iogap_logs_start(w->logs, w->t_start);
 	w->t_ramp_end = w->t_start + j->ramp_time_ns;
@@ -1917,8 +2092,8 @@ static void *worker_main(void *arg)
 	/* fio's loops: the same job again, from the start of the region;
 	 * create_only: the files are laid out, nothing more */
 	for (unsigned loop = 0; loop < j->loops && !j->create_only; loop++) {
-		if (loop)
-			restart_pass(w);
+		if (loop && (r = restart_pass(w)) < 0)
+			break;
 		r = run_loop(w);
 		if (r >= 0)   /* run_loop may end with the count drained */
 			r = verify_written(w);
@@ -1945,6 +2120,7 @@ static void *worker_main(void *arg)
 	if (j->latency_target_ns)
 		w->stat.iodepth = w->lat.qd;   /* fio's latency_depth */
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
+	iogap_proc_end(j, &w->prun, w->tid, true);   /* exec_postrun, as fio before exitall */
 	if (j->exitall || (j->exitall_on_error && w->stat.error && !w->stat.error_continued))
 		exit_others(w);
 	teardown_worker(w);
@@ -1965,6 +2141,44 @@ static int create_fill_file(const struct iogap_job *j, char *err, size_t errlen)
 	if (fd < 0)
 		return iogap_seterr(err, errlen, "%s: cannot create: %s", j->filename,
 				    strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* fio's extend_file: a file too small for the job is written out in full
+ * for a job that reads, or writes with overwrite=1 (not file_append), or
+ * through mmap (fio's FIO_NOEXTEND); a job that only writes starts from a
+ * new empty file its writes extend; one that only trims from the file as
+ * it is. */
+static bool fills_file(const struct iogap_job *j)
+{
+	/* (zonemode=zbd needs the zones to exist: fio refuses an empty file) */
+	return j->rw & IOGAP_RW_READ || (j->rw & IOGAP_RW_WRITE && j->proc.overwrite && !j->file_append) ||
+	       (j->rw & IOGAP_RW_WRITE && !strcmp(j->ioengine, "mmap")) ||
+	       j->zone_mode == IOGAP_ZONE_MODE_ZBD;
+}
+
+static int start_empty(const struct iogap_job *j, char *err, size_t errlen)
+{
+	int fd;
+
+	if (j->rw & IOGAP_RW_WRITE && !j->file_append && unlink(j->filename) && errno != ENOENT)
+		return iogap_seterr(err, errlen, "%s: unlink: %s", j->filename, strerror(errno));
+	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return iogap_seterr(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
+	/* fio's fallocate_file: space reserved as the job says (from the
+	 * job's offset: the hole before it stays, where fio reserves from 0);
+	 * a failure is only fio's debug note */
+	if (j->proc.fallocate == IOGAP_FALLOC_NATIVE)
+		(void)!fallocate(fd, 0, (off_t)j->offset, (off_t)(job_end(j) - j->offset));
+	else if (j->proc.fallocate == IOGAP_FALLOC_POSIX)
+		(void)!posix_fallocate(fd, (off_t)j->offset, (off_t)(job_end(j) - j->offset));
+	else if (j->proc.fallocate == IOGAP_FALLOC_KEEP)
+		(void)!fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)j->offset,
+				 (off_t)(job_end(j) - j->offset));
+	else if (j->proc.fallocate == IOGAP_FALLOC_TRUNCATE)
+		(void)!ftruncate(fd, (off_t)job_end(j));
 	close(fd);
 	return 0;
 }
@@ -2001,6 +2215,8 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	}
 	if (have >= need)
 		return 0;
+	if (!fills_file(j))
+		return start_empty(j, err, errlen);
 	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
@@ -2293,8 +2509,12 @@ static int resolve_percentages(struct iogap_job *j, char *err, size_t errlen)
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		if (j->bs_min[d] < align)
 			align = j->bs_min[d];
-	if (j->offset_pct)
-		j->offset = (uint64_t)((double)total * j->offset_pct / 100.0) / align * align;
+	if (j->offset_pct) {   /* fio: up to offset_align, or the smallest block size */
+		uint64_t oa = j->proc.offset_align ? j->proc.offset_align : align;
+
+		j->offset = (uint64_t)((double)total * j->offset_pct / 100.0);
+		j->offset = (j->offset + oa - 1) / oa * oa;
+	}
 	if (j->size_pct)
 		j->size = (uint64_t)((double)total * j->size_pct / 100.0) / align * align;
 	if (j->size_pct && j->offset + j->size > total)
@@ -2632,6 +2852,13 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 
 		if (opts->allow_destroy_data)
 			continue;
+		if (j->proc.allow_mounted_write && !(ops->flags & IOGAP_ENGINE_NO_FILE)) {
+			/* the job's own --allow-destroy-data (fio's allow_mounted_write) */
+			if (iogap_target_check(j->filename, why, sizeof(why)) > 0)
+				fprintf(stderr, "iogap-probe: %s: writing (job '%s', allow_mounted_write=1) "
+					"although it holds data: %s\n", j->filename, j->name, why);
+			continue;
+		}
 		if (ops->holds_data)
 			r = ops->holds_data(j, why, sizeof(why));
 		else if ((ops->flags & IOGAP_ENGINE_NO_FILE && !ops->target_info) || !job_writes(j) ||
@@ -2834,7 +3061,9 @@ static void choose_clock(const struct iogap_job_list *jobs)
 /* Each clone gets its own streams; guest and host get the same ones. */
 static uint64_t worker_seed(const struct iogap_job *j, unsigned job_index, unsigned clone)
 {
-	uint64_t seed = j->randrepeat ? j->randseed : (uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+	/* allrandrepeat: every generator repeatable even with randrepeat=0, as fio */
+	uint64_t seed = j->randrepeat || j->proc.allrandrepeat ? j->randseed :
+			(uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
 
 	return seed ^ ((uint64_t)job_index << 32) ^ ((uint64_t)clone * 0x9e3779b97f4a7c15ULL);
 }

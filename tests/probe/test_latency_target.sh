@@ -46,11 +46,11 @@ ok $? "latency_run=1: tuning goes on until the job's runtime, at depth 16 $(cat 
 
 # the search's end is the job's, loops or not (fio's td->done); the report
 # has the final window only
-"$PROBE" --name=l --ioengine=null --size=4g --loops=3 --iodepth=8 --latency_target=1s \
+"$PROBE" --name=l --ioengine=null --size=64g --loops=3 --iodepth=8 --latency_target=1s \
 	--latency_window=50ms --latency_percentile=99 --output-format=json > l.json 2> l.err
 [ "$(jq_ l.json '[d["jobs"][0][k] for k in ("latency_depth", "error")]')" = "[8, 0]" ] &&
-	[ "$(jq_ l.json 'd["jobs"][0]["read"]["io_bytes"] < 4 << 30')" = True ]
-ok $? "loops=3: the search ends the job, whose report is its final window's ($(jq_ l.json 'd["jobs"][0]["read"]["io_bytes"] >> 20') MiB of 3 x 4096) $(cat l.err)"
+	[ "$(jq_ l.json 'd["jobs"][0]["read"]["io_bytes"] < 64 << 30')" = True ]
+ok $? "loops=3: the search ends the job, whose report is its final window's ($(jq_ l.json 'd["jobs"][0]["read"]["io_bytes"] >> 20') MiB of 3 x 65536) $(cat l.err)"
 
 # a target the null engine cannot meet: at depth 1 the job fails as fio's
 args=(--name=slow --ioengine=null --size=1g --time_based --runtime=30 --iodepth=8 --latency_target=1ms)
@@ -58,7 +58,7 @@ args=(--name=slow --ioengine=null --size=1g --time_based --runtime=30 --iodepth=
 rc=$?
 [ "$rc" != 0 ] && [ "$(jq_ s.json 'd["jobs"][0]["error"]')" = 110 ] &&
 	[ "$(jq_ s.json "$lat_fields")" = "[1, 1000000, 100.0, 0]" ] &&
-	grep -qE "^slow: latency of [0-9]+ nsec exceeds specified max \(1000000 nsec\): slow.0.0 read [0-9]+ 4096$" s.err
+	grep -qE "^fio: latency of [0-9]+ nsec exceeds specified max \(1000000 nsec\): slow.0.0 read [0-9]+ 4096$" s.err
 ok $? "a target missed at depth 1 (percentile 100): error 110 (ETIMEDOUT), exit $rc: $(head -1 s.err)"
 
 "$PROBE" --null-latency-ns=5000000 "${args[@]}" > s.txt 2>&1
