@@ -982,27 +982,9 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 /* cpus_allowed=0-3,6 */
 static int opt_cpus_allowed(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
-	char buf[512], *save = NULL, *tok;
-
 	NEED_VALUE(c, key, val);
-	memset(j->cpus_allowed, 0, sizeof(j->cpus_allowed));
-	snprintf(buf, sizeof(buf), "%s", val);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long lo, hi;
-		char *dash = strchr(tok, '-');
-
-		if (dash)
-			*dash = '\0';
-		if (parse_uint(tok, IOGAP_MAX_CPUS - 1, &lo) ||
-		    (dash && parse_uint(dash + 1, IOGAP_MAX_CPUS - 1, &hi)))
-			return bad_value(c, key, val, "expected a CPU list such as 0-3,6");
-		if (!dash)
-			hi = lo;
-		if (hi < lo)
-			return bad_value(c, key, val, "range end before start");
-		for (unsigned long long cpu = lo; cpu <= hi; cpu++)
-			j->cpus_allowed[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
-	}
+	if (iogap_parse_cpu_list(val, j->cpus_allowed, IOGAP_MAX_CPUS))
+		return bad_value(c, key, val, "expected a CPU list such as 0-3,6");
 	j->cpus_allowed_set = true;
 	return 0;
 }
@@ -1511,6 +1493,7 @@ static void job_defaults(struct iogap_job *j)
 	j->replay_scale = 1;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
+	iogap_job_data_defaults(j);
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -1652,6 +1635,8 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 	char why[256];
 	int r = iogap_job_file_option(j, key, val, why, sizeof(why));   /* jobfiles.c */
 
+	if (r > 0)
+		r = iogap_job_data_option(j, key, val, why, sizeof(why));  /* jobopts_data.c */
 	if (r < 0)
 		return bad_value(c, key, val, why);
 	if (r == 0)

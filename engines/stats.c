@@ -256,6 +256,16 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 	dst->members += src->members ? src->members : 1;
 }
 
+/* fio's sum_thread_stats into a unified_rw_reporting=mixed thread_stat:
+ * every direction's numbers into dir[0], as one direction. */
+void iogap_job_stat_mix(struct iogap_job_stat *st)
+{
+	for (unsigned d = 1; d < IOGAP_DDIR_NR; d++) {
+		ddir_stat_merge(&st->dir[0], &st->dir[d]);
+		memset(&st->dir[d], 0, sizeof(st->dir[d]));
+	}
+}
+
 /*
  * fio's calc_clat_percentiles walk: go up the buckets accumulating counts;
  * the p-th percentile is the first bucket where the running sum reaches

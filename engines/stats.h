@@ -166,6 +166,8 @@ unsigned iogap_batch_to_map_idx(unsigned nr);
 /* Merge src into dst as fio's sum_thread_stats (group_reporting). */
 void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_stat *src);
 
+/* unified_rw_reporting=mixed: fold every direction into dir[0]. */
+void iogap_job_stat_mix(struct iogap_job_stat *st);
 /* Percentiles from a histogram, fio's calc_clat_percentiles: fills vals
  * for each of plist (sorted ascending).  Returns number of samples. */
 uint64_t iogap_plat_percentiles(const uint64_t *plat, const double *plist, unsigned nr,

@@ -32,4 +32,8 @@ void iogap_sleep_until_ns(uint64_t t);
 /* *dst becomes a copy of val, the old value freed: 0, or -1 out of memory. */
 int iogap_set_str(char **dst, const char *val);
 
+/* fio's CPU lists ("0-3,6") into mask (max_cpus bits, cleared first):
+ * 0, or -1 for a malformed list or a CPU of max_cpus or more. */
+int iogap_parse_cpu_list(const char *val, unsigned char *mask, unsigned max_cpus);
+
 #endif

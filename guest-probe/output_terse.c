@@ -6,6 +6,7 @@
  * so scripts that cut fields out of fio's terse lines read ours.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -81,6 +82,19 @@ static void terse_ddir(FILE *f, const struct iogap_job_stat *st,
 	}
 }
 
+/* fio's show_mixed_ddir_status_terse: the directions summed */
+static void terse_mixed(FILE *f, const struct iogap_job_stat *st, const struct iogap_group_stat *rs)
+{
+	struct iogap_job_stat *mixed = malloc(sizeof(*mixed));
+
+	if (!mixed)
+		return;
+	*mixed = *st;
+	iogap_job_stat_mix(mixed);
+	terse_ddir(f, mixed, rs, 0);
+	free(mixed);
+}
+
 static void terse_disk(FILE *f, const struct iogap_disk_util *du)
 {
 	double util = du->msec ? 100.0 * (double)du->io_ticks / (double)du->msec : 0.0;
@@ -124,9 +138,12 @@ static void terse_job(FILE *f, const struct iogap_run_report *r, const struct io
 		issued += st->dir[d].total_io_u;
 
 	fprintf(f, "%d;%s;%s;%u;%d", TERSE_VERSION, r->version, st->name, st->groupid, st->error);
-	/* version 3: read and write, no trim */
+	/* version 3: read and write, no trim; unified_rw_reporting as fio */
 	terse_ddir(f, st, rs, 0);
-	terse_ddir(f, st, rs, 1);
+	if (!st->job || st->job->unified_rw != IOGAP_UNIFIED_MIXED)
+		terse_ddir(f, st, rs, 1);
+	if (st->job && st->job->unified_rw == IOGAP_UNIFIED_BOTH)
+		terse_mixed(f, st, rs);
 
 	if (st->total_run_time_ms) {   /* cpu times in whole ms, as fio */
 		usr = (double)(st->usr_time_us / 1000) * 100 / (double)st->total_run_time_ms;

@@ -40,11 +40,11 @@
 #include "trace_info.h"
 #include "verify.h"
 #include "iolog.h"
+#include "buffers.h"
 #include "logs.h"
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
-#define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
 
 static volatile sig_atomic_t stop_requested;
 static _Atomic int exit_all;             /* exitall with exit_what=all */
@@ -123,9 +123,10 @@ struct worker {
 	uint64_t t_start, t_ramp_end, t_end;
 	bool in_ramp;
 	uint64_t rate_start;
-	uint64_t next_sample;
+	/* the report's bandwidth [0] and IOPS [1] samples: fio's bwavgtime
+	 * and iopsavgtime windows */
+	uint64_t next_sample[2], last_sample_ns[2], sample_window_ns[2];
 	uint64_t sample_bytes[IOGAP_DDIR_NR], sample_ios[IOGAP_DDIR_NR];
-	uint64_t last_sample_ns;
 	struct rusage ru_start;
 
 	/* trace and latency logs */
@@ -206,7 +207,7 @@ static void flush_records(struct worker *w)
 		return;
 	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
 		w->dropped += w->nr_recs;
-	for (unsigned i = 0; w->logs && i < w->nr_recs; i++)
+	for (unsigned i = 0; w->logs && w->job->stats && i < w->nr_recs; i++)   /* stats=0: none */
 		iogap_logs_add(w->logs, &w->recs[i]);
 	w->nr_recs = 0;
 }
@@ -647,30 +648,40 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	}
 }
 
-static void add_samples(struct worker *w, uint64_t now)
+/* fio's __add_samples: bandwidth (KiB/s, iops false) or IOPS over the
+ * window that ended at now */
+static void add_samples(struct worker *w, uint64_t now, bool iops)
 {
-	uint64_t span = now - w->last_sample_ns;
+	uint64_t span = now - w->last_sample_ns[iops];
 
-	if (span == 0 || w->job->disable_bw)
+	if (span == 0 || (!iops && w->job->disable_bw))
 		return;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		/* the verify pass only reads */
 		if (w->verify_pass ? d != IOGAP_OP_READ : !(w->job->rw & (1u << d)))
 			continue;
-		iogap_io_stat_add(&w->stat.dir[d].bw,
-				  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
-		iogap_io_stat_add(&w->stat.dir[d].iops, w->sample_ios[d] * 1000000000ULL / span);
-		w->sample_bytes[d] = 0;
-		w->sample_ios[d] = 0;
+		if (iops) {
+			iogap_io_stat_add(&w->stat.dir[d].iops,
+					  w->sample_ios[d] * 1000000000ULL / span);
+			w->sample_ios[d] = 0;
+		} else {
+			iogap_io_stat_add(&w->stat.dir[d].bw,
+					  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
+			w->sample_bytes[d] = 0;
+		}
 	}
-	w->last_sample_ns = now;
+	w->last_sample_ns[iops] = now;
 }
 
 static void end_ramp(struct worker *w, uint64_t now)
 {
 	w->in_ramp = false;
-	w->last_sample_ns = now;
-	w->next_sample = now + SAMPLE_WINDOW_NS;
+	w->sample_window_ns[0] = w->job->bw_avg_msec * 1000000ULL;
+	w->sample_window_ns[1] = w->job->iops_avg_msec * 1000000ULL;
+	for (int k = 0; k < 2; k++) {
+		w->last_sample_ns[k] = now;
+		w->next_sample[k] = now + w->sample_window_ns[k];
+	}
 	w->rate_start = now;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
 	memset(w->bytes_dir_issued, 0, sizeof(w->bytes_dir_issued));
@@ -1118,9 +1129,11 @@ static int run_loop(struct worker *w)
 			end_ramp(w, now);
 		if (w->snap)
 			answer_status(w, now);
-		if (!w->in_ramp && now >= w->next_sample) {
-			add_samples(w, now);
-			w->next_sample += SAMPLE_WINDOW_NS;
+		for (int k = 0; k < 2 && !w->in_ramp && w->job->stats; k++) {
+			if (now < w->next_sample[k])
+				continue;
+			add_samples(w, now, k);
+			w->next_sample[k] += w->sample_window_ns[k];
 		}
 		/* as fio, the pause follows the I/O, the last one included */
 		if (j->thinktime_ns && !w->verify_pass && !stop_requested && (r = think(w, &queued)) < 0)
@@ -1243,6 +1256,8 @@ static int run_loop(struct worker *w)
 			iogap_verify_fill_pattern(j->verify_pattern, j->verify_pattern_len, io->buf, io->len);
 		else if (ddir == IOGAP_OP_WRITE && j->refill_buffers && !j->buffer_pattern_len)
 			refill_buffer(w, io);
+		else if (ddir == IOGAP_OP_WRITE && iogap_buffers_scramble(j))   /* buffers.c */
+			iogap_buffer_scramble(io->buf, io->len, io->offset, iogap_now_ns());
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
 		if (ddir == IOGAP_OP_WRITE && j->verify && (r = verify_stamp(w, io)) < 0) {
@@ -1493,6 +1508,8 @@ static int setup_worker(struct worker *w)
 		uint64_t v = iogap_rand_next(&w->rnd_bs);
 		memcpy((char *)w->bufmem + i * 8, &v, 8);
 	}
+	if (j->zero_buffers)   /* fio's zero_buffers, unless a pattern is given */
+		memset(w->bufmem, 0, bufsz * j->iodepth);
 	/* fio's buffer_pattern: each buffer starts with the pattern */
 	for (size_t i = 0; j->buffer_pattern_len && i < bufsz * j->iodepth; i++)
 		((uint8_t *)w->bufmem)[i] = j->buffer_pattern[(i % bufsz) % j->buffer_pattern_len];
@@ -1691,8 +1708,9 @@ static void *worker_main(void *arg)
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));
 	}
 	if (!w->in_ramp) {
-		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
-			add_samples(w, t_stop);
+		for (int k = 0; k < 2; k++)
+			if (t_stop - w->last_sample_ns[k] >= w->sample_window_ns[k] / 2)
+				add_samples(w, t_stop, k);
 		close_stats(w, &w->stat, t_stop);
 	}
 	atomic_store(&w->running, 2);   /* measuring done: final stats follow */
@@ -2072,6 +2090,8 @@ static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *con
 		const struct iogap_job_stat *st = stats ? stats[i] : &w->stat;
 		struct iogap_job_stat *into = NULL;
 
+		if (!w->job->stats)   /* fio's stats=0: not reported */
+			continue;
 		if (w->job->group_reporting) {
 			for (size_t k = 0; k < report->nr; k++) {
 				if (report->stats[k].groupid == w->groupid &&
@@ -2086,6 +2106,9 @@ static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *con
 		else
 			report->stats[report->nr++] = *st;
 	}
+	for (size_t k = 0; k < report->nr; k++)
+		if (report->stats[k].job->unified_rw == IOGAP_UNIFIED_MIXED)
+			iogap_job_stat_mix(&report->stats[k]);
 	report->timestamp = time(NULL);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
@@ -2569,7 +2592,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		size_t nf = 0;
 
 		for (size_t i = 0; files && i < jobs->nr; i++)
-			if (!(jobs->jobs[i].engine->flags & IOGAP_ENGINE_NO_FILE))
+			if (!(jobs->jobs[i].engine->flags & IOGAP_ENGINE_NO_FILE) &&
+			    jobs->jobs[i].disk_util)
 				files[nf++] = jobs->jobs[i].filename;
 		disks = iogap_disk_util_start(files, nf);
 		free(files);
