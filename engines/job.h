@@ -293,28 +293,21 @@ struct iogap_job {
 	char *ceph_conf;
 	bool rbd_busy_poll;
 
-	/* statistics, logs, buffers, verify-trim (engines/jobopts_data.c),
+	/* statistics, logs, buffers (engines/jobopts_data.c),
 	 * fio's names and defaults */
 	unsigned bw_avg_msec, iops_avg_msec; /* bwavgtime, iopsavgtime: the
 				   * report's bw/iops sample windows (500) */
 	unsigned log_entries;     /* fio's initial log size; the probe's logs
 				   * grow as needed (1024) */
 	uint32_t log_gz;          /* log_compression: chunk bytes; 0 = off */
-	unsigned char log_gz_cpus[IOGAP_MAX_CPUS / 8]; /* log_compression_cpus */
-	bool log_gz_cpus_set;
 	bool log_gz_store;        /* log_store_compressed: PREFIX_KIND.N.log.fz */
 	bool log_unix_epoch, log_alternate_epoch; /* log times from this epoch */
 	int log_epoch_clock;      /* log_alternate_epoch_clock_id (CLOCK_REALTIME) */
-	bool block_error_hist;    /* block_error_percentiles */
 	bool stats;               /* fio default 1: 0 leaves the job out of the report */
 	bool disk_util;           /* fio default 1: 0 leaves its disks out */
 	unsigned unified_rw;      /* enum iogap_unified_rw */
 	bool zero_buffers, zero_buffers_set;
 	bool scramble_buffers, scramble_buffers_set; /* fio default 1 */
-	unsigned trim_percentage; /* of the verified blocks trimmed before read-back */
-	bool trim_zero;           /* trim_verify_zero: trimmed blocks read back 0 (1) */
-	uint64_t trim_backlog;    /* trim after this many written blocks (0: at the end) */
-	unsigned trim_batch;      /* trim_backlog_batch: blocks per trim round */
 
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;
@@ -406,9 +399,8 @@ int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen);
 int iogap_job_files_copy(struct iogap_job *dst, const struct iogap_job *src);
 void iogap_job_files_free(struct iogap_job *j);
 
-/* jobopts_data.c: the statistics, log, buffer and verify-trim options
- * (bwavgtime, log_compression, stats, unified_rw_reporting, zero_buffers,
- * trim_percentage, ...): fio's defaults into j, and the same contract as
+/* jobopts_data.c: the statistics, log and buffer options (bwavgtime,
+ * log_compression, stats, unified_rw_reporting, zero_buffers, ...): fio's defaults into j, and the same contract as
  * iogap_job_file_option. */
 void iogap_job_data_defaults(struct iogap_job *j);
 int iogap_job_data_option(struct iogap_job *j, const char *key, const char *val,

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fio's statistics, log, buffer and verify-trim options (its options.c:
+ * fio's statistics, log and buffer options (its options.c:
  * names, aliases, defaults, limits): bwavgtime, iopsavgtime, log_entries,
- * log_compression, log_compression_cpus, log_store_compressed,
- * log_unix_epoch, log_alternate_epoch, log_alternate_epoch_clock_id,
- * block_error_percentiles, stats, disk_util, unified_rw_reporting,
- * zero_buffers, scramble_buffers, trim_percentage, trim_verify_zero,
- * trim_backlog, trim_backlog_batch.  The runner and the outputs give them
- * fio's meaning (guest-probe/).
+ * log_compression, log_store_compressed, log_unix_epoch,
+ * log_alternate_epoch, log_alternate_epoch_clock_id, stats, disk_util,
+ * unified_rw_reporting, zero_buffers, scramble_buffers.  The runner, the
+ * logs and the outputs give them fio's meaning (guest-probe/).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +29,6 @@ void iogap_job_data_defaults(struct iogap_job *j)
 	j->stats = true;
 	j->disk_util = true;
 	j->scramble_buffers = true;
-	j->trim_zero = true;
 }
 
 static int parse_bool(const char *val, bool *out)
@@ -74,10 +71,8 @@ static bool *bool_field(struct iogap_job *j, const char *key)
 		{ "log_store_compressed", offsetof(struct iogap_job, log_gz_store) },
 		{ "log_unix_epoch", offsetof(struct iogap_job, log_unix_epoch) },
 		{ "log_alternate_epoch", offsetof(struct iogap_job, log_alternate_epoch) },
-		{ "block_error_percentiles", offsetof(struct iogap_job, block_error_hist) },
 		{ "stats", offsetof(struct iogap_job, stats) },
 		{ "disk_util", offsetof(struct iogap_job, disk_util) },
-		{ "trim_verify_zero", offsetof(struct iogap_job, trim_zero) },
 	};
 
 	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
@@ -127,9 +122,6 @@ static const struct num_opt nums[] = {
 	{ "log_compression", true, 1024, 512 * 1024 * 1024,
 	  "expected a chunk size from 1k to 512m" },
 	{ "log_alternate_epoch_clock_id", false, 0, INT32_MAX, "expected a clock id" },
-	{ "trim_percentage", false, 0, 100, "expected a percentage from 0 to 100" },
-	{ "trim_backlog", true, 0, UINT64_MAX, "expected a number of written blocks" },
-	{ "trim_backlog_batch", false, 0, UINT32_MAX, "expected a number of blocks" },
 };
 
 static void set_num(struct iogap_job *j, const char *key, uint64_t v)
@@ -142,14 +134,8 @@ static void set_num(struct iogap_job *j, const char *key, uint64_t v)
 		j->log_entries = (unsigned)v;
 	else if (!strcmp(key, "log_compression"))
 		j->log_gz = (uint32_t)v;
-	else if (!strcmp(key, "log_alternate_epoch_clock_id"))
-		j->log_epoch_clock = (int)v;
-	else if (!strcmp(key, "trim_percentage"))
-		j->trim_percentage = (unsigned)v;
-	else if (!strcmp(key, "trim_backlog"))
-		j->trim_backlog = v;
 	else
-		j->trim_batch = (unsigned)v;
+		j->log_epoch_clock = (int)v;
 }
 
 static int clock_id(struct iogap_job *j, char *why, size_t whylen)
@@ -174,12 +160,6 @@ int iogap_job_data_option(struct iogap_job *j, const char *key, const char *val,
 		return buffer_flag(j, key, val, why, whylen);
 	if (!strcmp(key, "unified_rw_reporting"))
 		return unified(j, val, why, whylen);
-	if (!strcmp(key, "log_compression_cpus")) {
-		if (!val || iogap_parse_cpu_list(val, j->log_gz_cpus, IOGAP_MAX_CPUS))
-			return iogap_seterr(why, whylen, "expected a CPU list such as 0-3,6");
-		j->log_gz_cpus_set = true;
-		return 0;
-	}
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strcmp(key, nums[i].name))
 			continue;
