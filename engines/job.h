@@ -50,6 +50,7 @@ enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
 	IOGAP_VERIFY_NULL = 19,       /* read back, check nothing */
 };
 #define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
+#define IOGAP_VERIFY_MAX_HDR 56        /* fio's header (40 bytes) with md5 */
 
 enum iogap_file_service {        /* fio's file_service_type */
 	IOGAP_FSERVICE_ROUNDROBIN,    /* its default */
@@ -308,6 +309,8 @@ struct iogap_job {
 	unsigned unified_rw;      /* enum iogap_unified_rw */
 	bool zero_buffers, zero_buffers_set;
 	bool scramble_buffers, scramble_buffers_set; /* fio default 1 */
+	uint32_t verify_offset;   /* each verify header swapped with the bytes
+				   * this far into its block (0: not) */
 
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;

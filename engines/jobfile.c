@@ -2154,6 +2154,10 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 	if (*iv < IOGAP_VERIFY_MIN_INTERVAL)
 		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
 			    "a write tag (%u bytes)", j->name, *iv, IOGAP_VERIFY_MIN_INTERVAL);
+	if (j->verify_offset > *iv - IOGAP_VERIFY_MAX_HDR)   /* fio would write past the block */
+		return perr(c, "job '%s': verify_offset %u leaves no room for the verify header "
+			    "(%u bytes with md5) in verify_interval %u", j->name, j->verify_offset,
+			    IOGAP_VERIFY_MAX_HDR, *iv);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * names, aliases, defaults, limits): bwavgtime, iopsavgtime, log_entries,
  * log_compression, log_store_compressed, log_unix_epoch,
  * log_alternate_epoch, log_alternate_epoch_clock_id, stats, disk_util,
- * unified_rw_reporting, zero_buffers, scramble_buffers.  The runner, the
+ * unified_rw_reporting, zero_buffers, scramble_buffers, verify_offset.  The runner, the
  * logs and the outputs give them fio's meaning (guest-probe/).
  */
 #include <errno.h>
@@ -122,6 +122,8 @@ static const struct num_opt nums[] = {
 	{ "log_compression", true, 1024, 512 * 1024 * 1024,
 	  "expected a chunk size from 1k to 512m" },
 	{ "log_alternate_epoch_clock_id", false, 0, INT32_MAX, "expected a clock id" },
+	{ "verify_offset", true, 40, UINT32_MAX,   /* fio: at least its header's 40 bytes */
+	  "expected bytes into the block, at least 40 (the verify header)" },
 };
 
 static void set_num(struct iogap_job *j, const char *key, uint64_t v)
@@ -134,6 +136,8 @@ static void set_num(struct iogap_job *j, const char *key, uint64_t v)
 		j->log_entries = (unsigned)v;
 	else if (!strcmp(key, "log_compression"))
 		j->log_gz = (uint32_t)v;
+	else if (!strcmp(key, "verify_offset"))
+		j->verify_offset = (uint32_t)v;
 	else
 		j->log_epoch_clock = (int)v;
 }

@@ -5,7 +5,8 @@
 
 bool iogap_buffers_scramble(const struct iogap_job *j)
 {
-	if (!j->scramble_buffers || j->refill_buffers || j->verify)
+	/* fio's buffer_pattern callback clears scramble_buffers */
+	if (!j->scramble_buffers || j->refill_buffers || j->verify || j->buffer_pattern_len)
 		return false;
 	return j->scramble_buffers_set || !(j->zero_buffers && j->zero_buffers_set);
 }

@@ -13,8 +13,8 @@
 #include "job.h"
 
 /* fio's TD_F_SCRAMBLE_BUFFERS for a write that is neither refilled nor
- * verified: scramble_buffers (default 1) unless zero_buffers was given
- * and scramble_buffers was not. */
+ * verified nor of a buffer_pattern: scramble_buffers (default 1) unless
+ * zero_buffers was given and scramble_buffers was not. */
 bool iogap_buffers_scramble(const struct iogap_job *j);
 /* Every 512-byte block of buf: its offset at a cache line picked from
  * the time and offset, the time (s, ns) in the first cache line's end. */

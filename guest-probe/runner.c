@@ -511,6 +511,7 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 				  !j->time_based && !j->norandommap && !j->verify_only,
 		.pattern = j->verify_pattern,
 		.pattern_len = j->verify_pattern_len,
+		.swap_offset = j->verify_offset,
 	};
 	char msg[512];
 
@@ -542,6 +543,7 @@ static int verify_stamp(struct worker *w, struct iogap_io *io)
 		.thread = (uint16_t)w->thread_number,
 		.numberio = w->numberio,
 		.tagged = w->opts->tag_writes,
+		.swap_offset = j->verify_offset,
 	};
 
 	iogap_verify_fill(&vw, io->buf, io->len);

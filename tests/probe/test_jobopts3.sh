@@ -4,7 +4,7 @@
 # --inflate-log, log_unix_epoch/log_alternate_epoch, log_entries,
 # zero_buffers and scramble_buffers.
 . "$(dirname "$0")/lib.sh"
-echo "1..11"
+echo "1..15"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 256k /dev/urandom > s.dat
@@ -80,9 +80,36 @@ n1=$(diffb c1.dat)
 	[ "$(od -An -tu8 -j $((4096 + 0)) -N 512 c1.dat | tr -s ' ' '\n' | grep -cx 4096)" = 1 ]
 ok $? "scramble_buffers: consecutive blocks differ in $n1 bytes (at most 24 per 512), the block's offset in it; =0: identical"
 
+# verify_offset: the header swapped 64 bytes into each block; fio reads
+# back the probe's file and the probe fio's, both with the option; without
+# it fio finds no header at the block's start
+V=(--size=64k --bs=4k --verify=crc32c --verify_offset=64)
+"$PROBE" --name=w --rw=write --filename=vp.dat "${V[@]}" > /dev/null && "$FIO" --name=w --rw=write --filename=vf.dat "${V[@]}" --do_verify=0 > /dev/null &&
+	"$FIO" --name=r --rw=write --filename=vp.dat "${V[@]}" --verify_only=1 > /dev/null 2>&1 &&
+	"$PROBE" --name=r --rw=write --filename=vf.dat "${V[@]}" --verify_only=1 > /dev/null &&
+	[ "$(od -An -tx2 -j 64 -N 2 vp.dat | tr -d ' ')" = acca ] &&
+	! "$FIO" --name=r --rw=write --filename=vp.dat --size=64k --bs=4k --verify=crc32c --verify_only=1 > /dev/null 2>&1
+ok $? "verify_offset=64: the header (magic acca) 64 bytes in; fio verifies the probe's file and the probe fio's"
+printf 'x' | dd of=vp.dat bs=1 seek=$((8192 + 70)) conv=notrunc status=none
+! "$PROBE" --name=r --rw=write --filename=vp.dat "${V[@]}" --verify_only=1 > /dev/null 2> ve && grep -q "offset 8192" ve
+ok $? "verify_offset: a damaged header is found ($(head -c 90 ve))"
+printf '[j]\nsize=4k\nverify=md5\nverify_offset=4050\n' > vo.fio
+! "$PROBE" --parse-only vo.fio 2> e && grep -q "verify_offset 4050 leaves no room" e
+ok $? "verify_offset past the block's room for a header refused: $(cat e)"
+
+# disk_util=0: no disk statistics (skipped where the file's disk has none)
+"$PROBE" --name=d --filename=s.dat --size=64k --output-format=json > d1.json && "$PROBE" --name=d --filename=s.dat --size=64k --disk_util=0 --output-format=json > d0.json
+if python3 -c 'import json; assert json.load(open("d1.json")).get("disk_util")'; then
+	python3 -c 'import json; assert "disk_util" not in json.load(open("d0.json"))'
+	ok $? "disk_util=0: the JSON has no disk_util (with it: $(python3 -c 'import json; print(json.load(open("d1.json"))["disk_util"][0]["name"])'))"
+else
+	n=$((n + 1)) && echo "ok $n # SKIP disk_util: the work directory's filesystem has no block device statistics"
+fi
+
 # bad values: file:line errors naming the option
 bad() { printf '[j]\nsize=4k\n%s\n' "$1" > bad.fio; ! "$PROBE" --parse-only bad.fio 2> e && grep -q "bad.fio:3: option '${1%%=*}'" e; }
 bad unified_rw_reporting=sideways && bad stats=maybe && bad disk_util=2 && bad bwavgtime=0 && bad iopsavgtime=x &&
 	bad log_entries=10 && bad log_compression=512 && bad log_alternate_epoch_clock_id=-1 && bad log_store_compressed=3 &&
-	bad zero_buffers=yes_please && bad scramble_buffers=7 && bad log_unix_epoch=2
+	bad zero_buffers=yes_please && bad scramble_buffers=7 && bad log_unix_epoch=2 && bad verify_offset=39
 ok $? "bad values name file:line and the option ($(cat e))"
+finish
