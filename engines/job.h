@@ -304,6 +304,7 @@ struct iogap_job {
 	bool log_gz_store;        /* log_store_compressed: PREFIX_KIND.N.log.fz */
 	bool log_unix_epoch, log_alternate_epoch; /* log times from this epoch */
 	int log_epoch_clock;      /* log_alternate_epoch_clock_id (CLOCK_REALTIME) */
+	bool block_error_hist;    /* block_error_percentiles: trims per block */
 	bool stats;               /* fio default 1: 0 leaves the job out of the report */
 	bool disk_util;           /* fio default 1: 0 leaves its disks out */
 	unsigned unified_rw;      /* enum iogap_unified_rw */

@@ -2238,6 +2238,9 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		if (iogap_job_files_finalize(j, ferr, sizeof(ferr)))   /* jobfiles.c */
 			return perr(&c, "%s", ferr);
 	}
+	if (j->block_error_hist && j->nrfiles != 1)   /* fio's check */
+		return perr(&c, "job '%s': block error histogram only available with a single file "
+			    "per job, but %u files provided", j->name, j->nrfiles);
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))
 			return perr(&c, "job '%s': block size %u is larger than size %llu",

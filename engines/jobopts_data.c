@@ -3,7 +3,8 @@
  * fio's statistics, log and buffer options (its options.c:
  * names, aliases, defaults, limits): bwavgtime, iopsavgtime, log_entries,
  * log_compression, log_store_compressed, log_unix_epoch,
- * log_alternate_epoch, log_alternate_epoch_clock_id, stats, disk_util,
+ * log_alternate_epoch, log_alternate_epoch_clock_id, block_error_percentiles,
+ * stats, disk_util,
  * unified_rw_reporting, zero_buffers, scramble_buffers, verify_offset.  The runner, the
  * logs and the outputs give them fio's meaning (guest-probe/).
  */
@@ -71,6 +72,7 @@ static bool *bool_field(struct iogap_job *j, const char *key)
 		{ "log_store_compressed", offsetof(struct iogap_job, log_gz_store) },
 		{ "log_unix_epoch", offsetof(struct iogap_job, log_unix_epoch) },
 		{ "log_alternate_epoch", offsetof(struct iogap_job, log_alternate_epoch) },
+		{ "block_error_percentiles", offsetof(struct iogap_job, block_error_hist) },
 		{ "stats", offsetof(struct iogap_job, stats) },
 		{ "disk_util", offsetof(struct iogap_job, disk_util) },
 	};

@@ -229,6 +229,11 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 
 	for (d = 0; d < IOGAP_DDIR_NR; d++)
 		ddir_stat_merge(&dst->dir[d], &src->dir[d]);
+	if (src->nr_block_infos) {   /* fio copies the last member's blocks */
+		dst->nr_block_infos = src->nr_block_infos;
+		memcpy(dst->block_infos, src->block_infos,
+		       src->nr_block_infos * sizeof(src->block_infos[0]));
+	}
 
 	iogap_io_stat_merge(&dst->sync_stat, &src->sync_stat);
 	u64_add(dst->sync_plat, src->sync_plat, IOGAP_PLAT_NR);

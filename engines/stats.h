@@ -21,6 +21,7 @@
 #define IOGAP_LAT_N_NR      10   /* 2,4,10,20,50,100,250,500,750,1000 ns */
 #define IOGAP_LAT_U_NR      10   /* same steps in us */
 #define IOGAP_LAT_M_NR      12   /* 2..2000 ms, >=2000 */
+#define IOGAP_BLOCK_INFOS_MAX 8192  /* fio's MAX_NR_BLOCK_INFOS */
 
 enum iogap_lat_kind { IOGAP_SLAT = 0, IOGAP_CLAT = 1, IOGAP_LAT = 2, IOGAP_LAT_KINDS = 3 };
 
@@ -80,6 +81,10 @@ struct iogap_job_stat {
 	double percentile_list[IOGAP_MAX_PERCENTILES];
 	unsigned percentile_nr;
 
+	/* block_error_percentiles (guest-probe/block_info.c): fio's state and
+	 * trim count of each trim-sized block of the job's file */
+	uint32_t nr_block_infos;
+	uint32_t block_infos[IOGAP_BLOCK_INFOS_MAX];
 	const struct iogap_job *job;  /* options of the (first) job it reports */
 	char ioengine[32];
 	unsigned iodepth;

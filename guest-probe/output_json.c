@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_info.h"
 #include "json_writer.h"
 #include "output.h"
 
@@ -294,6 +295,7 @@ static void job_json(struct jw *w, const struct iogap_run_report *r,
 		jw_int(w, "latency_window", 0);
 	}
 	jw_str(w, "desc", st->description);
+	iogap_block_infos_json(w, st);   /* block_error_percentiles */
 	jw_end(w);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_info.h"
 #include "output.h"
 
 /* iogap has fio's defaults for the knobs behind these: kb_base=1024,
@@ -497,6 +498,7 @@ static void show_job(FILE *f, const struct iogap_run_report *r,
 	if (st->iodepth)
 		fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n",
 			st->iodepth);
+	iogap_block_infos_normal(f, st);   /* block_error_percentiles */
 }
 
 /* fio's show_group_stats. */

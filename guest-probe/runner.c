@@ -40,6 +40,7 @@
 #include "trace_info.h"
 #include "verify.h"
 #include "iolog.h"
+#include "block_info.h"
 #include "buffers.h"
 #include "logs.h"
 #include "zbd.h"
@@ -628,6 +629,9 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		return;
 	if ((uint64_t)io->result < io->len)
 		ds->short_io_u++;
+	if (io->ddir == IOGAP_OP_TRIM && st->nr_block_infos)   /* block_info.c */
+		iogap_block_info_trim(st, io->offset - w->fs.f[io->file].region_start,
+				      j->bs[IOGAP_OP_TRIM]);
 	ds->io_bytes += (uint64_t)io->result;
 	w->sample_bytes[io->ddir] += (uint64_t)io->result;
 	w->sample_ios[io->ddir]++;
@@ -1509,6 +1513,12 @@ static int setup_worker(struct worker *w)
 	for (size_t i = 0; i < bufsz * j->iodepth / 8; i++) {
 		uint64_t v = iogap_rand_next(&w->rnd_bs);
 		memcpy((char *)w->bufmem + i * 8, &v, 8);
+	}
+	if (j->block_error_hist &&
+	    iogap_block_infos_init(&w->stat, w->f->region_len, j->bs[IOGAP_OP_TRIM], w->err,
+				   sizeof(w->err))) {
+		w->err_code = EINVAL;
+		return -1;
 	}
 	if (j->zero_buffers)   /* fio's zero_buffers, unless a pattern is given */
 		memset(w->bufmem, 0, bufsz * j->iodepth);

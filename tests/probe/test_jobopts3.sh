@@ -4,7 +4,7 @@
 # --inflate-log, log_unix_epoch/log_alternate_epoch, log_entries,
 # zero_buffers and scramble_buffers.
 . "$(dirname "$0")/lib.sh"
-echo "1..15"
+echo "1..18"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 256k /dev/urandom > s.dat
@@ -106,10 +106,31 @@ else
 	n=$((n + 1)) && echo "ok $n # SKIP disk_util: the work directory's filesystem has no block device statistics"
 fi
 
+# block_error_percentiles: trims per trim-sized block (fio trims only
+# devices, so this is the probe alone): every block trimmed 3 times, or
+# 4 of 16 blocks once
+bp() { python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["jobs"][0]["block"]
+print(sorted(set(b["percentiles"].values())), len(b["percentiles"]), b["states"]["trimmed"], b["states"]["unwritten"])' "$1"; }
+head -c 64k /dev/urandom > t.dat
+"$PROBE" --name=t --filename=t.dat --size=64k --rw=randtrim --loops=3 --block_error_percentiles=1 --output-format=json > bt.json &&
+	"$PROBE" --name=t --filename=t.dat --size=64k --rw=trim --io_size=16k --block_error_percentiles=1 --output-format=json > b1.json &&
+	[ "$(bp bt.json)" = "[3] 17 16 0" ] && [ "$(bp b1.json)" = "[1] 17 4 12" ] &&
+	"$PROBE" --name=t --filename=t.dat --size=64k --rw=randtrim --block_error_percentiles=1 > bt.txt &&
+	grep -q '^  block lifetime percentiles :' bt.txt && grep -q '^   | 1.00th=1, 5.00th=1,' bt.txt &&
+	grep -q 'states               : unwritten=0, trimmed=16, written=0, trim failure=0, write failure=0' bt.txt
+ok $? "block_error_percentiles: randtrim x3 ($(bp bt.json)), 4 of 16 blocks trimmed ($(bp b1.json)); fio's normal lines"
+"$PROBE" --name=t --filename=t.dat --size=64k --rw=randtrim --block_error_percentiles=0 --output-format=json > b0.json &&
+	python3 -c 'import json; assert "block" not in json.load(open("b0.json"))["jobs"][0]'
+ok $? "block_error_percentiles=0 (fio's default): no block section"
+! "$PROBE" --parse-only --name=t --nrfiles=2 --size=64k --block_error_percentiles=1 2> e && grep -q "only available with a single file per job, but 2 files" e &&
+	! "$PROBE" --name=t --filename=t.dat --size=64k --bs=4 --rw=trim --block_error_percentiles=1 > /dev/null 2> e2 &&
+	grep -q "cannot calculate block histogram with 16384 trim blocks, maximum 8192" e2
+ok $? "block_error_percentiles with 2 files, or more than 8192 blocks, refused as fio: $(cat e)"
+
 # bad values: file:line errors naming the option
 bad() { printf '[j]\nsize=4k\n%s\n' "$1" > bad.fio; ! "$PROBE" --parse-only bad.fio 2> e && grep -q "bad.fio:3: option '${1%%=*}'" e; }
 bad unified_rw_reporting=sideways && bad stats=maybe && bad disk_util=2 && bad bwavgtime=0 && bad iopsavgtime=x &&
 	bad log_entries=10 && bad log_compression=512 && bad log_alternate_epoch_clock_id=-1 && bad log_store_compressed=3 &&
-	bad zero_buffers=yes_please && bad scramble_buffers=7 && bad log_unix_epoch=2 && bad verify_offset=39
+	bad zero_buffers=yes_please && bad scramble_buffers=7 && bad log_unix_epoch=2 && bad verify_offset=39 && bad block_error_percentiles=x
 ok $? "bad values name file:line and the option ($(cat e))"
 finish
