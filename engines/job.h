@@ -310,6 +310,10 @@ struct iogap_job {
 	unsigned unified_rw;      /* enum iogap_unified_rw */
 	bool zero_buffers, zero_buffers_set;
 	bool scramble_buffers, scramble_buffers_set; /* fio default 1 */
+	unsigned trim_percentage; /* of the blocks logged for verify, trimmed */
+	bool trim_zero;           /* trim_verify_zero: they read back zeros (1) */
+	uint64_t trim_backlog;    /* trim after this many logged blocks (0: never) */
+	unsigned trim_batch;      /* trim_backlog_batch: blocks per batch (0: backlog) */
 	uint32_t verify_offset;   /* each verify header swapped with the bytes
 				   * this far into its block (0: not) */
 

@@ -5,7 +5,8 @@
  * log_compression, log_store_compressed, log_unix_epoch,
  * log_alternate_epoch, log_alternate_epoch_clock_id, block_error_percentiles,
  * stats, disk_util,
- * unified_rw_reporting, zero_buffers, scramble_buffers, verify_offset.  The runner, the
+ * unified_rw_reporting, zero_buffers, scramble_buffers, verify_offset,
+ * trim_percentage, trim_verify_zero, trim_backlog, trim_backlog_batch.  The runner, the
  * logs and the outputs give them fio's meaning (guest-probe/).
  */
 #include <errno.h>
@@ -30,6 +31,7 @@ void iogap_job_data_defaults(struct iogap_job *j)
 	j->stats = true;
 	j->disk_util = true;
 	j->scramble_buffers = true;
+	j->trim_zero = true;
 }
 
 static int parse_bool(const char *val, bool *out)
@@ -74,6 +76,7 @@ static bool *bool_field(struct iogap_job *j, const char *key)
 		{ "log_alternate_epoch", offsetof(struct iogap_job, log_alternate_epoch) },
 		{ "block_error_percentiles", offsetof(struct iogap_job, block_error_hist) },
 		{ "stats", offsetof(struct iogap_job, stats) },
+		{ "trim_verify_zero", offsetof(struct iogap_job, trim_zero) },
 		{ "disk_util", offsetof(struct iogap_job, disk_util) },
 	};
 
@@ -124,6 +127,9 @@ static const struct num_opt nums[] = {
 	{ "log_compression", true, 1024, 512 * 1024 * 1024,
 	  "expected a chunk size from 1k to 512m" },
 	{ "log_alternate_epoch_clock_id", false, 0, INT32_MAX, "expected a clock id" },
+	{ "trim_percentage", false, 0, 100, "expected a percentage from 0 to 100" },
+	{ "trim_backlog", true, 0, UINT64_MAX, "expected a number of written blocks" },
+	{ "trim_backlog_batch", false, 0, UINT32_MAX, "expected a number of blocks" },
 	{ "verify_offset", true, 40, UINT32_MAX,   /* fio: at least its header's 40 bytes */
 	  "expected bytes into the block, at least 40 (the verify header)" },
 };
@@ -138,6 +144,12 @@ static void set_num(struct iogap_job *j, const char *key, uint64_t v)
 		j->log_entries = (unsigned)v;
 	else if (!strcmp(key, "log_compression"))
 		j->log_gz = (uint32_t)v;
+	else if (!strcmp(key, "trim_percentage"))
+		j->trim_percentage = (unsigned)v;
+	else if (!strcmp(key, "trim_backlog"))
+		j->trim_backlog = v;
+	else if (!strcmp(key, "trim_backlog_batch"))
+		j->trim_batch = (unsigned)v;
 	else if (!strcmp(key, "verify_offset"))
 		j->verify_offset = (uint32_t)v;
 	else

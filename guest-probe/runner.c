@@ -42,6 +42,7 @@
 #include "iolog.h"
 #include "block_info.h"
 #include "buffers.h"
+#include "vtrim.h"
 #include "logs.h"
 #include "zbd.h"
 
@@ -107,9 +108,11 @@ struct worker {
 	struct iogap_verify_log vlog;
 	bool verify_pass;
 	unsigned backlog_left;      /* verify_backlog: reads left in this batch */
+	struct iogap_vtrim vtrim;   /* trim_percentage's list (vtrim.c) */
 	uint16_t numberio;          /* writes issued: fio's numberio */
 	struct verify_slot {        /* per request slot */
 		bool check;         /* a read of a logged block */
+		bool trimmed;       /* of a block trimmed since: zeros expected */
 		uint16_t numberio;  /* the write it expects */
 	} *vslot;
 	uint64_t verify_ns;         /* time spent in verify passes */
@@ -517,7 +520,9 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 	char msg[512];
 
 	r.numberio = w->vslot[io->slot].numberio;
-	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
+	if (w->vslot[io->slot].trimmed ?
+	    !iogap_vtrim_check(r.file, io->offset, io->buf, io->len, msg, sizeof(msg)) :
+	    !iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
 		return false;
 	fprintf(stderr, "%s\n", msg);
 	if (j->verify_dump && iogap_verify_dump(r.file, io->offset, io->buf, io->len))
@@ -546,11 +551,13 @@ static int verify_stamp(struct worker *w, struct iogap_io *io)
 		.tagged = w->opts->tag_writes,
 		.swap_offset = j->verify_offset,
 	};
+	int r;
 
 	iogap_verify_fill(&vw, io->buf, io->len);
 	if (!j->do_verify || (j->time_based && !j->verify_backlog))
 		return 0;
-	return iogap_verify_log_add(&w->vlog, (uint16_t)io->file, io->offset, io->len, w->numberio++);
+	r = iogap_verify_log_add(&w->vlog, (uint16_t)io->file, io->offset, io->len, w->numberio++);
+	return r ? r : iogap_vtrim_logged(&w->vtrim, j, &w->vlog);
 }
 
 /* verify_only: a write of the workload is logged for the read-back, not
@@ -578,7 +585,8 @@ static uint64_t verify_next(struct worker *w, struct iogap_io *io)
 		return NO_MORE_IO;
 	io->len = p->len;
 	w->f = &w->fs.f[p->file];
-	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio };
+	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio,
+						   .trimmed = p->trim == IOGAP_PIECE_TRIMMED };
 	return p->offset;
 }
 
@@ -1126,7 +1134,7 @@ static int run_loop(struct worker *w)
 		uint64_t now = done ? done : iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
-		bool verifying;
+		bool verifying, trimming;
 		int q;
 
 		done = 0;
@@ -1198,7 +1206,9 @@ static int run_loop(struct worker *w)
 			}
 		}
 		verifying = w->verify_pass || w->backlog_left;
-		ddir = verifying ? IOGAP_OP_READ : w->replay ? io->ddir : pick_ddir(w);
+		trimming = !verifying && j->trim_percentage && iogap_vtrim_due(&w->vtrim, j, &w->vlog);
+		ddir = verifying ? IOGAP_OP_READ : trimming ? IOGAP_OP_TRIM :
+		       w->replay ? io->ddir : pick_ddir(w);
 		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
@@ -1215,6 +1225,17 @@ static int run_loop(struct worker *w)
 			}
 			if (w->backlog_left)
 				w->backlog_left--;
+		} else if (trimming) {   /* vtrim.c: a logged block, as fio's get_next_trim */
+			const struct iogap_verify_piece *p = iogap_vtrim_next(&w->vtrim, j, &w->vlog);
+
+			if (!p) {
+				put_slot(w, io);
+				continue;
+			}
+			io->len = p->len;
+			io->offset = p->offset;
+			w->f = &w->fs.f[p->file];
+			w->vslot[io->slot].check = false;
 		} else if (!w->replay) {
 			io->len = pick_bs(w, ddir);
 			io->offset = pick_file_offset(w, ddir, &io->len);
@@ -1286,8 +1307,9 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		/* fio counts the writes of trimwrite, and no read-back in io_size */
-		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying) {
+		/* fio counts the writes of trimwrite, and no read-back or
+		 * verify-trim in io_size */
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying && !trimming) {
 			w->bytes_issued += io->len;
 			iogap_fileset_issued(&w->fs, w->f, io->len);
 		}
@@ -1487,6 +1509,7 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 	iogap_rand_seed(&w->rnd_poisson, seed ^ 0x7777);
 	iogap_rand_seed(&w->rnd_buf, seed ^ 0x9999);
+	iogap_rand_seed(&w->vtrim.rnd, seed ^ 0x4444);
 
 	w->ops = j->engine;
 	if (open_targets(w, seed) || setup_iologs(w))
@@ -1595,6 +1618,7 @@ static void teardown_worker(struct worker *w)
 	free(w->recs);
 	free(w->vslot);
 	iogap_verify_log_free(&w->vlog);
+	iogap_vtrim_free(&w->vtrim);
 }
 
 static void set_affinity(struct worker *w, unsigned index_in_job)

@@ -520,7 +520,7 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t o
 		log->v = v;
 		log->cap = cap;
 	}
-	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file };
+	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file, 0 };
 	return 0;
 }
 
@@ -543,6 +543,8 @@ int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32
 
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log)
 {
+	while (log->next < log->nr && log->v[log->next].trim == IOGAP_PIECE_DROPPED)
+		log->next++;
 	return log->next < log->nr ? &log->v[log->next++] : NULL;
 }
 

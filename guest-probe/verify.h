@@ -81,6 +81,12 @@ struct iogap_verify_piece {
 	uint32_t len;
 	uint16_t numberio;
 	uint16_t file;            /* which of the worker's files */
+	uint8_t trim;             /* verify-trim (vtrim.c): enum iogap_piece_trim */
+};
+enum iogap_piece_trim {
+	IOGAP_PIECE_KEPT,
+	IOGAP_PIECE_TRIMMED,      /* reads back zeros */
+	IOGAP_PIECE_DROPPED,      /* trimmed, not read back */
 };
 struct iogap_verify_log {
 	struct iogap_verify_piece *v;

@@ -4,7 +4,7 @@
 # --inflate-log, log_unix_epoch/log_alternate_epoch, log_entries,
 # zero_buffers and scramble_buffers.
 . "$(dirname "$0")/lib.sh"
-echo "1..18"
+echo "1..21"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 head -c 256k /dev/urandom > s.dat
@@ -127,10 +127,29 @@ ok $? "block_error_percentiles=0 (fio's default): no block section"
 	grep -q "cannot calculate block histogram with 16384 trim blocks, maximum 8192" e2
 ok $? "block_error_percentiles with 2 files, or more than 8192 blocks, refused as fio: $(cat e)"
 
+# verify-trim: trim_percentage of the written blocks trimmed every
+# trim_backlog writes (fio trims only devices; the probe punches holes in
+# files), read back as zeros (trim_verify_zero=1) or not read back
+tj() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(j["error"], j["read"]["total_ios"], j["write"]["total_ios"], j["trim"]["total_ios"])' "$1"; }
+zeros() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(sum(d[i:i+4096] == bytes(4096) for i in range(0, len(d), 4096)))' "$1"; }
+VT=(--name=t --filename=vt.dat --size=64k --bs=4k --rw=write --verify=crc32c --trim_backlog=4 --output-format=json)
+"$PROBE" "${VT[@]}" --trim_percentage=100 --trim_backlog_batch=2 > vt1.json && z1=$(zeros vt.dat) &&
+	"$PROBE" "${VT[@]}" --trim_percentage=100 --trim_backlog_batch=2 --trim_verify_zero=0 > vt0.json &&
+	[ "$(tj vt1.json)" = "0 16 16 6" ] && [ "$z1" = 6 ] && [ "$(tj vt0.json)" = "0 10 16 6" ]
+ok $? "trim_percentage=100, trim_backlog=4, batch 2: 6 blocks trimmed, read back as zeros ($(tj vt1.json)); trim_verify_zero=0: not read back ($(tj vt0.json))"
+"$PROBE" "${VT[@]}" --trim_percentage=100 --trim_backlog_batch=2 --write_iolog=vt.log --output=/dev/null &&
+	[ "$(grep -oE ' (write|trim|read) ' vt.log | cut -c2 | tr -d '\n')" = wwwwttwwwwttwwwwttwwwwrrrrrrrrrrrrrrrr ]
+ok $? "verify-trim order as fio's check_get_trim: $(grep -oE ' (write|trim|read) ' vt.log | cut -c2 | tr -d '\n')"
+"$PROBE" "${VT[@]}" --trim_percentage=0 > vtn.json && [ "$(tj vtn.json)" = "0 16 16 0" ] &&
+	"$PROBE" "${VT[@]}" --trim_percentage=50 --size=256k > vth.json &&
+	python3 -c 'import json; j=json.load(open("vth.json"))["jobs"][0]; t=j["trim"]["total_ios"]; assert j["error"] == 0 and 0 < t < 64, t'
+ok $? "trim_percentage=0: no trims; =50: some of 64 blocks ($(tj vth.json))"
+
 # bad values: file:line errors naming the option
 bad() { printf '[j]\nsize=4k\n%s\n' "$1" > bad.fio; ! "$PROBE" --parse-only bad.fio 2> e && grep -q "bad.fio:3: option '${1%%=*}'" e; }
 bad unified_rw_reporting=sideways && bad stats=maybe && bad disk_util=2 && bad bwavgtime=0 && bad iopsavgtime=x &&
 	bad log_entries=10 && bad log_compression=512 && bad log_alternate_epoch_clock_id=-1 && bad log_store_compressed=3 &&
-	bad zero_buffers=yes_please && bad scramble_buffers=7 && bad log_unix_epoch=2 && bad verify_offset=39 && bad block_error_percentiles=x
+	bad zero_buffers=yes_please && bad scramble_buffers=7 && bad log_unix_epoch=2 && bad verify_offset=39 && bad block_error_percentiles=x &&
+	bad trim_percentage=101 && bad trim_verify_zero=z && bad trim_backlog=x && bad trim_backlog_batch=-1
 ok $? "bad values name file:line and the option ($(cat e))"
 finish
