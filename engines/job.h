@@ -50,6 +50,7 @@ enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
 	IOGAP_VERIFY_NULL = 19,       /* read back, check nothing */
 };
 #define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
+#define IOGAP_VERIFY_MAX_HDR 56        /* fio's header (40 bytes) with md5 */
 
 enum iogap_file_service {        /* fio's file_service_type */
 	IOGAP_FSERVICE_ROUNDROBIN,    /* its default */
@@ -58,6 +59,12 @@ enum iogap_file_service {        /* fio's file_service_type */
 	IOGAP_FSERVICE_ZIPF,
 	IOGAP_FSERVICE_PARETO,
 	IOGAP_FSERVICE_GAUSS,
+};
+
+enum iogap_unified_rw {         /* fio's unified_rw_reporting */
+	IOGAP_UNIFIED_SPLIT,          /* none, 0: per direction */
+	IOGAP_UNIFIED_MIXED,          /* mixed, 1: the directions summed */
+	IOGAP_UNIFIED_BOTH,           /* both, 2: per direction, then summed */
 };
 
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
@@ -472,6 +479,29 @@ struct iogap_job {
 	/* fio's process, file-handling and accounting options (jobproc.c) */
 	struct iogap_job_proc proc;
 
+	/* statistics, logs, buffers (engines/jobopts_data.c),
+	 * fio's names and defaults */
+	unsigned bw_avg_msec, iops_avg_msec; /* bwavgtime, iopsavgtime: the
+				   * report's bw/iops sample windows (500) */
+	unsigned log_entries;     /* fio's initial log size; the probe's logs
+				   * grow as needed (1024) */
+	uint32_t log_gz;          /* log_compression: chunk bytes; 0 = off */
+	bool log_gz_store;        /* log_store_compressed: PREFIX_KIND.N.log.fz */
+	bool log_unix_epoch, log_alternate_epoch; /* log times from this epoch */
+	int log_epoch_clock;      /* log_alternate_epoch_clock_id (CLOCK_REALTIME) */
+	bool block_error_hist;    /* block_error_percentiles: trims per block */
+	bool stats;               /* fio default 1: 0 leaves the job out of the report */
+	bool disk_util;           /* fio default 1: 0 leaves its disks out */
+	unsigned unified_rw;      /* enum iogap_unified_rw */
+	bool zero_buffers, zero_buffers_set;
+	bool scramble_buffers, scramble_buffers_set; /* fio default 1 */
+	unsigned trim_percentage; /* of the blocks logged for verify, trimmed */
+	bool trim_zero;           /* trim_verify_zero: they read back zeros (1) */
+	uint64_t trim_backlog;    /* trim after this many logged blocks (0: never) */
+	unsigned trim_batch;      /* trim_backlog_batch: blocks per batch (0: backlog) */
+	uint32_t verify_offset;   /* each verify header swapped with the bytes
+				   * this far into its block (0: not) */
+
 	/* every option set for this job, globals first, in file order */
 	struct iogap_job_kv *kv;
 	size_t kv_nr;
@@ -591,6 +621,12 @@ void iogap_job_proc_defaults(struct iogap_job_proc *p);
 void iogap_job_proc_finalize(struct iogap_job *j);
 int iogap_job_proc_copy(struct iogap_job_proc *dst, const struct iogap_job_proc *src);
 void iogap_job_proc_free(struct iogap_job_proc *p);
+/* jobopts_data.c: the statistics, log and buffer options (bwavgtime,
+ * log_compression, stats, unified_rw_reporting, zero_buffers, ...): fio's defaults into j, and the same contract as
+ * iogap_job_file_option. */
+void iogap_job_data_defaults(struct iogap_job *j);
+int iogap_job_data_option(struct iogap_job *j, const char *key, const char *val,
+			  char *why, size_t whylen);
 
 /* fio's name for an rw value ("randread"). */
 const char *iogap_rw_name(unsigned rw);

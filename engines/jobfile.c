@@ -1063,27 +1063,9 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 /* cpus_allowed=0-3,6 */
 static int opt_cpus_allowed(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
-	char buf[512], *save = NULL, *tok;
-
 	NEED_VALUE(c, key, val);
-	memset(j->cpus_allowed, 0, sizeof(j->cpus_allowed));
-	snprintf(buf, sizeof(buf), "%s", val);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long lo, hi;
-		char *dash = strchr(tok, '-');
-
-		if (dash)
-			*dash = '\0';
-		if (parse_uint(tok, IOGAP_MAX_CPUS - 1, &lo) ||
-		    (dash && parse_uint(dash + 1, IOGAP_MAX_CPUS - 1, &hi)))
-			return bad_value(c, key, val, "expected a CPU list such as 0-3,6");
-		if (!dash)
-			hi = lo;
-		if (hi < lo)
-			return bad_value(c, key, val, "range end before start");
-		for (unsigned long long cpu = lo; cpu <= hi; cpu++)
-			j->cpus_allowed[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
-	}
+	if (iogap_parse_cpu_list(val, j->cpus_allowed, IOGAP_MAX_CPUS))
+		return bad_value(c, key, val, "expected a CPU list such as 0-3,6");
 	j->cpus_allowed_set = true;
 	return 0;
 }
@@ -1618,6 +1600,7 @@ static void job_defaults(struct iogap_job *j)
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
 		j->percentage_random[d] = 100;
 	iogap_job_proc_defaults(&j->proc);
+	iogap_job_data_defaults(j);
 }
 
 static char *xstrdup_or_null(const char *s)
@@ -1791,6 +1774,7 @@ static int (*const option_families[])(struct iogap_job *j, const char *key, cons
 	iogap_job_numa_option,    /* numa.c */
 	iogap_job_buf_option,     /* dedupe.c */
 	iogap_job_proc_option,    /* jobproc.c */
+	iogap_job_data_option,    /* jobopts_data.c */
 };
 
 static int set_option_in_base(struct parse_ctx *c, struct iogap_job *j, const char *key,
@@ -2350,6 +2334,10 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 	if (*iv < IOGAP_VERIFY_MIN_INTERVAL)
 		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
 			    "a write tag (%u bytes)", j->name, *iv, IOGAP_VERIFY_MIN_INTERVAL);
+	if (j->verify_offset > *iv - IOGAP_VERIFY_MAX_HDR)   /* fio would write past the block */
+		return perr(c, "job '%s': verify_offset %u leaves no room for the verify header "
+			    "(%u bytes with md5) in verify_interval %u", j->name, j->verify_offset,
+			    IOGAP_VERIFY_MAX_HDR, *iv);
 	return 0;
 }
 
@@ -2446,6 +2434,9 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 		if (iogap_job_files_finalize(j, ferr, sizeof(ferr)))   /* jobfiles.c */
 			return perr(&c, "%s", ferr);
 	}
+	if (j->block_error_hist && j->nrfiles != 1)   /* fio's check */
+		return perr(&c, "job '%s': block error histogram only available with a single file "
+			    "per job, but %u files provided", j->name, j->nrfiles);
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (j->size && j->bs_max[d] > j->size && (j->rw & (1u << d)))
 			return perr(&c, "job '%s': block size %u is larger than size %llu",

@@ -287,6 +287,11 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 	clat_prio_merge(dst, src);   /* before dst's totals take src's */
 	for (d = 0; d < IOGAP_DDIR_NR; d++)
 		ddir_stat_merge(&dst->dir[d], &src->dir[d]);
+	if (src->nr_block_infos) {   /* fio copies the last member's blocks */
+		dst->nr_block_infos = src->nr_block_infos;
+		memcpy(dst->block_infos, src->block_infos,
+		       src->nr_block_infos * sizeof(src->block_infos[0]));
+	}
 
 	iogap_io_stat_merge(&dst->sync_stat, &src->sync_stat);
 	u64_add(dst->sync_plat, src->sync_plat, IOGAP_PLAT_NR);
@@ -312,6 +317,16 @@ void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_sta
 
 	/* A stat that was never merged counts as one job. */
 	dst->members += src->members ? src->members : 1;
+}
+
+/* fio's sum_thread_stats into a unified_rw_reporting=mixed thread_stat:
+ * every direction's numbers into dir[0], as one direction. */
+void iogap_job_stat_mix(struct iogap_job_stat *st)
+{
+	for (unsigned d = 1; d < IOGAP_DDIR_NR; d++) {
+		ddir_stat_merge(&st->dir[0], &st->dir[d]);
+		memset(&st->dir[d], 0, sizeof(st->dir[d]));
+	}
 }
 
 /*

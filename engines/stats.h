@@ -21,6 +21,7 @@
 #define IOGAP_LAT_N_NR      10   /* 2,4,10,20,50,100,250,500,750,1000 ns */
 #define IOGAP_LAT_U_NR      10   /* same steps in us */
 #define IOGAP_LAT_M_NR      12   /* 2..2000 ms, >=2000 */
+#define IOGAP_BLOCK_INFOS_MAX 8192  /* fio's MAX_NR_BLOCK_INFOS */
 
 enum iogap_lat_kind { IOGAP_SLAT = 0, IOGAP_CLAT = 1, IOGAP_LAT = 2, IOGAP_LAT_KINDS = 3 };
 
@@ -97,6 +98,10 @@ struct iogap_job_stat {
 	unsigned nr_clat_prio[2];
 	struct iogap_clat_prio clat_prio[2][IOGAP_MAX_CLAT_PRIO];
 
+	/* block_error_percentiles (guest-probe/block_info.c): fio's state and
+	 * trim count of each trim-sized block of the job's file */
+	uint32_t nr_block_infos;
+	uint32_t block_infos[IOGAP_BLOCK_INFOS_MAX];
 	const struct iogap_job *job;  /* options of the (first) job it reports */
 	char ioengine[32];
 	unsigned iodepth;         /* fio's latency_depth: the depth the latency
@@ -203,6 +208,8 @@ unsigned iogap_clat_prio_with_samples(const struct iogap_job_stat *st, unsigned 
 /* Merge src into dst as fio's sum_thread_stats (group_reporting). */
 void iogap_job_stat_merge(struct iogap_job_stat *dst, const struct iogap_job_stat *src);
 
+/* unified_rw_reporting=mixed: fold every direction into dir[0]. */
+void iogap_job_stat_mix(struct iogap_job_stat *st);
 /* Percentiles from a histogram, fio's calc_clat_percentiles: fills vals
  * for each of plist (sorted ascending).  Returns number of samples. */
 uint64_t iogap_plat_percentiles(const uint64_t *plat, const double *plist, unsigned nr,

@@ -151,3 +151,32 @@ int iogap_parse_bool(const char *s, bool *out)
 	}
 	return -1;
 }
+
+int iogap_parse_cpu_list(const char *val, unsigned char *mask, unsigned max_cpus)
+{
+	char buf[512], *save = NULL, *tok;
+
+	memset(mask, 0, max_cpus / 8);
+	if (snprintf(buf, sizeof(buf), "%s", val) >= (int)sizeof(buf))
+		return -1;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-'), *end;
+		unsigned long lo, hi;
+
+		if (dash)
+			*dash = '\0';
+		errno = 0;
+		lo = strtoul(tok, &end, 10);
+		if (end == tok || *end || errno || lo >= max_cpus)
+			return -1;
+		hi = lo;
+		if (dash) {
+			hi = strtoul(dash + 1, &end, 10);
+			if (end == dash + 1 || *end || errno || hi >= max_cpus || hi < lo)
+				return -1;
+		}
+		for (unsigned long cpu = lo; cpu <= hi; cpu++)
+			mask[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+	}
+	return 0;
+}

@@ -36,5 +36,8 @@ int iogap_set_str(char **dst, const char *val);
 /* fio's booleans: 1/0, true/false, on/off, yes/no; a bare flag (NULL) is
  * true.  0, or -1 for anything else. */
 int iogap_parse_bool(const char *s, bool *out);
+/* fio's CPU lists ("0-3,6") into mask (max_cpus bits, cleared first):
+ * 0, or -1 for a malformed list or a CPU of max_cpus or more. */
+int iogap_parse_cpu_list(const char *val, unsigned char *mask, unsigned max_cpus);
 
 #endif

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "log_gz.h"
 #include "logs.h"
 #include "prio.h"
 #include "stats.h"
@@ -34,11 +36,14 @@ struct one_log {
 	size_t memlen;
 	struct window win[IOGAP_DDIR_NR];
 	uint64_t avg_last[IOGAP_DDIR_NR];   /* ms */
+	struct iogap_log_gz *gz;  /* log_compression: the samples (log_gz.c) */
 };
 
 struct iogap_job_logs {
 	const struct iogap_job *job;
 	uint64_t t0_ns;
+	uint64_t epoch_ms;        /* added to every time: log_unix_epoch and
+				   * log_alternate_epoch's clock at the start */
 	bool has_slat;
 	struct one_log log[K_NR];
 	uint64_t next_sample;     /* bw/iops with log_avg_msec: ms */
@@ -81,9 +86,13 @@ static int open_one(struct one_log *o, const struct iogap_job *j, enum kind k, u
 	if (!(o->path = malloc(n)))
 		return iogap_seterr(err, errlen, "out of memory");
 	if (j->per_job_logs)
-		snprintf(o->path, n, "%s_%s.%u.log", pre, kind_names[k], thread);
+		snprintf(o->path, n, "%s_%s.%u.log%s", pre, kind_names[k], thread,
+			 j->log_gz_store ? ".fz" : "");
 	else
-		snprintf(o->path, n, "%s_%s.log", pre, kind_names[k]);
+		snprintf(o->path, n, "%s_%s.log%s", pre, kind_names[k], j->log_gz_store ? ".fz" : "");
+	if (j->log_gz && k != K_HIST &&
+	    !(o->gz = iogap_log_gz_new(j->log_gz, j->log_offset, j->log_prio)))
+		return iogap_seterr(err, errlen, "out of memory for the compressed log");
 	o->f = j->per_job_logs ? fopen(o->path, "w") : open_memstream(&o->mem, &o->memlen);
 	if (!o->f)
 		return iogap_seterr(err, errlen, "%.200s: %s", o->path, strerror(errno));
@@ -114,7 +123,15 @@ int iogap_logs_open(struct iogap_job_logs **out, const struct iogap_job *j,
 
 void iogap_logs_start(struct iogap_job_logs *l, uint64_t t0_ns)
 {
+	const struct iogap_job *j = l->job;
+	struct timespec ts;
+
 	l->t0_ns = t0_ns;
+	/* fio's set_epoch_time: log_unix_epoch is log_alternate_epoch with
+	 * log_alternate_epoch_clock_id's clock (CLOCK_REALTIME by default) */
+	if ((j->log_unix_epoch || j->log_alternate_epoch) &&
+	    !clock_gettime((clockid_t)j->log_epoch_clock, &ts))
+		l->epoch_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* "msec, value, ddir, bs[, offset], prio"; offset: the record's, within
@@ -122,6 +139,12 @@ void iogap_logs_start(struct iogap_job_logs *l, uint64_t t0_ns)
 static void put_line(const struct iogap_job_logs *l, struct one_log *o, uint64_t ms, uint64_t val,
 		     unsigned ddir, uint64_t bs, uint64_t offset, uint16_t prio)
 {
+	ms += l->epoch_ms;
+	if (o->gz) {
+		iogap_log_gz_add(o->gz, ms, val, ddir, bs,
+				 (uint64_t)IOGAP_TRACE_FILE_OFFSET(offset));
+		return;
+	}
 	fprintf(o->f, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64, ms, val, ddir, bs);
 	if (l->job->log_offset)
 		fprintf(o->f, ", %" PRIu64, (uint64_t)IOGAP_TRACE_FILE_OFFSET(offset));
@@ -211,7 +234,7 @@ static void hist_sample(struct iogap_job_logs *l, uint64_t ms, uint64_t clat,
 	window = ms - l->hist_last[d];
 	if (window < j->log_hist_msec)
 		return;
-	fprintf(o->f, "%" PRIu64 ", %u, %u", ms, d, r->length);
+	fprintf(o->f, "%" PRIu64 ", %u, %u", ms + l->epoch_ms, d, r->length);
 	for (unsigned i = 0; i < IOGAP_PLAT_NR; i += stride) {
 		uint64_t sum = 0;
 
@@ -251,12 +274,14 @@ void iogap_logs_add(struct iogap_job_logs *l, const struct iogap_trace_record *r
 		hist_sample(l, ms, val[1], r);
 }
 
-static void close_one(struct one_log *o)
+static void close_one(const struct iogap_job_logs *l, struct one_log *o)
 {
 	FILE *f;
 
 	if (!o->f)
 		return;
+	if (o->gz && iogap_log_gz_finish(o->gz, o->f, l->job->log_gz_store))
+		fprintf(stderr, "iogap-probe: %s: compressing the log failed\n", o->path);
 	fclose(o->f);
 	if (o->mem) {   /* per_job_logs=0: appended whole, one job at a time */
 		pthread_mutex_lock(&shared_file_lock);
@@ -283,7 +308,7 @@ void iogap_logs_close(struct iogap_job_logs *l, uint64_t t_end_ns)
 		for (unsigned d = 0; l->log[k].f && d < IOGAP_DDIR_NR; d++)
 			window_flush(l, &l->log[k], d, ms);   /* fio's finalize_logs */
 	for (int k = 0; k < K_NR; k++) {
-		close_one(&l->log[k]);
+		close_one(l, &l->log[k]);
 		free(l->log[k].path);
 	}
 	for (unsigned d = 0; d < IOGAP_DDIR_NR; d++) {

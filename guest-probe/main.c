@@ -14,6 +14,7 @@
 #include "agent.h"
 #include "engine.h"
 #include "job.h"
+#include "log_gz.h"
 #include "output.h"
 #include "runner.h"
 #include "trace_file.h"
@@ -43,6 +44,7 @@ static void usage(FILE *f)
 	      "  --trigger=CMD            then run CMD (fio's local trigger)\n"
 	      "  --parse-only             parse and check the job options, run nothing\n"
 	      "  --showcmd                print each job file as command-line options\n"
+	      "  --inflate-log=FILE       print a log_store_compressed log (.fz) as text\n"
 	      "  --max-jobs=N             accepted and ignored, as fio 3.33 does\n"
 	      "  --status-interval=TIME   print the results so far every TIME (fio's)\n"
 	      "  --trace=FILE             write a per-request trace (docs/trace-format.md)\n"
@@ -107,6 +109,7 @@ struct probe_args {
 	int eta;                  /* -1 auto, 0 never, 1 always */
 	bool parse_only;
 	bool showcmd;
+	const char *inflate_log;  /* fio's --inflate-log */
 	uint64_t status_interval_ns;
 	uint64_t eta_interval_ns, eta_newline_ns;
 	int terse_version;
@@ -213,6 +216,12 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 		a->parse_only = true;
 	} else if (!strcmp(key, "showcmd")) {
 		a->showcmd = true;
+	} else if (!strcmp(key, "inflate-log")) {
+		if (!val || !*val) {
+			fprintf(stderr, "iogap-probe: --inflate-log needs a log file\n");
+			return -1;
+		}
+		a->inflate_log = val;
 	} else if (!strcmp(key, "status-interval")) {
 		if (!val || iogap_parse_time_ns(val, 1000000000ULL, &a->status_interval_ns) ||
 		    a->status_interval_ns < 1000000ULL) {
@@ -437,6 +446,12 @@ int main(int argc, char **argv)
 	}
 	if (a.showcmd) {
 		rc = 0;
+		goto out;
+	}
+	if (a.inflate_log) {   /* as fio: print it, run nothing */
+		rc = iogap_log_inflate_file(a.inflate_log, stdout, err, sizeof(err)) ? 1 : 0;
+		if (rc)
+			fprintf(stderr, "iogap-probe: %s\n", err);
 		goto out;
 	}
 	for (size_t i = 0; i < nr_jobfiles; i++) {

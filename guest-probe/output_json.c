@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_info.h"
 #include "json_writer.h"
 #include "output.h"
 #include "steadystate.h"
@@ -89,11 +90,11 @@ static const struct iogap_group_stat *group_of(const struct iogap_run_report *r,
 	return NULL;
 }
 
-/* fio's add_ddir_status_json for read, write and trim. */
+/* fio's add_ddir_status_json for read, write, trim, or "mixed" (dir 0
+ * of a unified_rw_reporting stat). */
 static void ddir_json(struct jw *w, const struct iogap_job_stat *st,
-		      const struct iogap_group_stat *rs, unsigned d, bool plus)
+		      const struct iogap_group_stat *rs, unsigned d, const char *name, bool plus)
 {
-	static const char *const names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
 	const struct iogap_ddir_stat *ds = &st->dir[d];
 	uint64_t bw_bytes = 0;
 	double iops = 0.0, p_of_agg = 0.0;
@@ -103,7 +104,7 @@ static void ddir_json(struct jw *w, const struct iogap_job_stat *st,
 		iops = 1000.0 * (double)ds->total_io_u / (double)ds->runtime_ms;
 	}
 
-	jw_obj(w, names[d]);
+	jw_obj(w, name);
 	jw_u64(w, "io_bytes", ds->io_bytes);
 	jw_u64(w, "io_kbytes", ds->io_bytes >> 10);
 	jw_u64(w, "bw_bytes", bw_bytes);
@@ -142,6 +143,29 @@ static void ddir_json(struct jw *w, const struct iogap_job_stat *st,
 	jw_float(w, "iops_stddev", ds->iops.samples ? iogap_io_stat_stddev(&ds->iops) : 0.0);
 	jw_u64(w, "iops_samples", ds->iops.samples);
 	jw_end(w);
+}
+
+/* read, write, trim; unified_rw_reporting=mixed: "mixed" alone (the
+ * stat is mixed already); both: "mixed" after them, from a mixed copy */
+static void ddirs_json(struct jw *w, const struct iogap_job_stat *st,
+		       const struct iogap_group_stat *rs, bool plus)
+{
+	static const char *const names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
+	unsigned unified = st->job ? st->job->unified_rw : IOGAP_UNIFIED_SPLIT;
+	struct iogap_job_stat *mixed;
+
+	if (unified == IOGAP_UNIFIED_MIXED) {
+		ddir_json(w, st, rs, 0, "mixed", plus);
+		return;
+	}
+	for (unsigned d = 0; d < IOGAP_DDIR_NR; d++)
+		ddir_json(w, st, rs, d, names[d], plus);
+	if (unified != IOGAP_UNIFIED_BOTH || !(mixed = malloc(sizeof(*mixed))))
+		return;
+	*mixed = *st;
+	iogap_job_stat_mix(mixed);
+	ddir_json(w, mixed, rs, 0, "mixed", plus);
+	free(mixed);
 }
 
 static void depth_json(struct jw *w, const char *key, const uint64_t *map, uint64_t total,
@@ -253,8 +277,7 @@ static void job_json(struct jw *w, const struct iogap_run_report *r,
 		opts_json(w, "job options", st->job->kv + skip, st->job->kv_nr - skip);
 	}
 
-	for (d = 0; d < IOGAP_DDIR_NR; d++)
-		ddir_json(w, st, rs, d, plus);
+	ddirs_json(w, st, rs, plus);
 	jw_obj(w, "sync");
 	jw_u64(w, "total_ios", st->total_sync);
 	lat_json(w, "lat_ns", st, st->lat_percentiles || st->clat_percentiles,
@@ -293,6 +316,7 @@ static void job_json(struct jw *w, const struct iogap_run_report *r,
 	jw_str(w, "desc", st->description);
 	if (st->ss)
 		iogap_ss_json(w, st->ss);
+	iogap_block_infos_json(w, st);   /* block_error_percentiles */
 	jw_end(w);
 }
 

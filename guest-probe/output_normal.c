@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_info.h"
 #include "output.h"
 #include "steadystate.h"
 
@@ -333,9 +334,10 @@ static void show_bw_iops(FILE *f, const struct iogap_group_stat *rs,
 
 static const char *const ddir_names[IOGAP_DDIR_NR] = { "read", "write", "trim" };
 
-/* fio's show_ddir_status for read/write/trim. */
+/* fio's show_ddir_status for read/write/trim, or "mixed" (dir 0 of a
+ * unified_rw_reporting stat). */
 static void show_ddir(FILE *f, const struct iogap_job_stat *st,
-		      const struct iogap_group_stat *rs, unsigned d)
+		      const struct iogap_group_stat *rs, unsigned d, const char *name)
 {
 	const struct iogap_ddir_stat *ds = &st->dir[d];
 	char io_p[32], bw_p[32], bw_alt[32], iops_p[32], post[48] = "";
@@ -357,7 +359,7 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 		snprintf(post, sizeof(post), "; %" PRIu64 " zone resets", ds->zone_resets);
 
 	fprintf(f, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
-		ddir_names[d], iops_p, bw_p, bw_alt, io_p, runt, post);
+		name, iops_p, bw_p, bw_alt, io_p, runt, post);
 
 	if (ds->lat[IOGAP_SLAT].samples)
 		display_lat(f, "slat", &ds->lat[IOGAP_SLAT]);
@@ -377,6 +379,25 @@ static void show_ddir(FILE *f, const struct iogap_job_stat *st,
 		show_prio_percentiles(f, st, d);
 
 	show_bw_iops(f, rs, ds, d);
+}
+
+/* unified_rw_reporting: none, mixed ("mixed" alone: the stat is mixed
+ * already), or both ("mixed" after the directions, from a mixed copy) */
+static void show_ddirs(FILE *f, const struct iogap_job_stat *st, const struct iogap_group_stat *rs)
+{
+	unsigned unified = st->job ? st->job->unified_rw : IOGAP_UNIFIED_SPLIT;
+	struct iogap_job_stat *mixed;
+
+	for (unsigned d = 0; d < IOGAP_DDIR_NR; d++)
+		if (st->dir[d].io_bytes)
+			show_ddir(f, st, rs, d, unified == IOGAP_UNIFIED_MIXED ? "mixed" : ddir_names[d]);
+	if (unified != IOGAP_UNIFIED_BOTH || !(mixed = malloc(sizeof(*mixed))))
+		return;
+	*mixed = *st;
+	iogap_job_stat_mix(mixed);
+	if (mixed->dir[0].io_bytes)
+		show_ddir(f, mixed, rs, 0, "mixed");
+	free(mixed);
 }
 
 double iogap_share_pct(uint64_t n, uint64_t total, double least)
@@ -516,9 +537,7 @@ static void show_job(FILE *f, const struct iogap_run_report *r,
 	if (st->description[0])
 		fprintf(f, "  Description  : [%s]\n", st->description);
 
-	for (d = 0; d < IOGAP_DDIR_NR; d++)
-		if (st->dir[d].io_bytes)
-			show_ddir(f, st, rs, d);
+	show_ddirs(f, st, rs);
 
 	show_lat_row(f, st, st->io_u_lat_n, IOGAP_LAT_N_NR, "nsec");
 	show_lat_row(f, st, st->io_u_lat_u, IOGAP_LAT_U_NR, "usec");
@@ -548,6 +567,7 @@ static void show_job(FILE *f, const struct iogap_run_report *r,
 			st->job ? st->job->latency_window_us : 0,
 			st->job ? st->job->latency_percentile : 100.0, st->iodepth);
 	iogap_ss_normal(f, st);
+	iogap_block_infos_normal(f, st);   /* block_error_percentiles */
 }
 
 /* fio's show_group_stats. */

@@ -7,6 +7,7 @@
  * terse lines read ours.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -97,6 +98,20 @@ static void terse_ddir(FILE *f, const struct iogap_job_stat *st,
 		terse_v5_samples(f, ds);
 }
 
+/* fio's show_mixed_ddir_status_terse: the directions summed */
+static void terse_mixed(FILE *f, const struct iogap_job_stat *st, const struct iogap_group_stat *rs,
+			int ver)
+{
+	struct iogap_job_stat *mixed = malloc(sizeof(*mixed));
+
+	if (!mixed)
+		return;
+	*mixed = *st;
+	iogap_job_stat_mix(mixed);
+	terse_ddir(f, mixed, rs, 0, ver);
+	free(mixed);
+}
+
 static void terse_disk(FILE *f, const struct iogap_disk_util *du)
 {
 	double util = du->msec ? 100.0 * (double)du->io_ticks / (double)du->msec : 0.0;
@@ -140,10 +155,15 @@ static void terse_job(FILE *f, const struct iogap_run_report *r, const struct io
 		fprintf(f, "2;%s;%u;%d", st->name, st->groupid, st->error);
 	else
 		fprintf(f, "%d;%s;%s;%u;%d", ver, r->version, st->name, st->groupid, st->error);
+	/* unified_rw_reporting as fio: mixed alone, or after the directions */
 	terse_ddir(f, st, rs, 0, ver);
-	terse_ddir(f, st, rs, 1, ver);
-	if (ver != 3)   /* trim: in versions 2, 4 and 5 */
-		terse_ddir(f, st, rs, 2, ver);
+	if (!st->job || st->job->unified_rw != IOGAP_UNIFIED_MIXED) {
+		terse_ddir(f, st, rs, 1, ver);
+		if (ver != 3)   /* trim: in versions 2, 4 and 5 */
+			terse_ddir(f, st, rs, 2, ver);
+	}
+	if (st->job && st->job->unified_rw == IOGAP_UNIFIED_BOTH)
+		terse_mixed(f, st, rs, ver);
 
 	if (st->total_run_time_ms) {   /* cpu times in whole ms, as fio */
 		usr = (double)(st->usr_time_us / 1000) * 100 / (double)st->total_run_time_ms;

@@ -44,6 +44,9 @@
 #include "trace_info.h"
 #include "verify.h"
 #include "iolog.h"
+#include "block_info.h"
+#include "buffers.h"
+#include "vtrim.h"
 #include "logs.h"
 #include "lat_target.h"
 #include "steadystate.h"
@@ -54,7 +57,6 @@
 #include "zbd.h"
 
 #define TRACE_BATCH 4096
-#define SAMPLE_WINDOW_NS 500000000ULL   /* fio's bw_avg_time/iops_avg_time */
 
 static volatile sig_atomic_t stop_requested;
 static _Atomic int exit_all;             /* exitall with exit_what=all */
@@ -127,9 +129,11 @@ struct worker {
 	struct iogap_verify_log vlog;
 	bool verify_pass;
 	unsigned backlog_left;      /* verify_backlog: reads left in this batch */
+	struct iogap_vtrim vtrim;   /* trim_percentage's list (vtrim.c) */
 	uint16_t numberio;          /* writes issued: fio's numberio */
 	struct verify_slot {        /* per request slot */
 		bool check;         /* a read of a logged block */
+		bool trimmed;       /* of a block trimmed since: zeros expected */
 		uint16_t numberio;  /* the write it expects */
 	} *vslot;
 	uint64_t verify_ns;         /* time spent in verify passes */
@@ -147,9 +151,10 @@ struct worker {
 	struct iogap_lat_target lat; /* latency_target's depth search (lat_target.c) */
 	bool in_ramp;
 	uint64_t rate_start;
-	uint64_t next_sample;
+	/* the report's bandwidth [0] and IOPS [1] samples: fio's bwavgtime
+	 * and iopsavgtime windows */
+	uint64_t next_sample[2], last_sample_ns[2], sample_window_ns[2];
 	uint64_t sample_bytes[IOGAP_DDIR_NR], sample_ios[IOGAP_DDIR_NR];
-	uint64_t last_sample_ns;
 	struct rusage ru_start;
 
 	/* trace and latency logs */
@@ -233,7 +238,7 @@ static void flush_records(struct worker *w)
 		return;
 	if (w->trace && iogap_trace_writer_append(w->trace, w->recs, w->nr_recs))
 		w->dropped += w->nr_recs;
-	for (unsigned i = 0; w->logs && i < w->nr_recs; i++)
+	for (unsigned i = 0; w->logs && w->job->stats && i < w->nr_recs; i++)   /* stats=0: none */
 		iogap_logs_add(w->logs, &w->recs[i], w->rec_prio[i]);
 	w->nr_recs = 0;
 }
@@ -570,11 +575,14 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 				  !j->time_based && !j->norandommap && !j->verify_only,
 		.pattern = j->verify_pattern,
 		.pattern_len = j->verify_pattern_len,
+		.swap_offset = j->verify_offset,
 	};
 	char msg[512];
 
 	r.numberio = w->vslot[io->slot].numberio;
-	if (!iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
+	if (w->vslot[io->slot].trimmed ?
+	    !iogap_vtrim_check(r.file, io->offset, io->buf, io->len, msg, sizeof(msg)) :
+	    !iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
 		return false;
 	fprintf(stderr, "%s\n", msg);
 	if (j->verify_dump && iogap_verify_dump(r.file, io->offset, io->buf, io->len))
@@ -601,12 +609,15 @@ static int verify_stamp(struct worker *w, struct iogap_io *io)
 		.thread = (uint16_t)w->thread_number,
 		.numberio = w->numberio,
 		.tagged = w->opts->tag_writes,
+		.swap_offset = j->verify_offset,
 	};
+	int r;
 
 	iogap_verify_fill(&vw, io->buf, io->len);
 	if (!j->do_verify || (j->time_based && !j->verify_backlog))
 		return 0;
-	return iogap_verify_log_add(&w->vlog, (uint16_t)io->file, io->offset, io->len, w->numberio++);
+	r = iogap_verify_log_add(&w->vlog, (uint16_t)io->file, io->offset, io->len, w->numberio++);
+	return r ? r : iogap_vtrim_logged(&w->vtrim, j, &w->vlog);
 }
 
 /* verify_only: a write of the workload is logged for the read-back, not
@@ -634,7 +645,8 @@ static uint64_t verify_next(struct worker *w, struct iogap_io *io)
 		return NO_MORE_IO;
 	io->len = p->len;
 	w->f = &w->fs.f[p->file];
-	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio };
+	w->vslot[io->slot] = (struct verify_slot){ .check = true, .numberio = p->numberio,
+						   .trimmed = p->trim == IOGAP_PIECE_TRIMMED };
 	return p->offset;
 }
 
@@ -722,6 +734,9 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		return;
 	if ((uint64_t)io->result < io->len)
 		ds->short_io_u++;
+	if (io->ddir == IOGAP_OP_TRIM && st->nr_block_infos)   /* block_info.c */
+		iogap_block_info_trim(st, io->offset - w->fs.f[io->file].region_start,
+				      j->bs[IOGAP_OP_TRIM]);
 	ds->io_bytes += (uint64_t)io->result;
 	w->sample_bytes[io->ddir] += (uint64_t)io->result;
 	w->sample_ios[io->ddir]++;
@@ -749,23 +764,29 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	}
 }
 
-static void add_samples(struct worker *w, uint64_t now)
+/* fio's __add_samples: bandwidth (KiB/s, iops false) or IOPS over the
+ * window that ended at now */
+static void add_samples(struct worker *w, uint64_t now, bool iops)
 {
-	uint64_t span = now - w->last_sample_ns;
+	uint64_t span = now - w->last_sample_ns[iops];
 
-	if (span == 0 || w->job->disable_bw)
+	if (span == 0 || (!iops && w->job->disable_bw))
 		return;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		/* the verify pass only reads */
 		if (w->verify_pass ? d != IOGAP_OP_READ : !(w->job->rw & (1u << d)))
 			continue;
-		iogap_io_stat_add(&w->stat.dir[d].bw,
-				  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
-		iogap_io_stat_add(&w->stat.dir[d].iops, w->sample_ios[d] * 1000000000ULL / span);
-		w->sample_bytes[d] = 0;
-		w->sample_ios[d] = 0;
+		if (iops) {
+			iogap_io_stat_add(&w->stat.dir[d].iops,
+					  w->sample_ios[d] * 1000000000ULL / span);
+			w->sample_ios[d] = 0;
+		} else {
+			iogap_io_stat_add(&w->stat.dir[d].bw,
+					  w->sample_bytes[d] * 1000000000ULL / 1024 / span);
+			w->sample_bytes[d] = 0;
+		}
 	}
-	w->last_sample_ns = now;
+	w->last_sample_ns[iops] = now;
 }
 
 static void end_ramp(struct worker *w, uint64_t now)
@@ -774,8 +795,12 @@ static void end_ramp(struct worker *w, uint64_t now)
 	if (w->job->latency_target_ns && !w->lat.end_run)   /* fio's lat_target_reset */
 		iogap_lat_target_init(&w->lat, w->job, now, completed(w));
 	w->in_ramp = false;
-	w->last_sample_ns = now;
-	w->next_sample = now + SAMPLE_WINDOW_NS;
+	w->sample_window_ns[0] = w->job->bw_avg_msec * 1000000ULL;
+	w->sample_window_ns[1] = w->job->iops_avg_msec * 1000000ULL;
+	for (int k = 0; k < 2; k++) {
+		w->last_sample_ns[k] = now;
+		w->next_sample[k] = now + w->sample_window_ns[k];
+	}
 	w->rate_start = now;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
 	memset(w->bytes_dir_issued, 0, sizeof(w->bytes_dir_issued));
@@ -1343,7 +1368,7 @@ static int run_loop(struct worker *w)
 		uint64_t now = done ? done : iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
-		bool verifying;
+		bool verifying, trimming;
 		int q;
 
 		done = 0;
@@ -1352,9 +1377,11 @@ static int run_loop(struct worker *w)
 			end_ramp(w, now);
 		if (w->snap)
 			answer_status(w, now);
-		if (!w->in_ramp && now >= w->next_sample) {
-			add_samples(w, now);
-			w->next_sample += SAMPLE_WINDOW_NS;
+		for (int k = 0; k < 2 && !w->in_ramp && w->job->stats; k++) {
+			if (now < w->next_sample[k])
+				continue;
+			add_samples(w, now, k);
+			w->next_sample[k] += w->sample_window_ns[k];
 		}
 		/* as fio, the pause follows the I/O, the last one included */
 		if (j->thinktime_ns && !w->verify_pass && !stop_requested && (r = think(w, &queued)) < 0)
@@ -1425,7 +1452,9 @@ static int run_loop(struct worker *w)
 			}
 		}
 		verifying = w->verify_pass || w->backlog_left;
-		ddir = verifying ? IOGAP_OP_READ : w->replay ? io->ddir : pick_ddir(w);
+		trimming = !verifying && j->trim_percentage && iogap_vtrim_due(&w->vtrim, j, &w->vlog);
+		ddir = verifying ? IOGAP_OP_READ : trimming ? IOGAP_OP_TRIM :
+		       w->replay ? io->ddir : pick_ddir(w);
 		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, ddir, &queued)) < 0) {
@@ -1442,6 +1471,17 @@ static int run_loop(struct worker *w)
 			}
 			if (w->backlog_left)
 				w->backlog_left--;
+		} else if (trimming) {   /* vtrim.c: a logged block, as fio's get_next_trim */
+			const struct iogap_verify_piece *p = iogap_vtrim_next(&w->vtrim, j, &w->vlog);
+
+			if (!p) {
+				put_slot(w, io);
+				continue;
+			}
+			io->len = p->len;
+			io->offset = p->offset;
+			w->f = &w->fs.f[p->file];
+			w->vslot[io->slot].check = false;
 		} else if (!w->replay) {
 			io->len = pick_bs(w, ddir);
 			io->offset = pick_file_offset(w, ddir, &io->len);
@@ -1491,6 +1531,8 @@ static int run_loop(struct worker *w)
 			iogap_bufgen_fill(&w->bufgen, io->buf, io->len);
 		else if (ddir == IOGAP_OP_WRITE && j->refill_buffers && !j->buffer_pattern_len)
 			refill_buffer(w, io);
+		else if (ddir == IOGAP_OP_WRITE && iogap_buffers_scramble(j))   /* buffers.c */
+			iogap_buffer_scramble(io->buf, io->len, io->offset, iogap_now_ns());
 		iogap_prio_pick(&w->prio, &w->stat, io);   /* prio.c: cmdprio */
 		if (ddir == IOGAP_OP_WRITE && w->opts->tag_writes)
 			stamp_tags(w, io);
@@ -1522,8 +1564,9 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		/* fio counts the writes of trimwrite, and no read-back in io_size */
-		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying) {
+		/* fio counts the writes of trimwrite, and no read-back or
+		 * verify-trim in io_size */
+		if (!(ddir == IOGAP_OP_TRIM && job_trimwrite(j)) && !verifying && !trimming) {
 			w->bytes_issued += io->len;
 			iogap_fileset_issued(&w->fs, w->f, io->len);
 		}
@@ -1767,6 +1810,7 @@ static int setup_worker(struct worker *w)
 	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 	iogap_rand_seed(&w->rnd_poisson, seed ^ 0x7777);
 	iogap_rand_seed(&w->rnd_buf, seed ^ 0x9999);
+	iogap_rand_seed(&w->vtrim.rnd, seed ^ 0x4444);
 
 	w->ops = j->engine;
 	if (open_targets(w, seed) || setup_iologs(w) || setup_bufgen(w))
@@ -1802,6 +1846,14 @@ static int setup_worker(struct worker *w)
 		uint64_t v = iogap_rand_next(&w->rnd_bs);
 		memcpy((char *)w->bufmem + i * 8, &v, 8);
 	}
+	if (j->block_error_hist &&
+	    iogap_block_infos_init(&w->stat, w->f->region_len, j->bs[IOGAP_OP_TRIM], w->err,
+				   sizeof(w->err))) {
+		w->err_code = EINVAL;
+		return -1;
+	}
+	if (j->zero_buffers)   /* fio's zero_buffers, unless a pattern is given */
+		memset(w->bufmem, 0, bufsz * j->iodepth);
 	/* fio's buffer_pattern: each buffer starts with the pattern */
 	for (size_t i = 0; j->buffer_pattern_len && i < bufsz * j->iodepth; i++)
 		((uint8_t *)w->bufmem)[i] = j->buffer_pattern[(i % bufsz) % j->buffer_pattern_len];
@@ -1900,6 +1952,7 @@ static void teardown_worker(struct worker *w)
 	free(w->vslot);
 	iogap_verify_log_free(&w->vlog);
 	iogap_bufgen_free(&w->bufgen);
+	iogap_vtrim_free(&w->vtrim);
 }
 
 static void set_affinity(struct worker *w, unsigned index_in_job)
@@ -2113,8 +2166,9 @@ static void *worker_main(void *arg)
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(w->stat.error));
 	}
 	if (!w->in_ramp) {
-		if (t_stop - w->last_sample_ns >= SAMPLE_WINDOW_NS / 2)
-			add_samples(w, t_stop);
+		for (int k = 0; k < 2; k++)
+			if (t_stop - w->last_sample_ns[k] >= w->sample_window_ns[k] / 2)
+				add_samples(w, t_stop, k);
 		close_stats(w, &w->stat, t_stop);
 	}
 	if (j->latency_target_ns)
@@ -2590,6 +2644,8 @@ static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *con
 		const struct iogap_job_stat *st = stats ? stats[i] : &w->stat;
 		struct iogap_job_stat *into = NULL;
 
+		if (!w->job->stats)   /* fio's stats=0: not reported */
+			continue;
 		if (w->job->group_reporting) {
 			for (size_t k = 0; k < report->nr; k++) {
 				if (report->stats[k].groupid == w->groupid &&
@@ -2604,6 +2660,9 @@ static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *con
 		else
 			report->stats[report->nr++] = *st;
 	}
+	for (size_t k = 0; k < report->nr; k++)
+		if (report->stats[k].job->unified_rw == IOGAP_UNIFIED_MIXED)
+			iogap_job_stat_mix(&report->stats[k]);
 	report->timestamp = time(NULL);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	report->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
@@ -3224,7 +3283,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		size_t nf = 0;
 
 		for (size_t i = 0; files && i < jobs->nr; i++)
-			if (!(jobs->jobs[i].engine->flags & IOGAP_ENGINE_NO_FILE))
+			if (!(jobs->jobs[i].engine->flags & IOGAP_ENGINE_NO_FILE) &&
+			    jobs->jobs[i].disk_util)
 				files[nf++] = jobs->jobs[i].filename;
 		disks = iogap_disk_util_start(files, nf);
 		free(files);

@@ -341,6 +341,19 @@ static bool tag_at(const uint8_t *blk, uint32_t blk_len)
 	return iogap_tag_valid(&t);
 }
 
+/* fio's memswp for verify_offset: the header and checksum at at trade
+ * places with the bytes swap bytes further (when the block holds them) */
+static void swap_header(uint8_t *blk, uint32_t blk_len, size_t at, size_t hsz, uint32_t swap)
+{
+	uint8_t tmp[IOGAP_VERIFY_MAX_HDR];
+
+	if (!swap || hsz > sizeof(tmp) || at + swap + hsz > blk_len)
+		return;
+	memcpy(tmp, blk + at, hsz);
+	memcpy(blk + at, blk + at + swap, hsz);
+	memcpy(blk + at + swap, tmp, hsz);
+}
+
 void iogap_verify_fill(const struct iogap_verify_write *w, void *buf, uint32_t len)
 {
 	size_t hsz = iogap_verify_hdr_size(w->type);
@@ -371,6 +384,7 @@ void iogap_verify_fill(const struct iogap_verify_write *w, void *buf, uint32_t l
 		memcpy(blk + at, &h, sizeof(h));
 		sum_len = block_sum(w->type, blk + at + hsz, blk_len - at - hsz, sum);
 		memcpy(blk + at + sizeof(h), sum, sum_len);
+		swap_header(blk, blk_len, at, hsz, w->swap_offset);
 	}
 }
 
@@ -467,8 +481,19 @@ int iogap_verify_check(const struct iogap_verify_read *r, const void *buf, uint3
 		uint32_t blk_len = len - pos < r->interval ? len - pos : r->interval;
 		size_t n;
 
-		if (!check_block(r, (const uint8_t *)buf + pos, blk_len, r->offset + pos, pos, msg,
-				 msglen))
+		const uint8_t *blk = (const uint8_t *)buf + pos;
+		uint8_t *copy = NULL;
+		int bad;
+
+		if (r->swap_offset && (copy = malloc(blk_len))) {   /* the header back in place */
+			memcpy(copy, blk, blk_len);
+			swap_header(copy, blk_len, hdr_pos(blk_len, tag_at(copy, blk_len)),
+				    iogap_verify_hdr_size(r->type), r->swap_offset);
+			blk = copy;
+		}
+		bad = check_block(r, blk, blk_len, r->offset + pos, pos, msg, msglen);
+		free(copy);
+		if (!bad)
 			continue;
 		n = strlen(msg);   /* fio's tail: where, and the request */
 		snprintf(msg + n, msglen - n, " at file %s offset %llu, length %u (requested block: "
@@ -495,7 +520,7 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t o
 		log->v = v;
 		log->cap = cap;
 	}
-	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file };
+	log->v[log->nr++] = (struct iogap_verify_piece){ offset, len, numberio, file, 0 };
 	return 0;
 }
 
@@ -518,6 +543,8 @@ int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32
 
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log)
 {
+	while (log->next < log->nr && log->v[log->next].trim == IOGAP_PIECE_DROPPED)
+		log->next++;
 	return log->next < log->nr ? &log->v[log->next++] : NULL;
 }
 

@@ -43,6 +43,8 @@ struct iogap_verify_write {
 	uint16_t thread;
 	uint16_t numberio;
 	bool tagged;              /* write tags at every IOGAP_TAG_STRIDE */
+	uint32_t swap_offset;     /* fio's verify_offset: header and checksum
+				   * swapped with the bytes this far on */
 };
 
 /* What a read expects; numberio is checked only when check_numberio. */
@@ -56,6 +58,7 @@ struct iogap_verify_read {
 	const uint8_t *pattern;   /* verify=meta with verify_pattern: the data
 				   * after each header, from the buffer's start */
 	unsigned pattern_len;
+	uint32_t swap_offset;     /* verify_offset: swapped back before the check */
 };
 
 /* Header and checksum size of a verify type (0: none written, null). */
@@ -78,6 +81,12 @@ struct iogap_verify_piece {
 	uint32_t len;
 	uint16_t numberio;
 	uint16_t file;            /* which of the worker's files */
+	uint8_t trim;             /* verify-trim (vtrim.c): enum iogap_piece_trim */
+};
+enum iogap_piece_trim {
+	IOGAP_PIECE_KEPT,
+	IOGAP_PIECE_TRIMMED,      /* reads back zeros */
+	IOGAP_PIECE_DROPPED,      /* trimmed, not read back */
 };
 struct iogap_verify_log {
 	struct iogap_verify_piece *v;

@@ -40,8 +40,9 @@ ok $? "significant_figures=2 and 6: fio's figures ($(sf "$PROBE" 6 | tr '\n' ' '
 ! "$PROBE" --parse-only --name=s --significant_figures=11 2> /dev/null && ! "$PROBE" --parse-only --name=s --significant_figures=0 2> /dev/null
 ok $? "significant_figures outside 1..10 refused (fio's range)"
 
-# refill_buffers: every write its own random data (without, one buffer is reused at depth 1)
-"$PROBE" --name=w --rw=write --bs=4k --size=16k --filename=r0.dat > /dev/null &&
+# refill_buffers: every write its own random data (without, and without
+# scramble_buffers, one buffer is reused at depth 1)
+"$PROBE" --name=w --rw=write --bs=4k --size=16k --filename=r0.dat --scramble_buffers=0 > /dev/null &&
 	"$PROBE" --name=w --rw=write --bs=4k --size=16k --filename=r1.dat --refill_buffers > /dev/null
 diffb() { cmp -l <(head -c 4096 "$1") <(tail -c +4097 "$1" | head -c 4096) | wc -l; }
 [ "$(diffb r0.dat)" = 0 ] && [ "$(diffb r1.dat)" -gt 4000 ]
