@@ -9,11 +9,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "iolog.h"
 #include "util.h"
@@ -604,16 +607,53 @@ int iogap_iolog_prepare_job(struct iogap_job *j, char *err, size_t errlen)
 
 /* ---- write_iolog ---- */
 
+#define IOLOG_BUF (64 << 10)
+
+static void writer_flush(struct iogap_iolog_writer *w)
+{
+	for (size_t done = 0; done < w->len;) {
+		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+
+		if (n <= 0)
+			break;   /* a full disk: the log is short, as fio's would be */
+		done += (size_t)n;
+	}
+	w->len = 0;
+}
+
+static void writer_line(struct iogap_iolog_writer *w, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	if (w->len + (size_t)n > IOLOG_BUF)
+		writer_flush(w);
+	memcpy(w->buf + w->len, line, (size_t)n);
+	w->len += (size_t)n;
+}
+
 int iogap_iolog_writer_open(struct iogap_iolog_writer *w, const char *path, const char *file,
 			    char *err, size_t errlen)
 {
-	w->f = fopen(path, "a");   /* fio appends */
-	if (!w->f)
-		return iogap_seterr(err, errlen, "%.200s: write_iolog: %s", path, strerror(errno));
+	w->buf = malloc(IOLOG_BUF);
+	w->fd = w->buf ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	if (w->fd < 0) {   /* fio appends */
+		free(w->buf);
+		w->buf = NULL;
+		return iogap_seterr(err, errlen, "%.200s: write_iolog: %s", path,
+				    strerror(errno ? errno : ENOMEM));
+	}
+	w->len = 0;
 	w->file = file;
 	w->t0_ns = iogap_now_ns();
 	w->last_offset = 0;
-	fprintf(w->f, "%s\n", IOLOG_V3);
+	writer_line(w, "%s\n", IOLOG_V3);
 	iogap_iolog_write(w, IOGAP_IOLOG_ADD, 0, 0);
 	iogap_iolog_write(w, IOGAP_IOLOG_OPEN, 0, 0);
 	return 0;
@@ -624,26 +664,28 @@ void iogap_iolog_write(struct iogap_iolog_writer *w, enum iogap_iolog_act act, u
 {
 	uint64_t us;
 
-	if (!w->f)
+	if (!w->buf)
 		return;
 	us = (iogap_now_ns() - w->t0_ns) / 1000;
 	if (act >= IOGAP_IOLOG_ADD) {
-		fprintf(w->f, "%" PRIu64 " %s %s\n", us, w->file, act_names[act]);
+		writer_line(w, "%" PRIu64 " %s %s\n", us, w->file, act_names[act]);
 		return;
 	}
 	if (act == IOGAP_IOLOG_SYNC || act == IOGAP_IOLOG_DATASYNC ||
 	    act == IOGAP_IOLOG_SYNC_FILE_RANGE)
 		offset = w->last_offset;   /* the io_u's previous offset, as fio */
 	w->last_offset = offset;
-	fprintf(w->f, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, w->file, act_names[act],
-		offset, len);
+	writer_line(w, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, w->file, act_names[act],
+		    offset, len);
 }
 
 void iogap_iolog_writer_close(struct iogap_iolog_writer *w)
 {
-	if (!w->f)
+	if (!w->buf)
 		return;
 	iogap_iolog_write(w, IOGAP_IOLOG_CLOSE, 0, 0);
-	fclose(w->f);
-	w->f = NULL;
+	writer_flush(w);
+	close(w->fd);
+	free(w->buf);
+	w->buf = NULL;
 }

@@ -60,7 +60,11 @@ int iogap_iolog_prepare_job(struct iogap_job *j, char *err, size_t errlen);
 
 /* write_iolog */
 struct iogap_iolog_writer {
-	FILE *f;
+	/* whole lines only reach the file, each write() at its end (O_APPEND):
+	 * clones appending to one log never split each other's lines */
+	int fd;
+	char *buf;                    /* NULL: not writing */
+	size_t len;
 	const char *file;             /* the job's file, as named in each line */
 	uint64_t t0_ns;               /* timestamps are microseconds from here */
 	uint64_t last_offset;         /* fio logs a sync with its io_u's last offset */
