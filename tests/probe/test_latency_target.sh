@@ -74,15 +74,5 @@ ok $? "latency_percentile=50 with every I/O over the target: no error, depth 1, 
 
 bad=("latency_target=soon" "latency_window=1x" "latency_percentile=101" "latency_percentile=-1"
      "latency_percentile=1:2" "latency_run=maybe")
-good=0
-for b in "${bad[@]}"; do
-	printf '[j]\nioengine=null\nsize=1m\n%s\n' "$b" > bad.fio
-	if ! "$PROBE" --parse-only bad.fio 2> e.txt && grep -q "bad.fio:4: option '${b%%=*}'" e.txt; then
-		good=$((good + 1))
-	else
-		echo "# $b: $(cat e.txt)"
-	fi
-done
-[ "$good" = ${#bad[@]} ]
-ok $? "bad values refused with file:line and the option ($good of ${#bad[@]}; e.g. $(cat e.txt))"
+bad_values_ok "${bad[@]}"
 finish

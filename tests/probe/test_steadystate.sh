@@ -85,17 +85,7 @@ ok $? "group_reporting, numjobs=3: one verdict on the group's IOPS (mean $(jq_ g
 
 # bad values: file:line and the option
 bad=("ss=frob:10%" "ss=iops" "ss=iops:many" "ss=bw:fast" "ss_dur=soon" "ss_ramp=-1" "steadystate_ramp_time=x")
-good=0
-for b in "${bad[@]}"; do
-	printf '[j]\nioengine=null\nsize=1m\n%s\n' "$b" > bad.fio
-	if ! "$PROBE" --parse-only bad.fio 2> e.txt && grep -q "bad.fio:4: option '${b%%=*}'" e.txt; then
-		good=$((good + 1))
-	else
-		echo "# $b: $(cat e.txt)"
-	fi
-done
-[ "$good" = ${#bad[@]} ]
-ok $? "bad values refused with file:line and the option ($good of ${#bad[@]}; e.g. $(cat e.txt))"
+bad_values_ok "${bad[@]}"
 
 # fio's rule: a reporting group's threads share their steady-state options
 printf '[a]\nioengine=null\nsize=1m\nss=iops:5%%\nss_dur=5\n[b]\nioengine=null\nsize=1m\n' > mixed.fio
