@@ -638,54 +638,79 @@ static void writer_line(struct iogap_iolog_writer *w, const char *fmt, ...)
 	w->len += (size_t)n;
 }
 
-int iogap_iolog_writer_open(struct iogap_iolog_writer *w, const char *path, const char *file,
+static void file_line(struct iogap_iolog_writer *w, unsigned file, enum iogap_iolog_act act)
+{
+	writer_line(w, "%" PRIu64 " %s %s\n", (iogap_now_ns() - w->t0_ns) / 1000,
+		    iogap_job_file(w->job, w->clone, file), act_names[act]);
+}
+
+int iogap_iolog_writer_open(struct iogap_iolog_writer *w, const char *path,
+			    const struct iogap_job *j, unsigned clone, unsigned nr_files,
 			    char *err, size_t errlen)
 {
 	w->buf = malloc(IOLOG_BUF);
-	w->fd = w->buf ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	w->open = w->buf ? calloc(nr_files, sizeof(*w->open)) : NULL;
+	w->fd = w->open ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
 	if (w->fd < 0) {   /* fio appends */
+		int e = w->open ? errno : ENOMEM;
+
 		free(w->buf);
+		free(w->open);
 		w->buf = NULL;
-		return iogap_seterr(err, errlen, "%.200s: write_iolog: %s", path,
-				    strerror(errno ? errno : ENOMEM));
+		return iogap_seterr(err, errlen, "%.200s: write_iolog: %s", path, strerror(e));
 	}
 	w->len = 0;
-	w->file = file;
+	w->job = j;
+	w->clone = clone;
+	w->nr_files = nr_files;
 	w->t0_ns = iogap_now_ns();
 	w->last_offset = 0;
 	writer_line(w, "%s\n", IOLOG_V3);
-	iogap_iolog_write(w, IOGAP_IOLOG_ADD, 0, 0);
-	iogap_iolog_write(w, IOGAP_IOLOG_OPEN, 0, 0);
+	for (unsigned k = 0; k < nr_files; k++)
+		file_line(w, k, IOGAP_IOLOG_ADD);
 	return 0;
 }
 
-void iogap_iolog_write(struct iogap_iolog_writer *w, enum iogap_iolog_act act, uint64_t offset,
-		       uint64_t len)
+void iogap_iolog_write(struct iogap_iolog_writer *w, enum iogap_iolog_act act, unsigned file,
+		       uint64_t offset, uint64_t len)
 {
-	uint64_t us;
-
 	if (!w->buf)
 		return;
-	us = (iogap_now_ns() - w->t0_ns) / 1000;
-	if (act >= IOGAP_IOLOG_ADD) {
-		writer_line(w, "%" PRIu64 " %s %s\n", us, w->file, act_names[act]);
-		return;
+	if (!w->open[file]) {
+		file_line(w, file, IOGAP_IOLOG_OPEN);
+		w->open[file] = true;
 	}
 	if (act == IOGAP_IOLOG_SYNC || act == IOGAP_IOLOG_DATASYNC ||
 	    act == IOGAP_IOLOG_SYNC_FILE_RANGE)
 		offset = w->last_offset;   /* the io_u's previous offset, as fio */
 	w->last_offset = offset;
-	writer_line(w, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, w->file, act_names[act],
-		    offset, len);
+	writer_line(w, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n",
+		    (iogap_now_ns() - w->t0_ns) / 1000, iogap_job_file(w->job, w->clone, file),
+		    act_names[act], offset, len);
+}
+
+void iogap_iolog_close_file(struct iogap_iolog_writer *w, unsigned file)
+{
+	if (!w->buf || !w->open[file])
+		return;
+	file_line(w, file, IOGAP_IOLOG_CLOSE);
+	w->open[file] = false;
+}
+
+void iogap_iolog_close_files(struct iogap_iolog_writer *w)
+{
+	for (unsigned k = 0; w->buf && k < w->nr_files; k++)
+		iogap_iolog_close_file(w, k);
 }
 
 void iogap_iolog_writer_close(struct iogap_iolog_writer *w)
 {
 	if (!w->buf)
 		return;
-	iogap_iolog_write(w, IOGAP_IOLOG_CLOSE, 0, 0);
+	iogap_iolog_close_files(w);
 	writer_flush(w);
 	close(w->fd);
 	free(w->buf);
+	free(w->open);
 	w->buf = NULL;
 }

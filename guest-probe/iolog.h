@@ -65,17 +65,34 @@ struct iogap_iolog_writer {
 	int fd;
 	char *buf;                    /* NULL: not writing */
 	size_t len;
-	const char *file;             /* the job's file, as named in each line */
+	const struct iogap_job *job;  /* its files, as named in the lines */
+	unsigned clone, nr_files;
+	bool *open;                   /* per file: "open" logged, "close" not yet */
 	uint64_t t0_ns;               /* timestamps are microseconds from here */
 	uint64_t last_offset;         /* fio logs a sync with its io_u's last offset */
 };
 
-/* Append fio's header and the file's "add" and "open" lines to path. */
-int iogap_iolog_writer_open(struct iogap_iolog_writer *w, const char *path, const char *file,
+/* Append fio's header and an "add" line per file of j's clone to path. */
+int iogap_iolog_writer_open(struct iogap_iolog_writer *w, const char *path,
+			    const struct iogap_job *j, unsigned clone, unsigned nr_files,
 			    char *err, size_t errlen);
-void iogap_iolog_write(struct iogap_iolog_writer *w, enum iogap_iolog_act act, uint64_t offset,
-		       uint64_t len);
-/* The "close" line, then close the log. */
+static inline bool iogap_iolog_writing(const struct iogap_iolog_writer *w)
+{
+	return w->buf != NULL;
+}
+static inline bool iogap_iolog_file_is_open(const struct iogap_iolog_writer *w, unsigned file)
+{
+	return w->open[file];
+}
+/* A request or sync on file: its "open" line first if the file has none
+ * since its last "close" (fio opens a file at its first use). */
+void iogap_iolog_write(struct iogap_iolog_writer *w, enum iogap_iolog_act act, unsigned file,
+		       uint64_t offset, uint64_t len);
+/* file's "close" line, if it is open in the log. */
+void iogap_iolog_close_file(struct iogap_iolog_writer *w, unsigned file);
+/* "close" for every open file (in file order, as fio's close_files). */
+void iogap_iolog_close_files(struct iogap_iolog_writer *w);
+/* close_files, then close the log. */
 void iogap_iolog_writer_close(struct iogap_iolog_writer *w);
 
 #endif

@@ -937,6 +937,20 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 	return r;
 }
 
+/* write_iolog: a file that is done is closed before another opens, as fio
+ * closes a file once it has no offset left (the rest close at the end) */
+static void log_request(struct worker *w, enum iogap_iolog_act act, unsigned file,
+			uint64_t offset, uint64_t len)
+{
+	if (!iogap_iolog_writing(&w->iolog))
+		return;
+	if (!iogap_iolog_file_is_open(&w->iolog, file))
+		for (unsigned k = 0; k < w->fs.nr; k++)
+			if (w->fs.f[k].done)
+				iogap_iolog_close_file(&w->iolog, k);
+	iogap_iolog_write(&w->iolog, act, file, offset, len);
+}
+
 /* A sync the job's options ask for, in write_iolog as fio logs it (the
  * end_fsync is not: fio issues it outside its queue). */
 static int job_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
@@ -947,7 +961,7 @@ static int job_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 		[SYNC_FILE_RANGE] = IOGAP_IOLOG_SYNC_FILE_RANGE,
 	};
 
-	iogap_iolog_write(&w->iolog, act[kind], 0, 0);
+	log_request(w, act[kind], f ? (unsigned)(f - w->fs.f) : 0, 0, 0);
 	return do_sync(w, queued, kind, f);
 }
 
@@ -1544,7 +1558,7 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		iogap_iolog_write(&w->iolog, (enum iogap_iolog_act)ddir, io->offset, io->len);
+		log_request(w, (enum iogap_iolog_act)ddir, io->file, io->offset, io->len);
 		if (w->flocks)   /* lockfile: from prep to queued, as fio (before its start_time) */
 			iogap_file_lock_take(j, w->flocks[io->file], ddir == IOGAP_OP_READ);
 		io->start_ns = iogap_now_ns();
@@ -1764,13 +1778,8 @@ static int setup_iologs(struct worker *w)
 
 	if (j->read_iolog)
 		return iogap_iolog_open(j->read_iolog, j, &w->replay, w->err, sizeof(w->err));
-	if (j->write_iolog && w->fs.nr > 1) {   /* its lines name one file */
-		snprintf(w->err, sizeof(w->err), "write_iolog with several files per job is not "
-			 "supported");
-		return -1;
-	}
 	if (j->write_iolog)
-		return iogap_iolog_writer_open(&w->iolog, j->write_iolog, iogap_job_file(j, w->clone, 0),
+		return iogap_iolog_writer_open(&w->iolog, j->write_iolog, j, w->clone, w->fs.nr,
 					       w->err, sizeof(w->err));
 	return 0;
 }
@@ -2033,9 +2042,8 @@ static int restart_pass(struct worker *w)
 			return r;
 	}
 	iogap_fileset_restart(&w->fs);
-	/* fio closes and reopens the files between loops */
-	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_CLOSE, 0, 0);
-	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_OPEN, 0, 0);
+	/* fio closes the files between loops (each opens again at its first use) */
+	iogap_iolog_close_files(&w->iolog);
 	w->bytes_issued = 0;
 	w->seq_left = 0;
 	w->write_after_trim = false;

@@ -5,7 +5,7 @@
 # recorded delays; a blktrace capture replays the requests fio reads from
 # it (fio --debug=blktrace lists them); malformed logs stop with file:line.
 . "$(dirname "$0")/lib.sh"
-echo "1..18"
+echo "1..23"
 FIO=${FIO:-fio}
 GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
 cd "$WORK" || exit 1
@@ -28,6 +28,23 @@ done <<'ARGS'
 --rw=read:4k --bs=4k --size=64k --loops=2
 --rw=write --ioengine=libaio --iodepth=4 --bs=16k --size=128k --direct=1
 --rw=read --bs=4k,8k --size=32k --offset=8k --fdatasync=2
+ARGS
+# several files per job: an "add" line each, "open" at a file's first use,
+# "close" when it is done and another opens, at the end, between loops
+mkdir -p mf
+while read -r args; do
+	rm -f p.log f.log mf/*
+	# shellcheck disable=SC2086
+	"$PROBE" --name=m $args --directory=mf --write_iolog=p.log > /dev/null && rm -f mf/* &&
+		"$FIO" --name=m $args --directory=mf --write_iolog=f.log > /dev/null 2>&1
+	[ "$(untimed p.log)" = "$(untimed f.log)" ] && [ "$(grep -c ' add$' p.log)" -gt 1 ]
+	ok $? "write_iolog, $args: fio's lines ($(wc -l < p.log) lines)"
+done <<'ARGS'
+--nrfiles=3 --filesize=32k --bs=16k --rw=read --openfiles=1
+--nrfiles=2 --filesize=32k --bs=16k --rw=read --loops=2
+--nrfiles=4 --filesize=32k --bs=8k --rw=write --file_service_type=sequential
+--nrfiles=3 --filesize=48k --bs=16k --rw=read --openfiles=2
+--nrfiles=3 --filesize=64k --bs=16k --rw=randread
 ARGS
 awk 'NR == 1 {ok = $0 == "fio version 3 iolog"} NR > 1 {ok = ok && $1 ~ /^[0-9]+$/ && $1 + 0 >= prev; prev = $1}
 	END {exit !ok}' p.log
