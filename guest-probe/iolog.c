@@ -74,10 +74,12 @@ struct iogap_iolog_reader {
 	char *buf;                /* text: the current line */
 	size_t cap;
 	char name[NAME_BUF];
-	char **added;             /* text: files the log added */
+	char **added;             /* the log's files: text, its "add" lines; blktrace,
+				   * the devices resolved (a piece's file indexes it) */
 	size_t nadded;
 	/* blktrace */
 	uint32_t dev;             /* the device name[] resolves */
+	unsigned dev_index;       /* its index in added */
 	bool dev_known, warned_zero;
 	int depth_now[3], depth_max[3];   /* fio's queue depth probe */
 };
@@ -138,31 +140,31 @@ static int act_by_name(const char *s)
 	return -1;
 }
 
-/* The files the log added; I/O to another is an error (fio would index
- * its file table with -1). */
-static int note_added(struct iogap_iolog_reader *r, const char *name)
+/* The index of a file the log added, or -1; I/O to another is an error
+ * (fio would index its file table with -1). */
+static int added_index(const struct iogap_iolog_reader *r, const char *name)
 {
-	char **a;
-
 	for (size_t i = 0; i < r->nadded; i++)
 		if (!strcmp(r->added[i], name))
-			return 0;
+			return (int)i;
+	return -1;
+}
+
+/* name's index, added if new; -1 when out of memory */
+static int note_added(struct iogap_iolog_reader *r, const char *name)
+{
+	int k = added_index(r, name);
+	char **a;
+
+	if (k >= 0)
+		return k;
 	a = realloc(r->added, (r->nadded + 1) * sizeof(*a));
 	if (!a)
 		return -1;
 	r->added = a;
 	if (!(a[r->nadded] = strdup(name)))
 		return -1;
-	r->nadded++;
-	return 0;
-}
-
-static bool was_added(const struct iogap_iolog_reader *r, const char *name)
-{
-	for (size_t i = 0; i < r->nadded; i++)
-		if (!strcmp(r->added[i], name))
-			return true;
-	return false;
+	return (int)r->nadded++;
 }
 
 /* Split a line into at most max white-space separated words. */
@@ -184,7 +186,7 @@ static int text_line(struct iogap_iolog_reader *r, char **w, int n, struct iogap
 		     char *err, size_t errlen)
 {
 	const struct iogap_job *j = r->job;
-	int base = r->version == 3, act;
+	int base = r->version == 3, act, file;
 	uint64_t t = 0, off = 0, len = 0;
 
 	if (n != base + 2 && n != base + 4)
@@ -210,12 +212,13 @@ static int text_line(struct iogap_iolog_reader *r, char **w, int n, struct iogap
 	if (act <= IOGAP_IOLOG_TRIM && !len)
 		return rerr(r, err, errlen, "an I/O of length 0", "");
 	snprintf(r->name, sizeof(r->name), "%s", j->replay_redirect ? j->replay_redirect : w[base]);
-	if (act == IOGAP_IOLOG_ADD && note_added(r, r->name))
-		return rerr(r, err, errlen, "out of memory", "");
-	if (act != IOGAP_IOLOG_ADD && !was_added(r, r->name))
-		return rerr(r, err, errlen, "the log did not add this file: ", w[base]);
+	file = act == IOGAP_IOLOG_ADD ? note_added(r, r->name) : added_index(r, r->name);
+	if (file < 0)
+		return rerr(r, err, errlen, act == IOGAP_IOLOG_ADD ? "out of memory" :
+			    "the log did not add this file: ", act == IOGAP_IOLOG_ADD ? "" : w[base]);
 	*p = (struct iogap_iolog_piece){
 		.act = (enum iogap_iolog_act)act, .len = (uint32_t)len, .file = r->name,
+		.file_index = (unsigned)file,
 		.delay_us = base ? delay_since(r, t) : 0,
 		.offset = act == IOGAP_IOLOG_WAIT ? off : scaled_offset(j, off),
 	};
@@ -271,6 +274,19 @@ static void swap_trace(struct blk_io_trace *t)
 	t->pdu_len = __builtin_bswap16(t->pdu_len);
 }
 
+/* r->name is dev's file: the pieces that follow go to it */
+static int device_known(struct iogap_iolog_reader *r, uint32_t dev, char *err, size_t errlen)
+{
+	int k = note_added(r, r->name);
+
+	if (k < 0)
+		return rerr(r, err, errlen, "out of memory", "");
+	r->dev = dev;
+	r->dev_index = (unsigned)k;
+	r->dev_known = true;
+	return 0;
+}
+
 /* The block device of a trace's dev_t (fio looks it up under /dev; the
  * kernel names it in sysfs), or replay_redirect. */
 static int resolve_device(struct iogap_iolog_reader *r, uint32_t dev, char *err, size_t errlen)
@@ -284,9 +300,7 @@ static int resolve_device(struct iogap_iolog_reader *r, uint32_t dev, char *err,
 		return 0;
 	if (r->job->replay_redirect) {
 		snprintf(r->name, sizeof(r->name), "%s", r->job->replay_redirect);
-		r->dev = dev;
-		r->dev_known = true;
-		return 0;
+		return device_known(r, dev, err, errlen);
 	}
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", maj, min);
 	if ((f = fopen(path, "r"))) {
@@ -303,9 +317,7 @@ static int resolve_device(struct iogap_iolog_reader *r, uint32_t dev, char *err,
 		return rerr(r, err, errlen, "no block device here has the trace's number ", line);
 	}
 	snprintf(r->name, sizeof(r->name), "%s", devname);
-	r->dev = dev;
-	r->dev_known = true;
-	return 0;
+	return device_known(r, dev, err, errlen);
 }
 
 static int bt_ddir(uint32_t action)
@@ -396,6 +408,7 @@ static int bt_piece(struct iogap_iolog_reader *r, struct blk_io_trace *t,
 		return -1;
 	*p = (struct iogap_iolog_piece){
 		.act = (enum iogap_iolog_act)act, .delay_us = delay / 1000, .file = r->name,
+		.file_index = r->dev_index,
 		.offset = act == IOGAP_IOLOG_SYNC ? 0 : scaled_offset(j, t->sector * 512),
 		.len = act == IOGAP_IOLOG_SYNC ? 0 : (uint32_t)bytes,
 	};
@@ -500,29 +513,19 @@ void iogap_iolog_close(struct iogap_iolog_reader *r)
 /* ---- read_iolog: the job a log describes ---- */
 
 struct log_summary {
-	char *target;
+	char *targets;            /* the log's files as a filename= list */
+	unsigned nr_targets;
 	uint64_t ios[3], other;   /* other: syncs and waits */
 	uint32_t min_len[3], max_len[3];
-	uint64_t extent;
+	uint64_t extent;          /* the largest of any file */
 	int depth;
 };
 
-static int summarize_piece(struct log_summary *s, const struct iogap_iolog_piece *p,
-			   const char *path, char *err, size_t errlen)
+static void summarize_piece(struct log_summary *s, const struct iogap_iolog_piece *p)
 {
-	if (p->act == IOGAP_IOLOG_WAIT) {
-		s->other++;
-		return 0;
-	}
-	if (!s->target && !(s->target = strdup(p->file)))
-		return iogap_seterr(err, errlen, "out of memory");
-	if (strcmp(s->target, p->file))
-		return iogap_seterr(err, errlen, "%s: the log uses several files (%s, %s); iogap-probe "
-				    "replays one per job (replay_redirect= sends all to one)", path,
-				    s->target, p->file);
 	if (p->act > IOGAP_IOLOG_TRIM) {
 		s->other += p->act < IOGAP_IOLOG_ADD;
-		return 0;
+		return;
 	}
 	if (!s->ios[p->act]++ || p->len < s->min_len[p->act])
 		s->min_len[p->act] = p->len;
@@ -530,7 +533,30 @@ static int summarize_piece(struct log_summary *s, const struct iogap_iolog_piece
 		s->max_len[p->act] = p->len;
 	if (p->offset + p->len > s->extent)
 		s->extent = p->offset + p->len;
-	return 0;
+}
+
+/* The log's files as one filename= value: ':' between names, "\:" in them */
+static char *target_list(const struct iogap_iolog_reader *r)
+{
+	size_t n = 1;
+	char *list, *o;
+
+	for (size_t i = 0; i < r->nadded; i++)
+		for (const char *c = r->added[i]; *c; c++)
+			n += 1 + (*c == ':');
+	if (!(o = list = malloc(n + r->nadded)))
+		return NULL;
+	for (size_t i = 0; i < r->nadded; i++) {
+		if (i)
+			*o++ = ':';
+		for (const char *c = r->added[i]; *c; c++) {
+			if (*c == ':')
+				*o++ = '\\';
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	return list;
 }
 
 static int summarize(const struct iogap_job *j, struct log_summary *s, char *err, size_t errlen)
@@ -542,8 +568,7 @@ static int summarize(const struct iogap_job *j, struct log_summary *s, char *err
 	if (iogap_iolog_open(j->read_iolog, j, &r, err, errlen))
 		return -1;
 	while ((ret = iogap_iolog_next(r, &p, err, errlen)) == 1)
-		if ((ret = summarize_piece(s, &p, j->read_iolog, err, errlen)) < 0)
-			break;
+		summarize_piece(s, &p);
 	for (int d = 0; d < 3; d++) {   /* fio: at most 1024, at least 1 with I/O */
 		int dd = r->depth_max[d] > 1024 ? 1024 : r->depth_max[d] ? r->depth_max[d] : s->ios[d] > 0;
 
@@ -553,8 +578,11 @@ static int summarize(const struct iogap_job *j, struct log_summary *s, char *err
 		s->depth = 1;   /* syncs only */
 	if (!ret && !s->ios[0] && !s->ios[1] && !s->ios[2] && !s->other)
 		ret = iogap_seterr(err, errlen, "%s: no I/O to replay", j->read_iolog);
-	if (!ret && !s->target)
+	if (!ret && !r->nadded)
 		ret = iogap_seterr(err, errlen, "%s: the log names no file", j->read_iolog);
+	if (!ret && !(s->targets = target_list(r)))
+		ret = iogap_seterr(err, errlen, "out of memory");
+	s->nr_targets = (unsigned)r->nadded;
 	ret = ret < 0 ? -1 : r->blktrace;
 	iogap_iolog_close(r);
 	return ret;
@@ -580,11 +608,12 @@ int iogap_iolog_prepare_job(struct iogap_job *j, char *err, size_t errlen)
 				    "zonemode in iogap-probe", j->name);
 	bt = summarize(j, &s, err, errlen);
 	if (bt < 0) {
-		free(s.target);
+		free(s.targets);
 		return -1;
 	}
 	free(j->filename);
-	j->filename = s.target;   /* fio drops the job's files for the log's */
+	j->filename = s.targets;   /* fio drops the job's files for the log's */
+	j->nrfiles = s.nr_targets;
 	j->rw = 0;
 	for (int d = 0; d < 3; d++) {
 		if (!s.ios[d])
@@ -599,7 +628,7 @@ int iogap_iolog_prepare_job(struct iogap_job *j, char *err, size_t errlen)
 	j->rw_seq_add = 0;
 	j->offset = j->offset_increment = j->io_size = 0;
 	j->offset_pct = j->size_pct = 0;
-	j->size = s.extent;
+	j->size = s.extent * s.nr_targets;   /* split evenly: each file holds its part */
 	if (bt && !option_given(j, "iodepth"))   /* fio: the capture's depth */
 		j->iodepth = j->iodepth_low = (unsigned)s.depth;
 	return 0;

@@ -37,6 +37,8 @@ struct iogap_iolog_piece {
 	uint32_t len;
 	uint64_t delay_us;            /* after the previous issue (wait: ms) */
 	const char *file;             /* valid until the next call */
+	unsigned file_index;          /* of file among the log's files, in order of
+				       * their "add" lines (blktrace: devices as met) */
 };
 
 struct iogap_iolog_reader;

@@ -1002,6 +1002,12 @@ static void replay_delay(struct worker *w, uint64_t delay_us)
 	w->replay_late_us = slept > orig ? slept - orig : 0;
 }
 
+/* The job's files are the log's, in order (iolog.c's prepare_job) */
+static struct iogap_wfile *replay_file(struct worker *w, const struct iogap_iolog_piece *p)
+{
+	return &w->fs.f[p->file_index < w->fs.nr ? p->file_index : 0];
+}
+
 /* A piece that is not a request: io's slot goes back first (a sync drains
  * the queue).  0, or -errno. */
 static int replay_other(struct worker *w, struct iogap_io *io, unsigned *queued,
@@ -1020,7 +1026,8 @@ static int replay_other(struct worker *w, struct iogap_io *io, unsigned *queued,
 	}
 	replay_delay(w, p->delay_us);
 	if (p->act == IOGAP_IOLOG_SYNC || p->act == IOGAP_IOLOG_DATASYNC)
-		r = do_sync(w, queued, p->act == IOGAP_IOLOG_SYNC ? SYNC_FSYNC : SYNC_FDATASYNC, w->f);
+		r = do_sync(w, queued, p->act == IOGAP_IOLOG_SYNC ? SYNC_FSYNC : SYNC_FDATASYNC,
+			    replay_file(w, p));
 	w->last_issue_ns = iogap_now_ns();   /* file actions too, as fio */
 	return r;
 }
@@ -1045,6 +1052,7 @@ static int replay_next(struct worker *w, struct iogap_io *io, unsigned *queued)
 		return r < 0 ? r : REPLAY_OTHER;
 	}
 	replay_delay(w, p.delay_us);
+	w->f = replay_file(w, &p);
 	io->ddir = (uint8_t)p.act;
 	io->offset = p.offset;
 	io->len = p.len;

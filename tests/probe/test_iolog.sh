@@ -5,7 +5,7 @@
 # recorded delays; a blktrace capture replays the requests fio reads from
 # it (fio --debug=blktrace lists them); malformed logs stop with file:line.
 . "$(dirname "$0")/lib.sh"
-echo "1..23"
+echo "1..24"
 FIO=${FIO:-fio}
 GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
 cd "$WORK" || exit 1
@@ -82,6 +82,18 @@ printf 'fio version 2 iolog\ns.dat add\ns.dat open\ns.dat read 0 4096\ns.dat wai
 "$PROBE" --name=r --read_iolog=w2.log --trace=w2.tr > /dev/null
 [ "$(gaps w2.tr 300000000)" = 1 ] && [ "$(reqs w2.tr)" = "read:0:4096 read:4096:4096 " ]
 ok $? "version 2 'wait 400': the next read waits until 400 ms after the start"
+# read_iolog of a log with several files: each request to its file (the
+# trace's file= is the index among the log's "add" lines)
+rm -f mf/*
+"$FIO" --name=m --nrfiles=3 --filesize=32k --bs=8k --rw=randwrite --directory=mf \
+	--write_iolog=fm.log > /dev/null 2>&1
+want=$(awk 'NR > 1 && $3 == "add" {idx[$2] = n++} $3 == "write" {printf "%d:%s:%s ", idx[$2], $4, $5}' fm.log)
+got=$("$PROBE" --name=r --read_iolog=fm.log --replay_no_stall=1 --trace=m.tr > /dev/null &&
+	"$PROBE" --dump-trace m.tr | sed -n 's/^record [0-9]*: .* op=write \(file=\([0-9]*\) \)\{0,1\}offset=\([0-9]*\) length=\([0-9]*\).*/\2:\3:\4/p' |
+	sed 's/^:/0:/' | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want" ]
+ok $? "read_iolog of fio's log of 3 files: each request to its file ($(echo "$got" | wc -w) requests)"
+
 # read_iolog with write_iolog: fio replays and writes no log
 "$PROBE" --name=r --read_iolog=v3.log --replay_no_stall=1 --write_iolog=none.log > /dev/null && [ ! -e none.log ]
 ok $? "read_iolog with write_iolog: no log written, as fio"
@@ -142,7 +154,6 @@ fields.log|fio version 3 iolog\n1 f add\n2 f read 0\n|fields.log:3: expected
 num.log|fio version 2 iolog\nf add\nf read 0x10 4096\n|num.log:3: bad offset or length
 noadd.log|fio version 2 iolog\nf add\ng read 0 4096\n|noadd.log:3: the log did not add this file: g
 wait3.log|fio version 3 iolog\n1 f add\n2 f wait 100 0\n|wait3.log:3: 'wait' is not allowed
-two.log|fio version 2 iolog\nf add\ng add\nf read 0 4096\ng read 0 4096\n|two.log: the log uses several files
 zero.log|fio version 2 iolog\nf add\nf read 0 0\n|zero.log:3: an I/O of length 0
 big.log|fio version 2 iolog\nf add\nf read 18446744073709551615 4096\n|big.log:3: bad offset or length
 empty.log||empty.log: empty log
