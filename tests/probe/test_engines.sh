@@ -35,20 +35,7 @@ depth4() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs
 python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 99)' "$(depth4 p-posixaio.json)"
 ok $? "posixaio keeps 4 requests in flight: $(depth4 p-posixaio.json)% of submissions at depth 4 (fio: $(depth4 f-posixaio.json)%)"
 
-nw() { "$1" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --rw=read --size=1m --filename=h.dat \
-	--output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"; }
-# EAGAIN on a file just written and dropped from the cache: whether a read
-# finds its page missing depends on readahead still in flight (fio itself
-# sometimes reads all 256), so each tool gets three fresh files to hit it
-eagain() { # eagain BINARY JSON
-	for _ in 1 2 3; do
-		dd if=/dev/urandom of=h.dat bs=1M count=1 conv=fsync status=none
-		nw "$1" "$2"
-		[ "$(field "$2" error)" = 11 ] && [ "$(field "$2" read.total_ios)" -lt 256 ] && return 0
-	done
-	return 1
-}
-eagain "$PROBE" nw-p.json && eagain "$FIO" nw-f.json
+nowait_eagain nw-p.json "$PROBE" --hipri=1 && nowait_eagain nw-f.json "$FIO" --hipri=1
 ok $? "pvsync2 nowait=1 on a file just dropped from the cache: EAGAIN ($(field nw-p.json read.total_ios) reads before it, fio $(field nw-f.json read.total_ios)), as fio"
 cat e.dat > /dev/null &&
 	"$PROBE" --name=h --ioengine=pvsync2 --hipri=1 --nowait=1 --invalidate=0 --rw=read --size=1m \

@@ -75,20 +75,9 @@ ok $? "file_append=1: writes after the existing 8k (file now 24k, first 8k untou
 "$PROBE" --name=u --rw=write --unlink=1 --size=16k --filename=u.dat > /dev/null && [ ! -e u.dat ]
 ok $? "unlink=1: the job's file is gone afterwards"
 
-# Each engine reads its own file, written with O_DIRECT just before: none of
-# it is in the page cache, so the first RWF_NOWAIT read meets EAGAIN (a file
-# written through the cache and dropped with POSIX_FADV_DONTNEED could stay
-# cached under load: then every read succeeded and nothing was tested).
-coe() {
-	dd if=/dev/urandom of="$3" bs=1M count=1 oflag=direct conv=fsync status=none 2> /dev/null ||
-		dd if=/dev/urandom of="$3" bs=1M count=1 conv=fsync status=none
-	"$1" --name=h --ioengine=pvsync2 --nowait=1 --continue_on_error=all --rw=read --size=1m \
-		--filename="$3" --output-format=json 2> /dev/null | sed -n '/^{/,$p' > "$2"
-}
-coe "$PROBE" c.json h.dat; coe "$FIO" cf.json hf.dat
-# How many reads precede the first EAGAIN depends on what the page cache
-# holds (readahead): compare the error fields with fio's, and that the job
-# ended before the file's end.
+# continue_on_error=all on RWF_NOWAIT reads of an uncached file (lib.sh)
+nowait_eagain c.json "$PROBE" --continue_on_error=all
+nowait_eagain cf.json "$FIO" --continue_on_error=all
 q='(j["error"], j["total_err"], j["first_error"])'
 [ "$(J c.json "$q")" = "$(J cf.json "$q")" ] && [ "$(J c.json "$q")" = "(11, 1, 11)" ] &&
 	[ "$(J c.json 'j["read"]["total_ios"]')" -lt 256 ]
