@@ -103,13 +103,32 @@ static unsigned draw(struct iogap_fileset *s)
 	return (unsigned)(((v + s->rand_off) % ranges) >> FSERVICE_SHIFT);
 }
 
-/* May f serve the next I/O?  A file outside the open set joins it while
- * there is room (fio opens it; with the set full it answers EBUSY and
- * the caller tries another). */
-static bool usable(struct iogap_fileset *s, struct iogap_wfile *f)
+/* fio finds a file done only when its turn comes and it has no offset
+ * left: it closes it then, and only then is its place in the open set free */
+static void close_done(struct iogap_fileset *s, struct iogap_wfile *f)
 {
-	if (f->done)
+	if (f->closed)
+		return;
+	f->closed = true;
+	s->nr_closed++;
+	if (f->active) {
+		f->active = false;
+		s->nr_active--;
+	}
+}
+
+/* May f serve the next request?  A file outside the open set joins it
+ * while there is room (fio opens it; with the set full it answers EBUSY
+ * and the caller tries another).  A sync may go to a file that is done but
+ * still open: fio's fill_io_u needs no offset for it. */
+static bool usable(struct iogap_fileset *s, struct iogap_wfile *f, bool sync)
+{
+	if (f->done) {
+		if (sync && f->active)
+			return true;
+		close_done(s, f);
 		return false;
+	}
 	if (f->active)
 		return true;
 	if (s->nr_active >= s->open_max)
@@ -119,21 +138,21 @@ static bool usable(struct iogap_fileset *s, struct iogap_wfile *f)
 	return true;
 }
 
-struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
+static struct iogap_wfile *choose(struct iogap_fileset *s, bool sync)
 {
 	struct iogap_wfile *f = s->cur;
+	bool stays = f && (s->service == IOGAP_FSERVICE_SEQUENTIAL || s->left);
 
 	if (s->nr == 1)   /* a single file is never done: its offsets wrap */
 		return s->f;
 	if (s->nr_done >= s->nr)
 		return NULL;
-	if (f && f->active && !f->done) {
-		if (s->service == IOGAP_FSERVICE_SEQUENTIAL)
-			return f;
-		if (s->left) {
+	if (stays && f->done && !sync)
+		close_done(s, f);   /* the service stays with it: fio comes to it again */
+	if (stays && f->active) {
+		if (s->service != IOGAP_FSERVICE_SEQUENTIAL)
 			s->left--;
-			return f;
-		}
+		return f;
 	}
 	do {
 		if (s->service == IOGAP_FSERVICE_ROUNDROBIN ||
@@ -143,10 +162,20 @@ struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
 		} else {
 			f = &s->f[draw(s) % s->nr];
 		}
-	} while (!usable(s, f));
+	} while (!usable(s, f, sync));
 	s->cur = f;
 	s->left = s->service_nr - 1;
 	return f;
+}
+
+struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
+{
+	return choose(s, false);
+}
+
+struct iogap_wfile *iogap_fileset_next_sync(struct iogap_fileset *s)
+{
+	return choose(s, true);
 }
 
 void iogap_wfile_restart(struct iogap_wfile *f)
@@ -162,7 +191,9 @@ void iogap_wfile_restart(struct iogap_wfile *f)
 		iogap_lfsr_restart(&f->lfsr);
 }
 
-bool iogap_fileset_finish(struct iogap_fileset *s, struct iogap_wfile *f)
+/* f has nothing left: done (closed now if it is the file chosen, else when
+ * its turn comes), or started over by a nonuniform service */
+static bool end_file(struct iogap_fileset *s, struct iogap_wfile *f, bool chosen)
 {
 	if (nonuniform(s)) {   /* fio_file_reset: drawn again, from its start */
 		iogap_wfile_restart(f);
@@ -170,11 +201,16 @@ bool iogap_fileset_finish(struct iogap_fileset *s, struct iogap_wfile *f)
 	}
 	if (!f->done) {
 		f->done = true;
-		f->active = false;
-		s->nr_active--;
 		s->nr_done++;
 	}
+	if (chosen)
+		close_done(s, f);
 	return s->nr_done < s->nr;
+}
+
+bool iogap_fileset_finish(struct iogap_fileset *s, struct iogap_wfile *f)
+{
+	return end_file(s, f, true);
 }
 
 void iogap_fileset_issued(struct iogap_fileset *s, struct iogap_wfile *f, uint64_t len)
@@ -183,7 +219,7 @@ void iogap_fileset_issued(struct iogap_fileset *s, struct iogap_wfile *f, uint64
 		return;
 	f->issued += len;
 	if (f->issued + s->min_bs > f->region_len)
-		iogap_fileset_finish(s, f);
+		end_file(s, f, false);
 }
 
 void iogap_fileset_restart(struct iogap_fileset *s)
@@ -192,8 +228,9 @@ void iogap_fileset_restart(struct iogap_fileset *s)
 		iogap_wfile_restart(&s->f[i]);
 		s->f[i].done = false;
 		s->f[i].active = false;
+		s->f[i].closed = false;
 	}
-	s->nr_active = s->nr_done = 0;
+	s->nr_active = s->nr_done = s->nr_closed = 0;
 	skip_empty(s);
 	s->cur = NULL;
 	s->left = 0;

@@ -30,12 +30,13 @@ struct iogap_wfile {              /* fio's fio_file */
 	struct iogap_skew skew;
 	bool active;              /* in the open set (openfiles) */
 	bool done;
+	bool closed;              /* done, and its turn came since (fio closes it then) */
 };
 
 struct iogap_fileset {
 	struct iogap_wfile *f;
 	unsigned nr;
-	unsigned open_max, nr_active, nr_done;
+	unsigned open_max, nr_active, nr_done, nr_closed;
 	unsigned service, service_nr, left, next;
 	uint32_t min_bs;          /* a file with less than this left is done */
 	struct iogap_wfile *cur;
@@ -57,12 +58,17 @@ void iogap_fileset_free(struct iogap_fileset *s);
 /* fio's get_next_file: the file the next I/O goes to; NULL once every
  * file is done. */
 struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s);
-/* len bytes were issued to f: a file without a block left is done
- * (fio's nonuniform services start it over instead).  Single files never
- * finish this way: their offsets wrap as before. */
+/* The file a sync goes to: the same turn, but a file that is done and not
+ * yet closed may take it (fio needs no offset for a sync). */
+struct iogap_wfile *iogap_fileset_next_sync(struct iogap_fileset *s);
+/* len bytes were issued to f: a file without a block left is done, and
+ * closed when its turn next comes, as fio finds out only then (fio's
+ * nonuniform services start it over instead).  Single files never finish
+ * this way: their offsets wrap as before. */
 void iogap_fileset_issued(struct iogap_fileset *s, struct iogap_wfile *f, uint64_t len);
-/* f has no next offset (fio: fill_io_u failed): done, or started over
- * by a nonuniform service.  False when no file is left. */
+/* f, the file chosen, has no next offset (fio: fill_io_u failed): done
+ * and closed, or started over by a nonuniform service.  False when no file
+ * is left. */
 bool iogap_fileset_finish(struct iogap_fileset *s, struct iogap_wfile *f);
 /* A new pass over every file (loops, time_based, io_size beyond size). */
 void iogap_fileset_restart(struct iogap_fileset *s);

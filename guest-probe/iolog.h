@@ -82,10 +82,6 @@ static inline bool iogap_iolog_writing(const struct iogap_iolog_writer *w)
 {
 	return w->buf != NULL;
 }
-static inline bool iogap_iolog_file_is_open(const struct iogap_iolog_writer *w, unsigned file)
-{
-	return w->open[file];
-}
 /* A request or sync on file: its "open" line first if the file has none
  * since its last "close" (fio opens a file at its first use). */
 void iogap_iolog_write(struct iogap_iolog_writer *w, enum iogap_iolog_act act, unsigned file,

@@ -143,6 +143,7 @@ struct worker {
 	uint64_t last_issue_ns;     /* fio's last_issue: replay delays count from it */
 	uint64_t replay_late_us;    /* fio's time_offset: the last sleep's overrun */
 	struct iogap_iolog_writer iolog;
+	unsigned iolog_closed;              /* fs.nr_closed as of the last line */
 
 	/* timing */
 	uint64_t t_start, t_ramp_end, t_end;
@@ -488,6 +489,15 @@ static bool another_pass(const struct worker *w)
 	return j->time_based || (j->io_size && w->io_budget - w->bytes_issued >= max_bs);
 }
 
+/* A new pass over the files: fio closes them all (each opens again at its
+ * first use) */
+static void restart_files(struct worker *w)
+{
+	iogap_fileset_restart(&w->fs);
+	iogap_iolog_close_files(&w->iolog);
+	w->iolog_closed = 0;
+}
+
 /* The file and offset of the next I/O (fio's set_io_u_file): a file
  * with no next offset is done and another is served. */
 static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
@@ -501,7 +511,7 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 			if (!f && !another_pass(w))
 				return NO_MORE_IO;
 			if (!f) {
-				iogap_fileset_restart(&w->fs);
+				restart_files(w);
 				f = iogap_fileset_next(&w->fs);
 			}
 			w->f = f;
@@ -937,30 +947,36 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 	return r;
 }
 
-/* write_iolog: a file that is done is closed before another opens, as fio
- * closes a file once it has no offset left (the rest close at the end) */
+/* write_iolog: the files fileset.c closed since the last request first
+ * (a scan only when their count grew), the rest close at the end */
 static void log_request(struct worker *w, enum iogap_iolog_act act, unsigned file,
 			uint64_t offset, uint64_t len)
 {
 	if (!iogap_iolog_writing(&w->iolog))
 		return;
-	if (!iogap_iolog_file_is_open(&w->iolog, file))
+	if (w->fs.nr_closed != w->iolog_closed) {
 		for (unsigned k = 0; k < w->fs.nr; k++)
-			if (w->fs.f[k].done)
+			if (w->fs.f[k].closed)
 				iogap_iolog_close_file(&w->iolog, k);
+		w->iolog_closed = w->fs.nr_closed;
+	}
 	iogap_iolog_write(&w->iolog, act, file, offset, len);
 }
 
 /* A sync the job's options ask for, in write_iolog as fio logs it (the
  * end_fsync is not: fio issues it outside its queue). */
-static int job_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
-		    struct iogap_wfile *f)
+static int job_sync(struct worker *w, unsigned *queued, enum sync_kind kind)
 {
 	static const enum iogap_iolog_act act[] = {
 		[SYNC_FSYNC] = IOGAP_IOLOG_SYNC, [SYNC_FDATASYNC] = IOGAP_IOLOG_DATASYNC,
 		[SYNC_FILE_RANGE] = IOGAP_IOLOG_SYNC_FILE_RANGE,
 	};
+	/* fio chooses the file before it knows the request is a sync: the sync
+	 * goes to the file whose turn is next, and takes that turn */
+	struct iogap_wfile *f = w->fs.nr > 1 ? iogap_fileset_next_sync(&w->fs) : NULL;
 
+	if (!f)
+		f = w->f;
 	log_request(w, act[kind], f ? (unsigned)(f - w->fs.f) : 0, 0, 0);
 	return do_sync(w, queued, kind, f);
 }
@@ -1423,19 +1439,19 @@ static int run_loop(struct worker *w)
 		}
 		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = job_sync(w, &queued, SYNC_FSYNC, w->f)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FSYNC)) < 0)
 				break;
 			continue;
 		}
 		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = job_sync(w, &queued, SYNC_FDATASYNC, w->f)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FDATASYNC)) < 0)
 				break;
 			continue;
 		}
 		if (j->sync_file_range_blocks && w->writes_since_sync >= j->sync_file_range_blocks) {
 			w->writes_since_sync = 0;
-			if ((r = job_sync(w, &queued, SYNC_FILE_RANGE, w->f)) < 0)
+			if ((r = job_sync(w, &queued, SYNC_FILE_RANGE)) < 0)
 				break;
 			continue;
 		}
@@ -2049,9 +2065,7 @@ static int restart_pass(struct worker *w)
 		if (r < 0)
 			return r;
 	}
-	iogap_fileset_restart(&w->fs);
-	/* fio closes the files between loops (each opens again at its first use) */
-	iogap_iolog_close_files(&w->iolog);
+	restart_files(w);
 	w->bytes_issued = 0;
 	w->seq_left = 0;
 	w->write_after_trim = false;

@@ -5,7 +5,7 @@
 # recorded delays; a blktrace capture replays the requests fio reads from
 # it (fio --debug=blktrace lists them); malformed logs stop with file:line.
 . "$(dirname "$0")/lib.sh"
-echo "1..24"
+echo "1..27"
 FIO=${FIO:-fio}
 GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
 cd "$WORK" || exit 1
@@ -45,6 +45,9 @@ done <<'ARGS'
 --nrfiles=4 --filesize=32k --bs=8k --rw=write --file_service_type=sequential
 --nrfiles=3 --filesize=48k --bs=16k --rw=read --openfiles=2
 --nrfiles=3 --filesize=64k --bs=16k --rw=randread
+--nrfiles=2 --filesize=32k --bs=16k --rw=write --fsync=1
+--nrfiles=2 --filesize=16k --bs=4k --rw=write --fsync=2 --openfiles=1
+--nrfiles=3 --filesize=64k --bs=16k --rw=read --io_size=400k
 ARGS
 awk 'NR == 1 {ok = $0 == "fio version 3 iolog"} NR > 1 {ok = ok && $1 ~ /^[0-9]+$/ && $1 + 0 >= prev; prev = $1}
 	END {exit !ok}' p.log
