@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..17"
+echo "1..18"
 cd "$WORK" || exit 1
 
 # summary JSON: per reported job, its name, rw and the bytes read and
@@ -72,6 +72,11 @@ python3 -c 'import json; j=json.load(open("ap.json"))["jobs"][0]; assert j["read
 	grep -q '^    1	[0-9.]*	' ap.out
 ok $? "act read and wrote, and reports slice 1: $(grep '^    1' ap.out)"
 
+# the report goes where the results go
+(cd ap && "$PROBE" --eta=never "${ACT[@]}" --output=../ao.out > ../ao.stdout 2> ../ao.err) &&
+	[ "$(report ao.out)" = "$(report ap.out)" ] && [ ! -s ao.stdout ]
+ok $? "act's report goes to --output, as fio's log_info"
+
 # --prep: zero fill, then a random 4k overwrite (libaio, depth 64)
 # (the report, all zeros then, is printed too, as fio)
 (cd af && "$FIO" "${ACT[@]}" --prep > ../pf.out 2> ../pf.err)
@@ -100,6 +105,6 @@ ok $? "a bad profile option value names the option: $(cat e3)"
 ! "$PROBE" --profile=act --device-names=x --threads-per-queue=0 --parse-only 2> e4 &&
 	grep -q "threads-per-queue" e4
 ok $? "act --threads-per-queue=0 (fio divides by it): $(cat e4 | tr '\n' ' ')"
-! "$PROBE" --profile --parse-only 2> e5 && grep -q "profile" e5
+! "$PROBE" --parse-only --profile 2> e5 && grep -q -- "--profile needs a profile name" e5
 ok $? "--profile without a name: $(cat e5)"
 finish
