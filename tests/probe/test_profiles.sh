@@ -6,7 +6,7 @@
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
 command -v bc > /dev/null || skip_all "bc is not installed (fio works out its tiobench size with it; scripts/debian-packages.txt)"
-echo "1..18"
+echo "1..19"
 cd "$WORK" || exit 1
 
 # summary JSON: per reported job, its name, rw and the bytes read and
@@ -74,6 +74,14 @@ ok $? "act's report has fio's lines (shares and verdict aside): $(report ap.out 
 python3 -c 'import json; j=json.load(open("ap.json"))["jobs"][0]; assert j["read"]["io_bytes"] > 0 and j["write"]["io_bytes"] > 0' &&
 	grep -q '^    1	[0-9.]*	' ap.out
 ok $? "act read and wrote, and reports slice 1: $(grep '^    1' ap.out)"
+
+# an injected 2 ms per request (null engine): every request is over 1 ms,
+# in one bucket each, so the slice's shares add up to 100 and act fails
+(cd ap && "$PROBE" --eta=never "${ACT[@]}" --force=ioengine=null --null-latency-ns=2000000 \
+	> ../an.out 2> ../an.err)
+awk -F'\t' '/^    1\t/ { s = $2 + $3 + $4; ok = s > 99.99 && s < 100.01 && $2 == $5 && $3 == $6 }
+	END { exit !ok }' an.out && grep -q "^act: test complete, device(s): FAILED$" an.out
+ok $? "act counts each request in one latency bucket, FAILED over the limits: $(grep '^    1' an.out)"
 
 # the report goes where the results go
 (cd ap && "$PROBE" --eta=never "${ACT[@]}" --output=../ao.out > ../ao.stdout 2> ../ao.err) &&
