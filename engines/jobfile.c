@@ -762,7 +762,27 @@ static int fn(struct parse_ctx *c, struct iogap_job *j, const char *key, const c
 		return bad_value(c, key, val, "expected a time such as 30, 30s, 500ms, 2m"); \
 	return 0; \
 }
-TIME_OPT(opt_runtime, runtime_ns, 1000000000ULL)
+/* runtime: fio keeps microseconds, so it takes times the probe's
+ * nanoseconds cannot hold (fio's act profile asks for 86400000000s by
+ * default); those are forever to both, here 146 years (room to add the
+ * clock and startdelay without wrapping) */
+static int opt_runtime(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
+{
+	char one[32];
+	size_t digits;
+
+	NEED_VALUE(c, key, val);
+	if (!iogap_parse_time_ns(val, 1000000000ULL, &j->runtime_ns))
+		return 0;
+	/* too large, if the same unit with a 1 in front parses */
+	digits = strspn(val, "0123456789");
+	if (digits && (size_t)snprintf(one, sizeof(one), "1%s", val + digits) < sizeof(one) &&
+	    !iogap_parse_time_ns(one, 1000000000ULL, &j->runtime_ns)) {
+		j->runtime_ns = UINT64_MAX / 4;
+		return 0;
+	}
+	return bad_value(c, key, val, "expected a time such as 30, 30s, 500ms, 2m");
+}
 TIME_OPT(opt_ramp_time, ramp_time_ns, 1000000000ULL)
 TIME_OPT(opt_startdelay, startdelay_ns, 1000000000ULL)
 TIME_OPT(opt_thinktime, thinktime_ns, 1000ULL)          /* fio: plain numbers are usec */

@@ -296,9 +296,10 @@ int iogap_job_proc_option(struct iogap_job *j, const char *key, const char *val,
 
 	if (flag)
 		return iogap_parse_bool(val, flag) ? iogap_seterr(why, whylen, "expected 0 or 1") : 0;
-	if (!strcmp(key, "profile"))   /* fio's tiobench and act: job generators of their own */
-		return iogap_seterr(why, whylen, "fio's built-in profiles (tiobench, act) are not "
-				    "implemented by iogap-probe; write the jobs they generate instead");
+	/* fio keeps a job's profile= (any name) and never reads it: the
+	 * command line's --profile runs one (guest-probe/profile.c) */
+	if (!strcmp(key, "profile"))
+		return val && *val ? 0 : iogap_seterr(why, whylen, "a profile name is needed");
 	if (!str && !is_proc_option(key))
 		return 1;
 	if (!val || !*val)

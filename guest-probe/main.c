@@ -16,6 +16,7 @@
 #include "job.h"
 #include "log_gz.h"
 #include "output.h"
+#include "profile.h"
 #include "runner.h"
 #include "trace_file.h"
 
@@ -43,7 +44,10 @@ static void usage(FILE *f)
 	      "  --trigger-timeout=TIME   stop every job TIME after the start\n"
 	      "  --trigger=CMD            then run CMD (fio's local trigger)\n"
 	      "  --parse-only             parse and check the job options, run nothing\n"
-	      "  --showcmd                print each job file as command-line options\n"
+	      "  --profile=NAME           run fio's built-in profile NAME (tiobench, act)\n"
+	      "                           with its own options (docs/iogap-probe.md)\n"
+	      "  --showcmd                print each job file (and --profile's jobs) as\n"
+	      "                           command-line options\n"
 	      "  --inflate-log=FILE       print a log_store_compressed log (.fz) as text\n"
 	      "  --max-jobs=N             accepted and ignored, as fio 3.33 does\n"
 	      "  --status-interval=TIME   print the results so far every TIME (fio's)\n"
@@ -415,9 +419,12 @@ int main(int argc, char **argv)
 			/* "--dump-trace FILE" and "--output FILE" also take the next word */
 			if (!val && i + 1 < argc &&
 			    (!strcmp(key, "dump-trace") || !strcmp(key, "output") ||
-			     !strcmp(key, "trace") || !strcmp(key, "output-format")))
+			     !strcmp(key, "trace") || !strcmp(key, "output-format") ||
+			     !strcmp(key, "profile")))
 				val = argv[++i];
 			r = probe_option(&a, key, val);
+			if (r == 0)
+				r = iogap_profile_cli_option(key, val);
 			if (r < 0)
 				goto out;
 			if (r == 0 && iogap_cmdline_add(&jobs, &cmd_global, &have_global, key, val,
@@ -445,7 +452,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (a.showcmd) {
-		rc = 0;
+		rc = iogap_profile_showcmd(stdout, err, sizeof(err)) ? 1 : 0;
+		if (rc)
+			fprintf(stderr, "iogap-probe: %s\n", err);
 		goto out;
 	}
 	if (a.inflate_log) {   /* as fio: print it, run nothing */
@@ -460,6 +469,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "iogap-probe: %s\n", err);
 			goto out;
 		}
+	}
+	/* as fio: the profile's jobs come after those of the command line
+	 * and the job files */
+	if (iogap_profile_add_jobs(&jobs, &cmd_global, &have_global, err, sizeof(err))) {
+		fprintf(stderr, "iogap-probe: %s\n", err);
+		goto out;
 	}
 	if (a.agent) {
 		rc = iogap_agent_main(a.agent, VERSION_STRING);
@@ -535,6 +550,9 @@ int main(int argc, char **argv)
 	ro.trigger_file = a.trigger_file;
 	ro.trigger_timeout_ns = a.trigger_timeout_ns;
 	ro.trigger_cmd = a.trigger_cmd;
+	if (iogap_profile_selected())
+		ro.prof = iogap_profile_selected()->hooks;
+	iogap_profile_set_output(out);
 	ro.quiet = !(a.formats & IOGAP_OUT_NORMAL);
 	ro.run_id = a.run_id;
 	ro.producer = a.producer;

@@ -150,6 +150,7 @@ struct worker {
 	_Atomic uint64_t epoch_ns;  /* fio's epoch: the start, then ramp_time's end
 				     * (steadystate.c's samples count from it) */
 	struct iogap_lat_target lat; /* latency_target's depth search (lat_target.c) */
+	void *prof_state;           /* the profile's, for opts->prof (profile.h) */
 	bool in_ramp;
 	uint64_t rate_start;
 	/* the report's bandwidth [0] and IOPS [1] samples: fio's bwavgtime
@@ -694,6 +695,17 @@ static void lat_fatal(struct worker *w, const struct iogap_io *io, uint64_t lat,
 	snprintf(w->stat.verror, sizeof(w->stat.verror), "max latency exceeded");
 }
 
+/* a profile's latency check failed: fio's icd->error (EPERM) ends the job */
+static void prof_fatal(struct worker *w)
+{
+	if (!w->stat.first_error)
+		w->stat.first_error = EPERM;
+	if (!w->stat.error) {
+		w->stat.error = EPERM;
+		snprintf(w->stat.verror, sizeof(w->stat.verror), "io_u_sync_complete");
+	}
+}
+
 static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool has_slat)
 {
 	struct iogap_job_stat *st = &w->stat;
@@ -771,6 +783,8 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 			ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
 		if (j->proc.max_latency_ns[io->ddir] && lat > j->proc.max_latency_ns[io->ddir])
 			lat_fatal(w, io, lat, w->job->proc.max_latency_ns[io->ddir]);
+		if (w->prof_state && w->opts->prof->io_lat(w->prof_state, lat))
+			prof_fatal(w);
 	}
 }
 
@@ -3268,6 +3282,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->stat.slat_percentiles = j->slat_percentiles;
 			memcpy(w->stat.percentile_list, j->percentile_list, sizeof(j->percentile_list));
 			w->stat.percentile_nr = j->percentile_nr;
+			if (opts->prof)   /* fio's profile_td_init, as each job is added */
+				w->prof_state = opts->prof->td_init();
 			/* as fio: every job is in its flow from the start, the
 			 * ones after a stonewall too */
 			if (iogap_flow_join(flows, j->flow_id, j->flow, &w->flow)) {
@@ -3362,8 +3378,11 @@ out:
 			ret = -1;
 		}
 	}
-	for (size_t i = 0; ws && i < nw; i++)
+	for (size_t i = 0; ws && i < nw; i++) {
+		if (ws[i].prof_state)   /* fio's profile_td_exit as each job is reaped */
+			opts->prof->td_exit(ws[i].prof_state);
 		free(ws[i].snap);
+	}
 	free(ws);
 	iogap_ss_free(ss, nw);
 	free(ssv);

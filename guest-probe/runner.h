@@ -12,6 +12,16 @@
 #include "output.h"
 #include "util.h"
 
+/* fio's prof_io_ops (profile.h): td_init per job thread as the run is
+ * set up (its state, NULL: none); io_lat per read or write counted in
+ * lat (start to completion, ns), non-zero failing the job with EPERM as
+ * fio's icd->error does; td_exit per job thread when the run is over. */
+struct iogap_prof_hooks {
+	void *(*td_init)(void);
+	int (*io_lat)(void *state, uint64_t lat_ns);
+	void (*td_exit)(void *state);
+};
+
 struct iogap_run_opts {
 	const char *trace_path;     /* NULL: no trace */
 	const char *kernel_trace_path;  /* NULL: no kernel points (kernel_points.h) */
@@ -37,6 +47,7 @@ struct iogap_run_opts {
 	const char *trigger_file;
 	uint64_t trigger_timeout_ns;
 	const char *trigger_cmd;
+	const struct iogap_prof_hooks *prof;   /* NULL: no profile hooks */
 };
 
 /* Run every job; fill report (entries in fio's reporting order).  Returns

@@ -18,14 +18,15 @@ head -c 1m /dev/urandom > d.dat
 # bad values: file:line errors naming the option
 printf '[a]\nnice=20\n' > b1.fio; printf '[a]\nsize=4k\nfadvise_hint=noreuse\n' > b2.fio
 printf '[a]\nmem=cudamalloc\n' > b3.fio; printf '[a]\ncgroup=x\ncgroup_weight=50\n' > b4.fio
-printf '[a]\nprofile=tiobench\n' > b5.fio
+printf '[a]\nprofile=\n' > b5.fio; printf '[a]\nioengine=null\nsize=64k\nprofile=act\nprofile=nope\n' > g5.fio
 ! "$PROBE" --parse-only b1.fio 2> e1 && grep -q "b1.fio:2: option 'nice': bad value '20'" e1 &&
 	! "$PROBE" --parse-only b2.fio 2> e2 && grep -q "b2.fio:3: option 'fadvise_hint'" e2 &&
 	! "$PROBE" --parse-only b3.fio 2> e3 && grep -q "b3.fio:2: option 'mem'.*cudamalloc" e3 &&
 	! "$PROBE" --parse-only b4.fio 2> e4 && grep -q "b4.fio:3: option 'cgroup_weight'.*100 to 1000" e4
 ok $? "bad values name file:line and the option ($(cat e1); $(cat e2))"
-! "$PROBE" --parse-only b5.fio 2> e5 && grep -q "b5.fio:2: option 'profile'.*tiobench, act.*not implemented" e5
-ok $? "profile= is refused by name: $(cat e5)"
+! "$PROBE" --parse-only b5.fio 2> e5 && grep -q "b5.fio:2: option 'profile'.*name is needed" e5 &&
+	"$PROBE" --parse-only g5.fio && "$FIO" --parse-only g5.fio
+ok $? "profile= takes any name (without effect, as in fio), not none: $(cat e5)"
 "$PROBE" --parse-only --name=a --rate_cycle=500 --unique_filename=0 --write_barrier=4 --overwrite=1 \
 	--blockalign=8k --iomem=mmapshared --hugepage-size=2m --gtod_reduce=0
 ok $? "rate_cycle (ratecycle's name in fio), unique_filename, write_barrier, overwrite, blockalign, iomem, hugepage-size accepted"
