@@ -1628,6 +1628,24 @@ static char *xstrdup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* dst: a copy of src's options (NULL, 0 when it has none); -1 when out of memory */
+static int kv_copy(struct iogap_job_kv **dst, size_t *dst_nr, const struct iogap_job *src)
+{
+	*dst = NULL;
+	*dst_nr = 0;
+	if (!src->kv_nr)
+		return 0;
+	*dst = calloc(src->kv_nr, sizeof(**dst));
+	if (!*dst)
+		return -1;
+	for (size_t i = 0; i < src->kv_nr; i++) {
+		(*dst)[i].key = strdup(src->kv[i].key);
+		(*dst)[i].value = xstrdup_or_null(src->kv[i].value);
+	}
+	*dst_nr = src->kv_nr;
+	return 0;
+}
+
 /* Deep copy, so a job section starts from the [global] state. */
 static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 {
@@ -1656,19 +1674,7 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->ceph_conf = xstrdup_or_null(src->ceph_conf);
 	if (iogap_job_proc_copy(&dst->proc, &src->proc))
 		return -1;
-	dst->kv = NULL;
-	dst->kv_nr = 0;
-	if (src->kv_nr) {
-		dst->kv = calloc(src->kv_nr, sizeof(*dst->kv));
-		if (!dst->kv)
-			return -1;
-		for (size_t i = 0; i < src->kv_nr; i++) {
-			dst->kv[i].key = strdup(src->kv[i].key);
-			dst->kv[i].value = xstrdup_or_null(src->kv[i].value);
-		}
-		dst->kv_nr = src->kv_nr;
-	}
-	return 0;
+	return kv_copy(&dst->kv, &dst->kv_nr, src);
 }
 
 static void kv_free(struct iogap_job_kv *kv, size_t nr);
@@ -2278,6 +2284,13 @@ int iogap_cmdline_add(struct iogap_job_list *list, struct iogap_job *global, boo
 		free(j->name);
 		j->name = strdup(val);
 		j->source_file = strdup("<command line>");
+		/* fio's JSON: the options before the first --name are its "global
+		 * options", and a command-line job's own list starts with its name */
+		if (!list->global_kv && global->kv_nr && kv_copy(&list->global_kv,
+								 &list->global_kv_nr, global))
+			return perr(&c, "out of memory");
+		if (!j->name || !j->source_file || kv_record(j, "name", val))
+			return perr(&c, "out of memory");
 		return 0;
 	}
 	target = list->nr ? &list->jobs[list->nr - 1] : global;

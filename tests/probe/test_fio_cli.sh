@@ -5,7 +5,7 @@
 # time_based without a runtime, --section, --readonly, --enghelp,
 # --eta-interval/--eta-newline.
 . "$(dirname "$0")/lib.sh"
-echo "1..28"
+echo "1..29"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 cat > j.fio <<'JOB'
@@ -26,6 +26,14 @@ JOB
 ok $? "--max-jobs=16 is accepted (run-fio-tests.py passes it on every call)"
 ! "$PROBE" --max-jobs=lots --name=x --size=64k 2> err.txt && grep -q "max-jobs" err.txt
 ok $? "--max-jobs=lots is an error naming the option"
+
+# JSON option lists of a command line: what precedes the first --name is
+# "global options", a job's own list starts with its name
+opts() { "$1" --ioengine=null --size=64k --name=x --rw=randread --bs=8k --name=y --output-format=json | sed -n '/^{/,$p' |
+	python3 -c 'import json,sys; d = json.load(sys.stdin)
+print(d.get("global options"), [j["job options"] for j in d["jobs"]])'; }
+[ "$(opts "$PROBE")" = "$(opts "$FIO")" ]
+ok $? "command-line JSON \"global options\" and \"job options\" equal fio's: $(opts "$PROBE")"
 
 [ "$("$PROBE" --showcmd j.fio)" = "$("$FIO" --showcmd j.fio)" ]
 ok $? "--showcmd prints what fio prints ($("$FIO" --showcmd j.fio))"
