@@ -103,6 +103,8 @@ struct iogap_job_stat {
 	uint32_t nr_block_infos;
 	uint32_t block_infos[IOGAP_BLOCK_INFOS_MAX];
 	const struct iogap_job *job;  /* options of the (first) job it reports */
+	/* JSON "job options": of the last job a group sums, as fio (NULL: job) */
+	const struct iogap_job *opts_job;
 	char ioengine[32];
 	unsigned iodepth;         /* fio's latency_depth: the depth the latency
 				   * target settled on, else iodepth */

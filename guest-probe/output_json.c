@@ -256,6 +256,7 @@ static void job_json(struct jw *w, const struct iogap_run_report *r,
 		     const struct iogap_job_stat *st, bool plus)
 {
 	const struct iogap_group_stat *rs = group_of(r, st);
+	const struct iogap_job *opts = st->opts_job ? st->opts_job : st->job;
 	uint64_t issued = 0, elapsed = elapsed_sec(r);
 	double usr = 0, sys = 0;
 	unsigned d;
@@ -271,10 +272,10 @@ static void job_json(struct jw *w, const struct iogap_run_report *r,
 	 * else the (finished) jobs' remaining time, 0. */
 	jw_int(w, "eta", elapsed < 3 ? INT_MAX : 0);
 	jw_u64(w, "elapsed", elapsed);
-	if (st->job && st->job->kv) {
-		size_t skip = global_prefix(r, st->job);
+	if (opts && opts->kv) {
+		size_t skip = global_prefix(r, opts);
 
-		opts_json(w, "job options", st->job->kv + skip, st->job->kv_nr - skip);
+		opts_json(w, "job options", opts->kv + skip, opts->kv_nr - skip);
 	}
 
 	ddirs_json(w, st, rs, plus);

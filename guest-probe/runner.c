@@ -2702,7 +2702,8 @@ static int build_report(struct worker *ws, size_t nw, struct iogap_job_stat *con
 		if (into)
 			iogap_job_stat_merge(into, st);
 		else
-			report->stats[report->nr++] = *st;
+			into = &report->stats[report->nr++], *into = *st;
+		into->opts_job = w->job;
 	}
 	for (size_t k = 0; k < report->nr; k++)
 		if (report->stats[k].job->unified_rw == IOGAP_UNIFIED_MIXED)

@@ -5,7 +5,7 @@
 # time_based without a runtime, --section, --readonly, --enghelp,
 # --eta-interval/--eta-newline.
 . "$(dirname "$0")/lib.sh"
-echo "1..29"
+echo "1..30"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 cat > j.fio <<'JOB'
@@ -34,6 +34,13 @@ opts() { "$1" --ioengine=null --size=64k --name=x --rw=randread --bs=8k --name=y
 print(d.get("global options"), [j["job options"] for j in d["jobs"]])'; }
 [ "$(opts "$PROBE")" = "$(opts "$FIO")" ]
 ok $? "command-line JSON \"global options\" and \"job options\" equal fio's: $(opts "$PROBE")"
+
+# group_reporting: the group's "job options" are its last job's, as fio's
+gopts() { "$1" --ioengine=null --size=64k --group_reporting --name=x --rw=randread --name=y \
+	--rw=write --output-format=json | sed -n '/^{/,$p' |
+	python3 -c 'import json,sys; print([(j["jobname"], j["job options"]) for j in json.load(sys.stdin)["jobs"]])'; }
+[ "$(gopts "$PROBE")" = "$(gopts "$FIO")" ]
+ok $? "group_reporting: the group's name and \"job options\" equal fio's: $(gopts "$PROBE")"
 
 [ "$("$PROBE" --showcmd j.fio)" = "$("$FIO" --showcmd j.fio)" ]
 ok $? "--showcmd prints what fio prints ($("$FIO" --showcmd j.fio))"
