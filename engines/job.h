@@ -69,7 +69,7 @@ enum iogap_unified_rw {         /* fio's unified_rw_reporting */
 
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO,
-			 IOGAP_RAND_ZONED, IOGAP_RAND_ZONED_ABS };
+			 IOGAP_RAND_ZONED, IOGAP_RAND_ZONED_ABS, IOGAP_RAND_GAUSS };
 enum iogap_random_gen { IOGAP_RGEN_TAUSWORTHE, IOGAP_RGEN_LFSR, IOGAP_RGEN_TAUSWORTHE64 };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
 enum iogap_zone_mode {            /* fio's zonemode (zbd.c) */
@@ -321,7 +321,7 @@ struct iogap_job {
 	uint64_t randseed;        /* default derived as fio does */
 	bool randseed_set;
 	enum iogap_random_dist random_distribution;
-	double random_dist_param; /* zipf theta / pareto h */
+	double random_dist_param; /* zipf theta / pareto h / normal deviation % */
 	struct iogap_zonesplit zonesplit[IOGAP_DDIR_NR][IOGAP_MAX_ZONESPLIT];   /* zoned* */
 	unsigned zonesplit_nr[IOGAP_DDIR_NR];
 	enum iogap_random_gen random_generator;

@@ -1041,9 +1041,12 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 	} else if (!strncmp(val, "pareto", 6) && (val[6] == ':' || !val[6])) {
 		j->random_distribution = IOGAP_RAND_PARETO;
 		j->random_dist_param = 0.2;
+	} else if (!strncmp(val, "normal", 6) && (val[6] == ':' || !val[6])) {
+		j->random_distribution = IOGAP_RAND_GAUSS;
+		j->random_dist_param = 0.0;
 	} else {
 		return perr(c, "option '%s': distribution '%s' is not supported (random, zipf[:theta], "
-			    "pareto[:h], zoned:..., zoned_abs:...)",
+			    "pareto[:h], normal[:deviation], zoned:..., zoned_abs:...)",
 			    key, val);
 	}
 	if (colon) {
@@ -1055,6 +1058,8 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 			return bad_value(c, key, val, "zipf theta must be > 0 and != 1");
 		if (j->random_distribution == IOGAP_RAND_PARETO && (p <= 0.0 || p >= 1.0))
 			return bad_value(c, key, val, "pareto h must be in (0,1)");
+		if (j->random_distribution == IOGAP_RAND_GAUSS && (p < 0.0 || p >= 100.0))
+			return bad_value(c, key, val, "the normal deviation must be in [0,100)");
 		j->random_dist_param = p;
 	}
 	return 0;
