@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
 #include "frand.h"
 #include "job.h"
 
@@ -90,4 +92,61 @@ uint64_t iogap_fio_seed(const struct iogap_job *j, unsigned thread_number, enum 
 	for (unsigned i = 0; i < (unsigned)idx; i++)
 		seed *= FIO_SEED_MULT;
 	return seed * thread_number + (uint64_t)idx;
+}
+
+static uint32_t rol32(uint32_t w, unsigned shift)
+{
+	return (w << shift) | (w >> (32 - shift));
+}
+
+#define JHASH_MIX(a, b, c) do {					\
+	a -= c; a ^= rol32(c, 4); c += b;			\
+	b -= a; b ^= rol32(a, 6); a += c;			\
+	c -= b; c ^= rol32(b, 8); b += a;			\
+	a -= c; a ^= rol32(c, 16); c += b;			\
+	b -= a; b ^= rol32(a, 19); a += c;			\
+	c -= b; c ^= rol32(b, 4); b += a;			\
+} while (0)
+
+#define JHASH_FINAL(a, b, c) do {				\
+	c ^= b; c -= rol32(b, 14);				\
+	a ^= c; a -= rol32(c, 11);				\
+	b ^= a; b -= rol32(a, 25);				\
+	c ^= b; c -= rol32(b, 16);				\
+	a ^= c; a -= rol32(c, 4);				\
+	b ^= a; b -= rol32(a, 14);				\
+	c ^= b; c -= rol32(b, 24);				\
+} while (0)
+
+/* fio's jhash (hash.h), initval 0: its 12-byte blocks add one byte per
+ * word, not the whole word, and so must this */
+static uint32_t fio_jhash(const char *key, uint32_t len)
+{
+	const uint8_t *k = (const uint8_t *)key;
+	uint32_t a, b, c, tail[3] = { 0, 0, 0 };
+
+	a = b = c = 0x61C88647u + len;   /* fio's JHASH_INITVAL */
+	for (; len > 12; len -= 12, k += 12) {
+		a += k[0];
+		b += k[4];
+		c += k[8];
+		JHASH_MIX(a, b, c);
+	}
+	if (!len)
+		return c;
+	for (uint32_t i = 0; i < len; i++)   /* the last block, little end first */
+		tail[i / 4] += (uint32_t)k[i] << (8 * (i % 4));
+	a += tail[0];
+	b += tail[1];
+	c += tail[2];
+	JHASH_FINAL(a, b, c);
+	return c;
+}
+
+uint32_t iogap_fio_dist_seed(const struct iogap_job *j, unsigned thread_number, const char *name,
+			     uint64_t random_seed)
+{
+	if (!j->randrepeat)
+		return (uint32_t)iogap_fio_seed(j, thread_number, IOGAP_FIO_SEED_BLOCK, random_seed);
+	return fio_jhash(name, (uint32_t)strlen(name)) * thread_number;
 }

@@ -42,4 +42,10 @@ enum iogap_fio_seed {
 uint64_t iogap_fio_seed(const struct iogap_job *j, unsigned thread_number, enum iogap_fio_seed idx,
 			uint64_t random_seed);
 
+/* The seed fio gives a file's nonuniform offsets (filesetup.c
+ * __init_rand_distribution): fio's jhash of its name times thread_number,
+ * or without randrepeat the offsets' seed; fio keeps 32 bits. */
+uint32_t iogap_fio_dist_seed(const struct iogap_job *j, unsigned thread_number, const char *name,
+			     uint64_t random_seed);
+
 #endif

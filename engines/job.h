@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define IOGAP_MAX_MERGE_LOGS 20  /* fio's FIO_IO_U_LIST_MAX_LEN */
 #define IOGAP_DDIR_NR 3          /* read, write, trim: fio's order */
 #define IOGAP_MAX_PERCENTILES 20
 #define IOGAP_MAX_BSSPLIT 64
@@ -69,7 +70,7 @@ enum iogap_unified_rw {         /* fio's unified_rw_reporting */
 
 enum iogap_rw_sequencer { IOGAP_RWSEQ_SEQUENTIAL, IOGAP_RWSEQ_IDENTICAL };
 enum iogap_random_dist { IOGAP_RAND_UNIFORM, IOGAP_RAND_ZIPF, IOGAP_RAND_PARETO,
-			 IOGAP_RAND_ZONED, IOGAP_RAND_ZONED_ABS };
+			 IOGAP_RAND_ZONED, IOGAP_RAND_ZONED_ABS, IOGAP_RAND_GAUSS };
 enum iogap_random_gen { IOGAP_RGEN_TAUSWORTHE, IOGAP_RGEN_LFSR, IOGAP_RGEN_TAUSWORTHE64 };
 enum iogap_cpus_policy { IOGAP_CPUS_SHARED, IOGAP_CPUS_SPLIT };
 enum iogap_zone_mode {            /* fio's zonemode (zbd.c) */
@@ -321,7 +322,7 @@ struct iogap_job {
 	uint64_t randseed;        /* default derived as fio does */
 	bool randseed_set;
 	enum iogap_random_dist random_distribution;
-	double random_dist_param; /* zipf theta / pareto h */
+	double random_dist_param; /* zipf theta / pareto h / normal deviation % */
 	struct iogap_zonesplit zonesplit[IOGAP_DDIR_NR][IOGAP_MAX_ZONESPLIT];   /* zoned* */
 	unsigned zonesplit_nr[IOGAP_DDIR_NR];
 	enum iogap_random_gen random_generator;
@@ -423,6 +424,12 @@ struct iogap_job {
 	uint64_t replay_scale;    /* offsets divided by it; 1 */
 	uint64_t replay_align;    /* offsets rounded down to it (power of 2) */
 	unsigned replay_skip;     /* IOGAP_IOLOG_SKIP bits (blktrace only) */
+	/* blktrace merging (guest-probe/blktrace_merge.c): read_iolog's
+	 * captures merged into this file, which is then replayed */
+	char *merge_blktrace_file;
+	unsigned merge_scalars[IOGAP_MAX_MERGE_LOGS];   /* % of each capture's times */
+	unsigned merge_iters[IOGAP_MAX_MERGE_LOGS];     /* passes over each capture */
+	unsigned merge_scalars_nr, merge_iters_nr;      /* 0: 100% and 1 pass each */
 
 	/* steady state (guest-probe/steadystate.c), fio's ss/ss_dur/ss_ramp */
 	unsigned ss_state;        /* IOGAP_SS_IOPS|BW, SLOPE, PCT; fio's default
@@ -561,6 +568,10 @@ int iogap_jobfile_lex(const char *name, const char *text, size_t len,
 		      const struct iogap_jobfile_lexer *lx, char *err, size_t errlen);
 /* Fill defaults derived after parsing (fio's fixup_options). */
 int iogap_job_finalize(struct iogap_job *job, char *err, size_t errlen);
+/* read_iolog's list of logs needs merge_blktrace_file, whose lists of
+ * scalars and iterations give one value per log: 0, or -1 with
+ * "file:line: ..." in err (finalize checks it; read_iolog's replay first). */
+int iogap_job_iolog_check(const struct iogap_job *j, char *err, size_t errlen);
 void iogap_job_list_free(struct iogap_job_list *list);
 /* size=, offset=, offset_increment= given in zones ("8z"): to bytes, once
  * the zone size is known (finalize does it when zonesize is set). */
@@ -597,6 +608,10 @@ static inline const char *iogap_job_file(const struct iogap_job *j, unsigned clo
  * them, 0 when set, -1 with what is wrong with val in why. */
 int iogap_job_file_option(struct iogap_job *j, const char *key, const char *val,
 			  char *why, size_t whylen);
+/* jobfiles.c: fio's ':' list of names ("\:" keeps a colon, empty names
+ * skipped), in a NULL-terminated array whose names point into *copy; the
+ * caller frees both.  NULL when out of memory. */
+char **iogap_split_names(const char *list, char **copy, unsigned *nr);
 /* jobflow.c: flow_id, flow, flow_sleep, flow_watermark, io_submit_mode;
  * returns as iogap_job_file_option. */
 int iogap_job_flow_option(struct iogap_job *j, const char *key, const char *val,

@@ -287,20 +287,82 @@ static int opt_write_log(struct parse_ctx *c, struct iogap_job *j, const char *k
 	return iogap_set_str(dst, val ? val : "");
 }
 
-/* write_iolog, read_iolog, replay_redirect: file names (guest-probe/iolog.c) */
+/* write_iolog, read_iolog, replay_redirect, merge_blktrace_file: file
+ * names (guest-probe/iolog.c, blktrace_merge.c) */
 static int opt_iolog_str(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
 	char **dst = !strcmp(key, "write_iolog") ? &j->write_iolog :
-		     !strcmp(key, "read_iolog") ? &j->read_iolog : &j->replay_redirect;
+		     !strcmp(key, "read_iolog") ? &j->read_iolog :
+		     !strcmp(key, "merge_blktrace_file") ? &j->merge_blktrace_file : &j->replay_redirect;
 
 	NEED_VALUE(c, key, val);
 	if (dst == &j->read_iolog && !strcmp(val, "-"))
 		return bad_value(c, key, val, "iogap-probe reads the log twice (checked before the "
 				 "run), so not from stdin");
-	if (dst == &j->read_iolog && strchr(val, ':'))
-		return bad_value(c, key, val, "one log per job (fio's list of logs for the clones "
-				 "is not supported)");
 	return iogap_set_str(dst, val);
+}
+
+/* merge_blktrace_scalars, merge_blktrace_iters: fio's float lists (a:b:c),
+ * each value used as a whole number, as fio's int */
+static int opt_merge_list(struct parse_ctx *c, struct iogap_job *j, const char *key,
+			  const char *val)
+{
+	bool scalars = !strcmp(key, "merge_blktrace_scalars");
+	unsigned *dst = scalars ? j->merge_scalars : j->merge_iters;
+	unsigned *nr = scalars ? &j->merge_scalars_nr : &j->merge_iters_nr;
+	char buf[512], *save = NULL, *tok;
+
+	NEED_VALUE(c, key, val);
+	snprintf(buf, sizeof(buf), "%s", val);
+	*nr = 0;
+	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *end;
+		double v = strtod(tok, &end);
+
+		if (end == tok || *end || v < 1.0 || v > 1e6)
+			return bad_value(c, key, val, scalars ?
+					 "percentages of at least 1 separated by ':'" :
+					 "iteration counts of at least 1 separated by ':'");
+		if (*nr == IOGAP_MAX_MERGE_LOGS)
+			return bad_value(c, key, val, "at most 20 values, as fio");
+		dst[(*nr)++] = (unsigned)v;
+	}
+	return *nr ? 0 : bad_value(c, key, val, "empty list");
+}
+
+int iogap_job_iolog_check(const struct iogap_job *j, char *err, size_t errlen)
+{
+	struct parse_ctx c = { .file = j->source_file, .line = j->source_line,
+			       .err = err, .errlen = errlen };
+	char *copy, **names;
+	unsigned logs = 0;
+
+	if (!j->merge_blktrace_file) {
+		if (j->read_iolog && strchr(j->read_iolog, ':'))
+			return bad_value(&c, "read_iolog", j->read_iolog, "one log per job: several "
+					 "are merged with merge_blktrace_file (fio's list of logs for "
+					 "the clones is not supported)");
+		if (j->merge_scalars_nr || j->merge_iters_nr)
+			return perr(&c, "job '%s': merge_blktrace_scalars and merge_blktrace_iters "
+				    "need merge_blktrace_file", j->name);
+		return 0;
+	}
+	if (!j->read_iolog)
+		return perr(&c, "job '%s': merge_blktrace_file needs read_iolog=a.bin:b.bin:... "
+			    "(the blktrace captures to merge)", j->name);
+	if (!(names = iogap_split_names(j->read_iolog, &copy, &logs)))   /* fio's count */
+		return perr(&c, "out of memory");
+	free(names);
+	free(copy);
+	if (j->merge_scalars_nr && j->merge_scalars_nr != logs)
+		return perr(&c, "job '%s': merge_blktrace_scalars gives %u values for %u logs "
+			    "(fio's merge_blktrace_scalars(%u) != nr_logs(%u))", j->name,
+			    j->merge_scalars_nr, logs, j->merge_scalars_nr, logs);
+	if (j->merge_iters_nr && j->merge_iters_nr != logs)
+		return perr(&c, "job '%s': merge_blktrace_iters gives %u values for %u logs "
+			    "(fio's merge_blktrace_iters(%u) != nr_logs(%u))", j->name,
+			    j->merge_iters_nr, logs, j->merge_iters_nr, logs);
+	return 0;
 }
 
 static int opt_wait_for(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
@@ -1061,9 +1123,12 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 	} else if (!strncmp(val, "pareto", 6) && (val[6] == ':' || !val[6])) {
 		j->random_distribution = IOGAP_RAND_PARETO;
 		j->random_dist_param = 0.2;
+	} else if (!strncmp(val, "normal", 6) && (val[6] == ':' || !val[6])) {
+		j->random_distribution = IOGAP_RAND_GAUSS;
+		j->random_dist_param = 0.0;
 	} else {
 		return perr(c, "option '%s': distribution '%s' is not supported (random, zipf[:theta], "
-			    "pareto[:h], zoned:..., zoned_abs:...)",
+			    "pareto[:h], normal[:deviation], zoned:..., zoned_abs:...)",
 			    key, val);
 	}
 	if (colon) {
@@ -1075,6 +1140,8 @@ static int opt_random_distribution(struct parse_ctx *c, struct iogap_job *j, con
 			return bad_value(c, key, val, "zipf theta must be > 0 and != 1");
 		if (j->random_distribution == IOGAP_RAND_PARETO && (p <= 0.0 || p >= 1.0))
 			return bad_value(c, key, val, "pareto h must be in (0,1)");
+		if (j->random_distribution == IOGAP_RAND_GAUSS && (p < 0.0 || p >= 100.0))
+			return bad_value(c, key, val, "the normal deviation must be in [0,100)");
 		j->random_dist_param = p;
 	}
 	return 0;
@@ -1501,6 +1568,9 @@ static const struct opt_def options[] = {
 	{ "refill_buffers", opt_refill_buffers },
 	{ "write_iolog", opt_iolog_str },
 	{ "read_iolog", opt_iolog_str },
+	{ "merge_blktrace_file", opt_iolog_str },
+	{ "merge_blktrace_scalars", opt_merge_list },
+	{ "merge_blktrace_iters", opt_merge_list },
 	{ "replay_redirect", opt_iolog_str },
 	{ "read_iolog_chunked", opt_read_iolog_chunked },
 	{ "replay_no_stall", opt_replay_no_stall },
@@ -1662,6 +1732,7 @@ static int job_copy(struct iogap_job *dst, const struct iogap_job *src)
 	dst->write_iops_log = xstrdup_or_null(src->write_iops_log);
 	dst->write_hist_log = xstrdup_or_null(src->write_hist_log);
 	dst->read_iolog = xstrdup_or_null(src->read_iolog);
+	dst->merge_blktrace_file = xstrdup_or_null(src->merge_blktrace_file);
 	dst->replay_redirect = xstrdup_or_null(src->replay_redirect);
 	dst->description = xstrdup_or_null(src->description);
 	dst->directory = xstrdup_or_null(src->directory);
@@ -1692,6 +1763,7 @@ static void job_free(struct iogap_job *j)
 	free(j->write_iops_log);
 	free(j->write_hist_log);
 	free(j->read_iolog);
+	free(j->merge_blktrace_file);
 	free(j->replay_redirect);
 	free(j->description);
 	free(j->directory);
@@ -2403,6 +2475,8 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 			       .err = err, .errlen = errlen };
 	bool named, uring;
 
+	if (iogap_job_iolog_check(j, err, errlen))
+		return -1;
 	if (!j->ioengine)
 		j->ioengine = strdup("psync");
 	if (!j->ioengine)

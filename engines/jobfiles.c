@@ -41,9 +41,7 @@ static char *next_name(char **s)
 	return *start ? start : NULL;
 }
 
-/* The names of a ':' list, in a NULL-terminated array (names point into
- * *copy, which the caller frees with the array). */
-static char **split_names(const char *list, char **copy, unsigned *nr)
+char **iogap_split_names(const char *list, char **copy, unsigned *nr)
 {
 	char *s, **names, *n;
 	size_t cap = 1;
@@ -286,7 +284,7 @@ static int named_files(struct iogap_job *j, char **dirs)
 
 	if (!strncmp(j->filename, "rbd:", 4) && !strcmp(j->ioengine, "rbd"))
 		nr = 1, copy = NULL, names = NULL;   /* the image's name, not a list */
-	else if (!(names = split_names(j->filename, &copy, &nr)))
+	else if (!(names = iogap_split_names(j->filename, &copy, &nr)))
 		return -1;
 	if (!nr) {
 		free(copy);
@@ -339,7 +337,7 @@ int iogap_job_files_finalize(struct iogap_job *j, char *err, size_t errlen)
 		return 0;
 	if (!j->nrfiles)
 		j->nrfiles = 1;
-	if (j->directory && !(dirs = split_names(j->directory, &dcopy, &ndirs)))
+	if (j->directory && !(dirs = iogap_split_names(j->directory, &dcopy, &ndirs)))
 		return iogap_seterr(err, errlen, "out of memory");
 	if (j->directory && !ndirs) {   /* "directory=:" names none */
 		free(dcopy);

@@ -119,4 +119,6 @@ void iogap_job_fix_random(struct iogap_job *j)
 		fprintf(stderr, "fio: Any use of blockalign= turns off randommap\n");
 		j->norandommap = true;
 	}
+	if (j->random_distribution != IOGAP_RAND_UNIFORM)   /* fio: a skew keeps no map */
+		j->norandommap = true;
 }

@@ -23,7 +23,8 @@ int iogap_parse_zoned(struct iogap_job *j, const char *val, bool absolute, char 
 		      size_t whylen);
 
 /* fio's fixup_options for random I/O: blockalign defaults to the minimum
- * block size and, set otherwise, turns the random map off. */
+ * block size and, set otherwise, turns the random map off; so does any
+ * distribution but random. */
 void iogap_job_fix_random(struct iogap_job *j);
 
 #endif

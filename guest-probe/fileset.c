@@ -2,13 +2,12 @@
 /*
  * A worker's files and fio's choice among them (io_u.c __get_next_file):
  * roundrobin (its default) and sequential take the files in order,
- * random draws uniformly, zipf/pareto/normal draw skewed with file 0 the
- * hottest; each keeps a file for file_service_nr I/Os (sequential until
+ * random draws uniformly, zipf/pareto draw skewed with file 0 the
+ * hottest, normal (fio's gauss.c) around the middle file; each keeps a file for file_service_nr I/Os (sequential until
  * the file is done).  At most openfiles files are in the open set: a
  * file joins it when another is done.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,16 +43,13 @@ int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint6
 			return -ENOMEM;
 		s->skew.no_hash = true;   /* fio: file 0 is the hottest */
 	}
-	if (j->file_service_center >= 0.0)   /* normal: the middle is its 0.5 */
-		s->rand_off = (uint64_t)((double)ranges * (s->service == IOGAP_FSERVICE_GAUSS ?
-			      j->file_service_center + 0.5 : j->file_service_center)) % ranges;
-	else if (s->service != IOGAP_FSERVICE_GAUSS)
+	if (s->service == IOGAP_FSERVICE_GAUSS)   /* unhashed: file 0 is rank 0, as fio */
+		iogap_gauss_init(&s->gauss, ranges, j->file_service_param, j->file_service_center,
+				 (uint32_t)seed, true);
+	else if (j->file_service_center >= 0.0)
+		s->rand_off = (uint64_t)((double)ranges * j->file_service_center) % ranges;
+	else
 		s->rand_off = iogap_rand_below(&s->rnd, ranges);
-	if (s->service == IOGAP_FSERVICE_GAUSS && j->file_service_param > 0.0) {
-		s->gauss_stddev = (uint64_t)ceil((double)ranges * j->file_service_param / 100.0);
-		if (s->gauss_stddev > ranges / 2)
-			s->gauss_stddev = ranges / 2;
-	}
 	return 0;
 }
 
@@ -70,36 +66,16 @@ static bool nonuniform(const struct iogap_fileset *s)
 	return s->service >= IOGAP_FSERVICE_ZIPF;
 }
 
-/* fio's gauss_next without its hash: the mean of 12 uniform draws,
- * moved by up to the deviation */
-static uint64_t gauss_next(struct iogap_fileset *s, uint64_t ranges)
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < 12; i++)
-		sum += iogap_rand_below(&s->rnd, ranges + 1);
-	sum = (sum + 11) / 12;
-	if (s->gauss_stddev) {
-		int64_t dev = (int64_t)iogap_rand_below(&s->rnd, s->gauss_stddev) -
-			      (int64_t)(s->gauss_stddev / 2);
-
-		while ((int64_t)sum + dev >= (int64_t)ranges)
-			dev /= 2;
-		sum = (uint64_t)((int64_t)sum + dev);
-	}
-	return sum % ranges;
-}
-
 static unsigned draw(struct iogap_fileset *s)
 {
 	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
-
 	uint64_t v;
 
 	if (s->service == IOGAP_FSERVICE_RANDOM)
 		return (unsigned)iogap_rand_below(&s->rnd, s->nr);
-	v = s->service == IOGAP_FSERVICE_GAUSS ? gauss_next(s, ranges) :
-	    iogap_skew_next(&s->skew, &s->rnd);
+	if (s->service == IOGAP_FSERVICE_GAUSS)
+		return (unsigned)(iogap_gauss_next(&s->gauss) >> FSERVICE_SHIFT);
+	v = iogap_skew_next(&s->skew, &s->rnd);
 	return (unsigned)(((v + s->rand_off) % ranges) >> FSERVICE_SHIFT);
 }
 

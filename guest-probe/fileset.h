@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gauss.h"
 #include "job.h"
 #include "lfsr.h"
 #include "rand.h"
@@ -28,6 +29,7 @@ struct iogap_wfile {              /* fio's fio_file */
 	struct iogap_blockmap map;
 	struct iogap_lfsr lfsr;   /* random_generator=lfsr (rand_offset.c) */
 	struct iogap_skew skew;
+	struct iogap_gauss gauss; /* random_distribution=normal (rand_offset.c) */
 	bool active;              /* in the open set (openfiles) */
 	bool done;
 	bool closed;              /* done, and its turn came since (fio closes it then) */
@@ -42,9 +44,9 @@ struct iogap_fileset {
 	struct iogap_wfile *cur;
 	struct iogap_rand rnd;
 	struct iogap_skew skew;   /* zipf, pareto over nr << 10 ranges */
-	uint64_t gauss_stddev;    /* normal: in ranges */
-	uint64_t rand_off;        /* where rank 0 lies: the center, or (zipf,
-				   * pareto without one) drawn, as fio */
+	struct iogap_gauss gauss; /* normal */
+	uint64_t rand_off;        /* zipf, pareto: where rank 0 lies, the
+				   * center or drawn, as fio */
 };
 
 /* Offsets in trace records of a job with several files per clone carry

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "blktrace.h"
 #include "iolog.h"
 #include "util.h"
 
@@ -33,35 +34,6 @@ static const char *const act_names[] = {
 #define IOLOG_LINE_MAX 4095     /* fio reads lines with fgets(4096) */
 #define IOLOG_NAME_MAX 256      /* and names with %256s */
 #define NAME_BUF 4352           /* a name: the log's, replay_redirect or /dev/... */
-
-/* ---- blktrace (blktrace_api.h's layout) ---- */
-
-struct blk_io_trace {
-	uint32_t magic;           /* BT_MAGIC << 8 | version */
-	uint32_t sequence;
-	uint64_t time;            /* ns */
-	uint64_t sector;
-	uint32_t bytes;
-	uint32_t action;          /* low 16 bits: what; high: category bits */
-	uint32_t pid;
-	uint32_t device;          /* kernel dev_t: major << 20 | minor */
-	uint32_t cpu;
-	uint16_t error;
-	uint16_t pdu_len;         /* bytes of payload after the record */
-};
-
-#define BT_MAGIC 0x65617400u
-#define BT_VERSION 0x07u
-#define BT_TA_QUEUE 1u
-#define BT_TA_BACKMERGE 2u
-#define BT_TA_FRONTMERGE 3u
-#define BT_TA_COMPLETE 8u
-#define BT_TC(bit) ((uint32_t)(bit) << 16)
-#define BT_TC_READ BT_TC(1u << 0)
-#define BT_TC_WRITE BT_TC(1u << 1)
-#define BT_TC_FLUSH BT_TC(1u << 2)
-#define BT_TC_NOTIFY BT_TC(1u << 10)
-#define BT_TC_DISCARD BT_TC(1u << 13)
 
 struct iogap_iolog_reader {
 	FILE *f;
@@ -254,26 +226,6 @@ static int text_next(struct iogap_iolog_reader *r, struct iogap_iolog_piece *p, 
 
 /* ---- blktrace ---- */
 
-static uint32_t swap32(uint32_t v)
-{
-	return __builtin_bswap32(v);
-}
-
-static void swap_trace(struct blk_io_trace *t)
-{
-	t->magic = swap32(t->magic);
-	t->sequence = swap32(t->sequence);
-	t->time = __builtin_bswap64(t->time);
-	t->sector = __builtin_bswap64(t->sector);
-	t->bytes = swap32(t->bytes);
-	t->action = swap32(t->action);
-	t->pid = swap32(t->pid);
-	t->device = swap32(t->device);
-	t->cpu = swap32(t->cpu);
-	t->error = __builtin_bswap16(t->error);
-	t->pdu_len = __builtin_bswap16(t->pdu_len);
-}
-
 /* r->name is dev's file: the pieces that follow go to it */
 static int device_known(struct iogap_iolog_reader *r, uint32_t dev, char *err, size_t errlen)
 {
@@ -320,20 +272,11 @@ static int resolve_device(struct iogap_iolog_reader *r, uint32_t dev, char *err,
 	return device_known(r, dev, err, errlen);
 }
 
-static int bt_ddir(uint32_t action)
-{
-	if (action & BT_TC_READ)
-		return 0;
-	if (action & BT_TC_WRITE)
-		return 1;
-	return action & BT_TC_DISCARD ? 2 : -1;
-}
-
 /* fio's probe of the capture's queue depth: queued minus merged requests
  * between completions, the most seen per direction */
 static void bt_depth(struct iogap_iolog_reader *r, const struct blk_io_trace *t)
 {
-	int d = bt_ddir(t->action);
+	int d = iogap_blktrace_ddir(t->action);
 	uint32_t what = t->action & 0xffff;
 
 	if (t->action & BT_TC_NOTIFY || d < 0)
@@ -351,23 +294,14 @@ static void bt_depth(struct iogap_iolog_reader *r, const struct blk_io_trace *t)
 
 static int bt_read(struct iogap_iolog_reader *r, struct blk_io_trace *t, char *err, size_t errlen)
 {
-	size_t got = fread(t, 1, sizeof(*t), r->f);
+	char why[256];
+	int ret = iogap_blktrace_read(r->f, r->swap, t, why, sizeof(why));
 
-	if (!got && feof(r->f))
+	if (!ret)
 		return 0;
 	r->line++;
-	if (ferror(r->f))
-		return rerr(r, err, errlen, "read error: ", strerror(errno));
-	if (got < sizeof(*t))
-		return rerr(r, err, errlen, "truncated record", "");
-	if (r->swap)
-		swap_trace(t);
-	if ((t->magic & 0xffffff00u) != BT_MAGIC)
-		return rerr(r, err, errlen, "bad magic (not blktrace data)", "");
-	if ((t->magic & 0xff) != BT_VERSION)
-		return rerr(r, err, errlen, "bad blktrace version (fio reads version 7)", "");
-	if (t->pdu_len && fseek(r->f, t->pdu_len, SEEK_CUR))
-		return rerr(r, err, errlen, "cannot skip the payload: ", strerror(errno));
+	if (ret < 0)
+		return rerr(r, err, errlen, why, "");
 	bt_depth(r, t);
 	return 1;
 }
@@ -429,20 +363,6 @@ static int bt_next(struct iogap_iolog_reader *r, struct iogap_iolog_piece *p, ch
 
 /* ---- the reader ---- */
 
-/* fio's is_blktrace: the first record's magic, in either byte order */
-static bool detect_blktrace(FILE *f, bool *swap)
-{
-	struct blk_io_trace t;
-	bool bt = false;
-
-	if (fread(&t, 1, sizeof(t), f) == sizeof(t)) {
-		*swap = (t.magic & 0xffffff00u) != BT_MAGIC;
-		bt = !*swap || (swap32(t.magic) & 0xffffff00u) == BT_MAGIC;
-	}
-	rewind(f);
-	return bt;
-}
-
 static int text_header(struct iogap_iolog_reader *r, char *err, size_t errlen)
 {
 	char head[256];
@@ -481,7 +401,7 @@ int iogap_iolog_open(const char *path, const struct iogap_job *j,
 		iogap_iolog_close(r);
 		return -1;
 	}
-	r->blktrace = detect_blktrace(r->f, &r->swap);
+	r->blktrace = iogap_blktrace_detect(r->f, &r->swap);
 	if (!r->blktrace && text_header(r, err, errlen)) {
 		iogap_iolog_close(r);
 		return -1;

@@ -53,7 +53,7 @@ int iogap_iolog_next(struct iogap_iolog_reader *r, struct iogap_iolog_piece *p,
 		     char *err, size_t errlen);
 void iogap_iolog_close(struct iogap_iolog_reader *r);
 
-/* read_iolog: read the whole log once before the run (every error is found
+/* read_iolog (merged first by blktrace_merge.c): read the whole log once before the run (every error is found
  * before anything is written) and make j its replay, as fio: the target is
  * the one file the log's I/O goes to (or replay_redirect), rw the
  * directions it holds, bs the largest request per direction, size its

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "blktrace_merge.h"
 #include "engine.h"
 #include "job.h"
 #include "log_gz.h"
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 	      "  --trigger-timeout=TIME   stop every job TIME after the start\n"
 	      "  --trigger=CMD            then run CMD (fio's local trigger)\n"
 	      "  --parse-only             parse and check the job options, run nothing\n"
+	      "  --merge-blktrace-only    merge the jobs' blktrace captures, run nothing\n"
 	      "  --profile=NAME           run fio's built-in profile NAME (tiobench, act)\n"
 	      "                           with its own options (docs/iogap-probe.md)\n"
 	      "  --showcmd                print each job file (and --profile's jobs) as\n"
@@ -112,6 +114,7 @@ struct probe_args {
 	enum iogap_producer producer;
 	int eta;                  /* -1 auto, 0 never, 1 always */
 	bool parse_only;
+	bool merge_only;          /* fio's --merge-blktrace-only */
 	bool showcmd;
 	const char *inflate_log;  /* fio's --inflate-log */
 	uint64_t status_interval_ns;
@@ -218,6 +221,8 @@ static int probe_option(struct probe_args *a, const char *key, const char *val)
 		a->formats = IOGAP_OUT_TERSE;
 	} else if (!strcmp(key, "parse-only")) {
 		a->parse_only = true;
+	} else if (!strcmp(key, "merge-blktrace-only")) {
+		a->merge_only = true;
 	} else if (!strcmp(key, "showcmd")) {
 		a->showcmd = true;
 	} else if (!strcmp(key, "inflate-log")) {
@@ -515,9 +520,12 @@ int main(int argc, char **argv)
 	}
 	if (a.readonly && refuse_writers(&jobs))
 		goto out;
-	if (a.parse_only) {
+	if (a.parse_only || a.merge_only) {   /* fio: --parse-only merges nothing */
 		for (size_t i = 0; i < jobs.nr; i++) {
-			if (iogap_job_finalize(&jobs.jobs[i], err, sizeof(err))) {
+			struct iogap_job *j = &jobs.jobs[i];
+
+			if (iogap_job_finalize(j, err, sizeof(err)) ||
+			    (!a.parse_only && iogap_blktrace_merge(j, err, sizeof(err)))) {
 				fprintf(stderr, "iogap-probe: %s\n", err);
 				goto out;
 			}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 
+#include "iogap/trace.h"
 #include "rand_offset.h"
 #include "util.h"
 
@@ -51,6 +52,19 @@ static bool use64(const struct iogap_job *j, const struct iogap_fileset *fs)
 	return false;
 }
 
+/* fio's __init_rand_distribution for normal: ranges of the smaller of
+ * the read and write minimum block sizes over the file's region */
+static void gauss_init(struct iogap_wfile *f, const struct iogap_job *j, unsigned thread_number,
+		       uint64_t random_seed)
+{
+	uint64_t range = j->bs_min[IOGAP_OP_READ] < j->bs_min[IOGAP_OP_WRITE] ?
+			 j->bs_min[IOGAP_OP_READ] : j->bs_min[IOGAP_OP_WRITE];
+	uint64_t size = f->region_len < f->target_size ? f->region_len : f->target_size;
+
+	iogap_gauss_init(&f->gauss, (size + range - 1) / range, j->random_dist_param, -1,
+			 iogap_fio_dist_seed(j, thread_number, f->path, random_seed), false);
+}
+
 int iogap_randoff_init(struct iogap_randoff *g, const struct iogap_job *j, unsigned thread_number,
 		       uint64_t random_seed, struct iogap_fileset *fs, char *why, size_t whylen)
 {
@@ -63,6 +77,8 @@ int iogap_randoff_init(struct iogap_randoff *g, const struct iogap_job *j, unsig
 	for (unsigned k = 0; k < fs->nr; k++) {
 		struct iogap_wfile *f = &fs->f[k];
 
+		if (j->random_distribution == IOGAP_RAND_GAUSS)
+			gauss_init(f, j, thread_number, random_seed);
 		if (j->random_generator == IOGAP_RGEN_LFSR && iogap_lfsr_init(&f->lfsr, f->nblocks, seed))
 			return iogap_seterr(why, whylen, "%s: random_generator=lfsr cannot cover its "
 					    "%" PRIu64 " blocks with this seed", f->path, f->nblocks);
@@ -98,6 +114,10 @@ int iogap_randoff_next(struct iogap_randoff *g, const struct iogap_job *j, struc
 
 	if (!lastb)
 		return -1;
+	if (j->random_distribution == IOGAP_RAND_GAUSS) {   /* fio ignores generator and map */
+		*block = iogap_gauss_next(&f->gauss);
+		return 0;
+	}
 	if (j->random_distribution != IOGAP_RAND_UNIFORM && j->zonesplit_nr[ddir]) {
 		const struct iogap_zone_pick *z =
 			&g->pick[ddir][iogap_frand_between(&g->zone, 1, 100) - 1];

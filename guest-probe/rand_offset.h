@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fio's random offsets (io_u.c get_next_rand_offset) for
- * random_distribution=random, zoned and zoned_abs: its generators and
- * seeds (frand.c, lfsr.c), its block draw and its zone tables, so a job
+ * random_distribution=random, zoned, zoned_abs and normal: its generators
+ * and seeds (frand.c, lfsr.c, gauss.c), its block draw and its zone tables, so a job
  * reads the blocks fio reads, in fio's order.  The random map's fallback
  * to the next free block stays with the caller (rand.c's blockmap).
  */
@@ -37,7 +37,7 @@ int iogap_randoff_init(struct iogap_randoff *g, const struct iogap_job *j, unsig
 		       uint64_t random_seed, struct iogap_fileset *fs, char *why, size_t whylen);
 
 /* The next random block of f for ddir, in blockalign units from the
- * region's start: 0, or -1 when the file has none left (fio's LFSR
+ * region's start (normal: in ranges of the smallest block, as fio): 0, or -1 when the file has none left (fio's LFSR
  * gave every block). */
 int iogap_randoff_next(struct iogap_randoff *g, const struct iogap_job *j, struct iogap_wfile *f,
 		       uint8_t ddir, uint64_t *block);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "blktrace_merge.h"
 #include "dedupe.h"
 #include "engine.h"
 #include "errors.h"
@@ -3195,7 +3196,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	run_start = iogap_now_ns();
 	memset(report, 0, sizeof(*report));
 	for (size_t i = 0; i < jobs->nr; i++)
-		if (iogap_iolog_prepare_job(&jobs->jobs[i], err, errlen) ||
+		if (iogap_blktrace_merge(&jobs->jobs[i], err, errlen) ||   /* blktrace_merge.c */
+		    iogap_iolog_prepare_job(&jobs->jobs[i], err, errlen) ||
 		    iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen) ||

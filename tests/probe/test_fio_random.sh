@@ -4,7 +4,7 @@
 # the same order with write_iolog: fio's Tausworthe generators and seeds
 # (randrepeat, randseed, per-job and per-clone), its block draw, its random
 # map's next free block, norandommap, random_generator=lfsr and
-# tausworthe64, random_distribution=zoned and zoned_abs, blockalign.
+# tausworthe64, random_distribution=zoned, zoned_abs and normal, blockalign.
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
@@ -45,6 +45,18 @@ same zoned "[x]" rw=randread norandommap "random_distribution=zoned:50/5:30/15:2
 same zoned_abs "[x]" rw=randread norandommap "random_distribution=zoned_abs:50/64k:50/512k" \
 	write_iolog=x.iolog
 same blockalign "[x]" rw=randread bs=4k blockalign=8k write_iolog=x.iolog
+# normal: fio's gauss.c, seeded from the file's name (no random map: fio turns it off)
+same normal "[x]" rw=randread random_distribution=normal write_iolog=x.iolog
+same normal-dev "[x]" rw=randread random_distribution=normal:10 write_iolog=x.iolog
+same normal-write "[x]" rw=randwrite bs=8k random_distribution=normal:25 write_iolog=x.iolog
+same normal-norandommap "[x]" rw=randread norandommap random_distribution=normal:5 \
+	write_iolog=x.iolog
+same normal-two-jobs "[x]" rw=randread random_distribution=normal write_iolog=x.iolog \
+	"[y]" rw=randwrite bs=16k random_distribution=normal:40 write_iolog=y.iolog
+same normal-clones "[x]" rw=randread numjobs=2 random_distribution=normal:10 write_iolog=x.iolog
+same normal-norepeat "[x]" rw=randread randseed=99 randrepeat=0 random_distribution=normal:10 \
+	write_iolog=x.iolog
+same zoned-map "[x]" rw=randread "random_distribution=zoned:50/5:30/15:20/" write_iolog=x.iolog
 
 # fio's t0020 check: no run of more than 10 consecutive offsets
 awk '{ o = $3 / 4096; run = (o == prev + 1) ? run + 1 : 1; if (run > max) max = run; prev = o }
@@ -72,5 +84,6 @@ refused "zoned access percentages short of 100" "random_distribution=zoned:50/5:
 refused "zoned sizes beyond 100%" "random_distribution=zoned:50/60:50/60"
 refused "a per-direction zoned list (fio 3.33's parser)" "random_distribution=zoned:50/5:50/95,100/"
 refused "an unknown generator" "random_generator=mersenne"
+refused "a normal deviation of 100%" "random_distribution=normal:100"
 echo "1..$n"
 finish
