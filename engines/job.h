@@ -47,11 +47,65 @@ enum iogap_verify_type {          /* fio's verify= numbers (its verify.h) */
 	IOGAP_VERIFY_CRC32C_INTEL = 6,
 	IOGAP_VERIFY_CRC16 = 7,
 	IOGAP_VERIFY_CRC7 = 8,
+	IOGAP_VERIFY_SHA256 = 9,
+	IOGAP_VERIFY_SHA512 = 10,
+	IOGAP_VERIFY_SHA3_224 = 11,
+	IOGAP_VERIFY_SHA3_256 = 12,
+	IOGAP_VERIFY_SHA3_384 = 13,
+	IOGAP_VERIFY_SHA3_512 = 14,
 	IOGAP_VERIFY_XXHASH = 15,
+	IOGAP_VERIFY_SHA1 = 16,
+	IOGAP_VERIFY_PATTERN = 17,    /* verify_pattern alone: header, then the pattern */
+	IOGAP_VERIFY_PATTERN_NO_HDR = 18, /* verify=pattern: the pattern alone */
 	IOGAP_VERIFY_NULL = 19,       /* read back, check nothing */
 };
-#define IOGAP_VERIFY_MIN_INTERVAL 88   /* a header with md5 after a write tag */
-#define IOGAP_VERIFY_MAX_HDR 56        /* fio's header (40 bytes) with md5 */
+#define IOGAP_VERIFY_HDR 40            /* fio's struct verify_header */
+#define IOGAP_VERIFY_MAX_HDR 168       /* the header with sha512's 128 bytes */
+#define IOGAP_VERIFY_FMT_MAX 8         /* fio's verify_fmt[]: %o in verify_pattern */
+
+/* Bytes of a type's checksum after the header (fio's struct vhdr_*). */
+static inline unsigned iogap_verify_sum_size(unsigned type)
+{
+	switch (type) {
+	case IOGAP_VERIFY_SHA512:
+		return 128;
+	case IOGAP_VERIFY_SHA256:   /* fio keeps 64 bytes for its 32 */
+	case IOGAP_VERIFY_SHA3_512:
+		return 64;
+	case IOGAP_VERIFY_SHA3_384:
+		return 48;
+	case IOGAP_VERIFY_SHA3_256:
+		return 32;
+	case IOGAP_VERIFY_SHA3_224:
+		return 28;
+	case IOGAP_VERIFY_SHA1:
+		return 20;
+	case IOGAP_VERIFY_MD5:
+		return 16;
+	case IOGAP_VERIFY_CRC64:
+		return 8;
+	case IOGAP_VERIFY_CRC32:
+	case IOGAP_VERIFY_CRC32C:
+	case IOGAP_VERIFY_CRC32C_INTEL:
+	case IOGAP_VERIFY_XXHASH:
+		return 4;
+	case IOGAP_VERIFY_CRC16:
+		return 2;
+	case IOGAP_VERIFY_CRC7:
+		return 1;
+	default:   /* meta, pattern: the header alone */
+		return 0;
+	}
+}
+
+/* Bytes fio writes before a block's data: header and checksum (none for
+ * null and verify=pattern). */
+static inline unsigned iogap_verify_hdr_size(unsigned type)
+{
+	if (type == IOGAP_VERIFY_NULL || type == IOGAP_VERIFY_PATTERN_NO_HDR)
+		return 0;
+	return IOGAP_VERIFY_HDR + iogap_verify_sum_size(type);
+}
 
 enum iogap_file_service {        /* fio's file_service_type */
 	IOGAP_FSERVICE_ROUNDROBIN,    /* its default */
@@ -403,9 +457,17 @@ struct iogap_job {
 	bool verify_dump;         /* a failed block's data into a file (fio's) */
 	unsigned verify_async;    /* fio's verify threads; the probe checks each
 				   * read in its I/O thread, with the same result */
-	uint8_t verify_pattern[512]; /* written, and checked after verify=meta's
-				   * header (fio's); len 0 = random data */
+	bool verify_set;          /* verify= given: verify_pattern keeps it */
+	uint8_t verify_pattern[512]; /* written; checked after the header with meta
+				   * and pattern (fio's); len 0 = random data */
 	unsigned verify_pattern_len;
+	uint16_t verify_fmt_off[IOGAP_VERIFY_FMT_MAX]; /* each %o: the write's
+				   * offset, 8 bytes little-endian, there */
+	unsigned verify_fmt_nr;
+	bool verify_state_save;   /* fio's local-NAME-N-verify.state at the end
+				   * of a writing job (verify_state.c); default 1 */
+	bool verify_state_load;   /* the read-back stops where that state's
+				   * completed writes end */
 	bool experimental_verify; /* fio replays the writes' offsets for the
 				   * read-back instead of logging them; the
 				   * probe's log reads back the same blocks */

@@ -21,6 +21,7 @@
 #include "dedupe.h"
 #include "engine.h"
 #include "errors.h"
+#include "iogap/trace.h"
 #include "job.h"
 #include "jobrand.h"
 #include "numa.h"
@@ -894,6 +895,8 @@ BOOL_OPT(opt_verify_dump, verify_dump)
 UINT_OPT(opt_verify_async, verify_async, 1024, 0)
 BOOL_OPT(opt_experimental_verify, experimental_verify)
 BOOL_OPT(opt_verify_only, verify_only)
+BOOL_OPT(opt_verify_state_save, verify_state_save)
+BOOL_OPT(opt_verify_state_load, verify_state_load)
 BOOL_OPT(opt_replay_no_stall, replay_no_stall)
 BOOL_OPT(opt_per_job_logs, per_job_logs)
 BOOL_OPT(opt_log_max_value, log_max_value)
@@ -911,17 +914,23 @@ static int opt_verify(struct parse_ctx *c, struct iogap_job *j, const char *key,
 		{ "crc32c-intel", IOGAP_VERIFY_CRC32C_INTEL }, { "xxhash", IOGAP_VERIFY_XXHASH },
 		{ "crc64", IOGAP_VERIFY_CRC64 }, { "crc32", IOGAP_VERIFY_CRC32 },
 		{ "crc16", IOGAP_VERIFY_CRC16 }, { "crc7", IOGAP_VERIFY_CRC7 },
-		{ "meta", IOGAP_VERIFY_META }, { "null", IOGAP_VERIFY_NULL },
+		{ "sha1", IOGAP_VERIFY_SHA1 }, { "sha256", IOGAP_VERIFY_SHA256 },
+		{ "sha512", IOGAP_VERIFY_SHA512 }, { "sha3-224", IOGAP_VERIFY_SHA3_224 },
+		{ "sha3-256", IOGAP_VERIFY_SHA3_256 }, { "sha3-384", IOGAP_VERIFY_SHA3_384 },
+		{ "sha3-512", IOGAP_VERIFY_SHA3_512 }, { "meta", IOGAP_VERIFY_META },
+		{ "pattern", IOGAP_VERIFY_PATTERN_NO_HDR }, { "null", IOGAP_VERIFY_NULL },
 	};
 
 	NEED_VALUE(c, key, val);
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (!strcmp(val, types[i].name)) {
 			j->verify = types[i].type;
+			j->verify_set = true;
 			return 0;
 		}
-	return bad_value(c, key, val, "iogap-probe verifies with md5, crc64, crc32c, crc32c-intel, "
-			 "crc32, crc16, crc7, xxhash, meta, null (or none)");
+	return bad_value(c, key, val, "expected md5, crc64, crc32c, crc32c-intel, crc32, crc16, "
+			 "crc7, xxhash, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, "
+			 "sha3-512, meta, pattern, null (or none)");
 }
 
 #define COUNT_OPT(fn, field, what) \
@@ -1328,9 +1337,20 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 	size_t total = 0;
 
 	NEED_VALUE(c, key, val);
+	if (verify)
+		j->verify_fmt_nr = 0;
 	for (const char *p = val; *p;) {
 		size_t room = sizeof(j->buffer_pattern) - total, n = 0;
 
+		if (verify && !strncmp(p, "%o", 2)) {   /* fio's only format: 8 bytes */
+			if (room < 8 || j->verify_fmt_nr == IOGAP_VERIFY_FMT_MAX)
+				return bad_value(c, key, val, "at most 8 %o, in 512 bytes");
+			j->verify_fmt_off[j->verify_fmt_nr++] = (uint16_t)total;
+			memset(pat + total, 0, 8);
+			total += 8;
+			p += 2;
+			continue;
+		}
 		if (*p == '"' || *p == '\'')
 			p = pattern_quoted(p, pat + total, room, &n);
 		else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
@@ -1339,7 +1359,8 @@ static int opt_buffer_pattern(struct parse_ctx *c, struct iogap_job *j, const ch
 			p = pattern_decimal(p, pat + total, room, &n);
 		if (!p)
 			return bad_value(c, key, val, "fio's pattern: 0x hex, \"string\", a decimal "
-					 "number or 'file', in any order, at most 512 bytes");
+					 "number or 'file' (verify_pattern: or %o), in any order, at "
+					 "most 512 bytes");
 		total += n;
 	}
 	*(verify ? &j->verify_pattern_len : &j->buffer_pattern_len) = (unsigned)total;
@@ -1642,6 +1663,8 @@ static const struct opt_def options[] = {
 	{ "verify_pattern", opt_buffer_pattern },
 	{ "experimental_verify", opt_experimental_verify },
 	{ "verify_only", opt_verify_only },
+	{ "verify_state_save", opt_verify_state_save },
+	{ "verify_state_load", opt_verify_state_load },
 	{ "verify_interval", opt_verify_interval },
 	{ "verify_backlog", opt_verify_backlog },
 	{ "verify_backlog_batch", opt_verify_backlog_batch },
@@ -1672,6 +1695,7 @@ static void job_defaults(struct iogap_job *j)
 	j->rados_touch_objects = -1;
 	j->thinktime_blocks = 1;
 	j->do_verify = true;
+	j->verify_state_save = true;
 	j->nrfiles = 1;
 	j->file_service_nr = 1;
 	j->file_service_center = -1;
@@ -2403,6 +2427,28 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
 	return a;
 }
 
+/* Each interval holds the header after a write tag, verify_offset leaves
+ * the header inside it, and sha512's bytes (the data's first and last,
+ * sha.h) need 128 bytes of data: fio would read bytes it never set. */
+static int check_verify_room(struct parse_ctx *c, const struct iogap_job *j, uint32_t iv)
+{
+	unsigned hsz = iogap_verify_hdr_size(j->verify);
+	unsigned least = hsz ? (unsigned)sizeof(struct iogap_write_tag) + hsz : 0;
+
+	if (j->verify == IOGAP_VERIFY_SHA512)
+		least += 128;
+	if (iv < least)
+		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
+			    "a write tag%s (%u bytes)", j->name, iv,
+			    j->verify == IOGAP_VERIFY_SHA512 ? " and sha512's 128 bytes of data" : "",
+			    least);
+	if (hsz && j->verify_offset > iv - hsz)   /* fio would write past the block */
+		return perr(c, "job '%s': verify_offset %u leaves no room for the verify header "
+			    "(%u bytes with %s) in verify_interval %u", j->name, j->verify_offset, hsz,
+			    j->verify == IOGAP_VERIFY_META ? "meta" : "its checksum", iv);
+	return 0;
+}
+
 /* fio's fixup_options for verify=: its warnings and verify_interval's
  * default (a divisor of every write size, at most the smallest). */
 static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
@@ -2413,9 +2459,10 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 
 	if (j->verify_only && j->time_based)   /* fio's HOWTO: not supported */
 		return perr(c, "job '%s': verify_only does not support time_based", j->name);
-	if (j->verify_pattern_len && j->verify != IOGAP_VERIFY_META)   /* fio: verify=pattern */
-		return perr(c, "job '%s': verify_pattern is supported with verify=meta (its header, "
-			    "then the pattern); verify=pattern is not", j->name);
+	if (j->verify_pattern_len && !j->verify_set)   /* fio's str_verify_pattern_cb */
+		j->verify = IOGAP_VERIFY_PATTERN;
+	if (j->verify == IOGAP_VERIFY_PATTERN_NO_HDR && !j->verify_pattern_len)
+		return perr(c, "job '%s': verify=pattern needs verify_pattern", j->name);
 	if (!j->verify)
 		return 0;
 	/* fio's test: the clones may share a file */
@@ -2435,15 +2482,7 @@ static int finalize_verify(struct parse_ctx *c, struct iogap_job *j, bool named)
 		*iv = j->bs_min[0];
 	if (!*iv || j->bs_min[W] % *iv || j->bs_max[W] % *iv)
 		*iv = gcd32(j->bs_min[W], j->bs_max[W]);
-	/* fio's header with md5 (56 bytes) after a write tag (32) */
-	if (*iv < IOGAP_VERIFY_MIN_INTERVAL)
-		return perr(c, "job '%s': verify_interval %u is smaller than a verify header after "
-			    "a write tag (%u bytes)", j->name, *iv, IOGAP_VERIFY_MIN_INTERVAL);
-	if (j->verify_offset > *iv - IOGAP_VERIFY_MAX_HDR)   /* fio would write past the block */
-		return perr(c, "job '%s': verify_offset %u leaves no room for the verify header "
-			    "(%u bytes with md5) in verify_interval %u", j->name, j->verify_offset,
-			    IOGAP_VERIFY_MAX_HDR, *iv);
-	return 0;
+	return check_verify_room(c, j, *iv);
 }
 
 /* fio's fixup_options for the rates: bytes or IOPS, not both; the

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <math.h>
 #include <pthread.h>
@@ -44,6 +45,7 @@
 #include "kernel_points.h"
 #include "trace_info.h"
 #include "verify.h"
+#include "verify_state.h"
 #include "iolog.h"
 #include "block_info.h"
 #include "buffers.h"
@@ -138,6 +140,9 @@ struct worker {
 		uint16_t numberio;  /* the write it expects */
 	} *vslot;
 	uint64_t verify_ns;         /* time spent in verify passes */
+	struct iogap_vstate_rec vrec;   /* verify_state_save: completed writes */
+	struct iogap_vstate vstate;     /* verify_state_load: where verifying stops */
+	bool vstate_loaded;
 
 	/* read_iolog / write_iolog (iolog.c) */
 	struct iogap_iolog_reader *replay;
@@ -585,13 +590,14 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 		/* fio's rule, and no overwrites (norandommap may rewrite a block) */
 		.check_numberio = w->vslot[io->slot].check && j->bs_min[IOGAP_OP_WRITE] == j->bs_max[IOGAP_OP_WRITE] &&
 				  !j->time_based && !j->norandommap && !j->verify_only,
-		.pattern = j->verify_pattern,
-		.pattern_len = j->verify_pattern_len,
 		.swap_offset = j->verify_offset,
 	};
+	uint8_t pattern[IOGAP_VERIFY_PATTERN_MAX];
 	char msg[512];
 
 	r.numberio = w->vslot[io->slot].numberio;
+	r.pattern = pattern;
+	r.pattern_len = iogap_verify_pattern_at(j, io->offset, pattern);
 	if (w->vslot[io->slot].trimmed ?
 	    !iogap_vtrim_check(r.file, io->offset, io->buf, io->len, msg, sizeof(msg)) :
 	    !iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
@@ -645,6 +651,26 @@ static int verify_skip_write(struct worker *w, struct iogap_io *io)
 	iogap_fileset_issued(&w->fs, w->f, io->len);
 	w->ios_total++;
 	return r;
+}
+
+/* verify_pattern with its %o at the write's offset, over the buffer */
+static void fill_verify_pattern(struct worker *w, struct iogap_io *io)
+{
+	uint8_t pattern[IOGAP_VERIFY_PATTERN_MAX];
+	unsigned len = iogap_verify_pattern_at(w->job, io->offset, pattern);
+
+	iogap_verify_fill_pattern(pattern, len, io->buf, io->len);
+}
+
+/* verify_state_load: fio ends the job at the first verified read among
+ * the last depth issues that the saved state does not list as completed */
+static bool vstate_stops(struct worker *w, const struct iogap_io *io, bool verifying)
+{
+	const struct iogap_job *j = w->job;
+
+	return w->vstate_loaded && j->verify && (verifying || !(j->rw & IOGAP_RW_WRITE)) &&
+	       iogap_vstate_should_stop(&w->vstate, io->file, io->offset,
+					w->done_ios[IOGAP_OP_READ]);
 }
 
 /* The next read of the verify pass or a backlog batch: a block the pass
@@ -750,6 +776,8 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		}
 		return;
 	}
+	if (io->ddir == IOGAP_OP_WRITE && w->vrec.ring)   /* verify_state_save */
+		iogap_vstate_rec_write(&w->vrec, io->file, io->offset);
 	if (j->latency_target_ns && !j->disable_lat && io->ddir != IOGAP_OP_TRIM &&
 	    iogap_lat_target_complete(&w->lat, j, lat))
 		lat_fatal(w, io, lat, w->job->latency_target_ns);
@@ -1548,6 +1576,10 @@ static int run_loop(struct worker *w)
 		}
 		io->file = (uint32_t)(w->f - w->fs.f);
 		w->ectx.fd = w->f->fd;
+		if (ddir == IOGAP_OP_READ && vstate_stops(w, io, verifying)) {
+			put_slot(w, io);
+			break;
+		}
 		if (ddir == IOGAP_OP_WRITE && j->verify_only) {   /* fio's dry run */
 			r = verify_skip_write(w, io);
 			put_slot(w, io);
@@ -1579,7 +1611,7 @@ static int run_loop(struct worker *w)
 		io->in_ramp = w->in_ramp;
 		io->result = 0;
 		if (ddir == IOGAP_OP_WRITE && j->verify_pattern_len)   /* reads may have overwritten it */
-			iogap_verify_fill_pattern(j->verify_pattern, j->verify_pattern_len, io->buf, io->len);
+			fill_verify_pattern(w, io);
 		else if (ddir == IOGAP_OP_WRITE && iogap_bufgen_wanted(j))   /* dedupe.c */
 			iogap_bufgen_fill(&w->bufgen, io->buf, io->len);
 		else if (ddir == IOGAP_OP_WRITE && j->refill_buffers && !j->buffer_pattern_len)
@@ -1844,6 +1876,21 @@ static int setup_bufgen(struct worker *w)
 	return r;
 }
 
+/* verify_state_load: fio's lines on stderr; the job does not run without it */
+static int load_verify_state(struct worker *w)
+{
+	char msg[PATH_MAX + 128];
+
+	if (iogap_vstate_load(&w->vstate, w->job->name, w->thread_number - 1, msg, sizeof(msg))) {
+		fprintf(stderr, "%s\n", msg);
+		w->err_code = EINVAL;
+		snprintf(w->err, sizeof(w->err), "verify_state_load: no usable verify state");
+		return -1;
+	}
+	w->vstate_loaded = true;
+	return 0;
+}
+
 static int setup_worker(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -1947,11 +1994,15 @@ static int setup_worker(struct worker *w)
 			snprintf(w->err, sizeof(w->err), "%s: engine init failed", w->ops->name);
 		return -1;
 	}
-	if (j->verify && !(w->vslot = calloc(j->iodepth, sizeof(*w->vslot)))) {
+	if (j->verify && (!(w->vslot = calloc(j->iodepth, sizeof(*w->vslot))) ||
+			  (j->verify_state_save &&
+			   iogap_vstate_rec_init(&w->vrec, w->fs.nr, j->iodepth)))) {
 		w->err_code = ENOMEM;
 		snprintf(w->err, sizeof(w->err), "out of memory for verify");
 		return -1;
 	}
+	if (j->verify_state_load && load_verify_state(w))
+		return -1;
 
 	if (w->trace || iogap_logs_wanted(j)) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
@@ -1999,6 +2050,8 @@ static void teardown_worker(struct worker *w)
 	free(w->rec_prio);
 	free(w->vslot);
 	iogap_verify_log_free(&w->vlog);
+	iogap_vstate_rec_free(&w->vrec);
+	iogap_vstate_free(&w->vstate);
 	iogap_bufgen_free(&w->bufgen);
 	iogap_vtrim_free(&w->vtrim);
 }
@@ -2085,6 +2138,20 @@ static int restart_pass(struct worker *w)
 	w->seq_left = 0;
 	w->write_after_trim = false;
 	return 0;
+}
+
+/* fio's thread_main end: a writing job's verify state, for a later
+ * verify_state_load (a failure is reported, the job goes on as fio's) */
+static void save_verify_state(struct worker *w)
+{
+	const struct iogap_job *j = w->job;
+	char err[PATH_MAX + 128];
+
+	if (!w->vrec.ring || !(j->rw & IOGAP_RW_WRITE))
+		return;
+	if (iogap_vstate_save(&w->vrec, j->name, w->thread_number - 1,
+			      w->ios_issued[IOGAP_OP_WRITE], &w->randoff.rnd, err, sizeof(err)))
+		fprintf(stderr, "%s\n", err);
 }
 
 /* fio's do_verify after a pass that wrote: read back every block it
@@ -2200,6 +2267,7 @@ static void *worker_main(void *arg)
 			break;
 	}
 	t_stop = iogap_now_ns();
+	save_verify_state(w);
 	if (r < 0 && !w->stat.error) {
 		w->stat.error = -r;
 		snprintf(w->stat.verror, sizeof(w->stat.verror), "%s", strerror(-r));

@@ -13,6 +13,7 @@
 
 #include "iogap/trace.h"
 #include "job.h"
+#include "sha.h"
 #include "verify.h"
 
 /* ---- checksums ---------------------------------------------------------- */
@@ -233,33 +234,6 @@ void iogap_md5(const void *p, size_t len, uint8_t digest[16])
 
 /* ---- headers -------------------------------------------------------------- */
 
-/* Bytes of a type's checksum after the header (fio's struct vhdr_*). */
-static size_t sum_size(unsigned type)
-{
-	switch (type) {
-	case IOGAP_VERIFY_MD5:
-		return 16;
-	case IOGAP_VERIFY_CRC64:
-		return 8;
-	case IOGAP_VERIFY_CRC32:
-	case IOGAP_VERIFY_CRC32C:
-	case IOGAP_VERIFY_CRC32C_INTEL:
-	case IOGAP_VERIFY_XXHASH:
-		return 4;
-	case IOGAP_VERIFY_CRC16:
-		return 2;
-	case IOGAP_VERIFY_CRC7:
-		return 1;
-	default:   /* meta: the header alone */
-		return 0;
-	}
-}
-
-size_t iogap_verify_hdr_size(unsigned type)
-{
-	return type == IOGAP_VERIFY_NULL ? 0 : sizeof(struct iogap_verify_hdr) + sum_size(type);
-}
-
 const char *iogap_verify_name(unsigned type)
 {
 	switch (type) {
@@ -279,8 +253,25 @@ const char *iogap_verify_name(unsigned type)
 		return "crc16";
 	case IOGAP_VERIFY_CRC7:
 		return "crc7";
+	case IOGAP_VERIFY_SHA1:
+		return "sha1";
+	case IOGAP_VERIFY_SHA256:
+		return "sha256";
+	case IOGAP_VERIFY_SHA512:
+		return "sha512";
+	case IOGAP_VERIFY_SHA3_224:
+		return "sha3-224";
+	case IOGAP_VERIFY_SHA3_256:
+		return "sha3-256";
+	case IOGAP_VERIFY_SHA3_384:
+		return "sha3-384";
+	case IOGAP_VERIFY_SHA3_512:
+		return "sha3-512";
 	case IOGAP_VERIFY_META:
 		return "meta";
+	case IOGAP_VERIFY_PATTERN:
+	case IOGAP_VERIFY_PATTERN_NO_HDR:
+		return "pattern";
 	case IOGAP_VERIFY_NULL:
 		return "null";
 	default:
@@ -288,9 +279,33 @@ const char *iogap_verify_name(unsigned type)
 	}
 }
 
+/* The SHA family's bytes as fio stores them (sha.h) */
+static void sha_sum(unsigned type, const uint8_t *data, size_t len, uint8_t *out)
+{
+	uint32_t h[5];
+
+	switch (type) {
+	case IOGAP_VERIFY_SHA1:   /* fio keeps the words in host order */
+		iogap_sha1(data, len, h);
+		for (int i = 0; i < 20; i++)
+			out[i] = (uint8_t)(h[i / 4] >> (8 * (i % 4)));
+		break;
+	case IOGAP_VERIFY_SHA256:
+		iogap_sha256_fio(data, len, out);
+		break;
+	case IOGAP_VERIFY_SHA512:
+		iogap_sha512_fio(data, len, out);
+		break;
+	default:   /* sha3-*: the digest fills its vhdr */
+		iogap_sha3(data, len, iogap_verify_sum_size(type), out);
+		break;
+	}
+}
+
 /* The checksum of a block's data (after header and checksum), as fio's
- * fill_* functions store it (little-endian): sum_size(type) bytes in out. */
-static size_t block_sum(unsigned type, const uint8_t *data, size_t len, uint8_t out[16])
+ * fill_* functions store it (little-endian): the type's sum size in out. */
+static size_t block_sum(unsigned type, const uint8_t *data, size_t len,
+			uint8_t out[IOGAP_VERIFY_MAX_HDR])
 {
 	uint64_t v;
 
@@ -298,6 +313,15 @@ static size_t block_sum(unsigned type, const uint8_t *data, size_t len, uint8_t 
 	case IOGAP_VERIFY_MD5:
 		iogap_md5(data, len, out);
 		return 16;
+	case IOGAP_VERIFY_SHA1:
+	case IOGAP_VERIFY_SHA256:
+	case IOGAP_VERIFY_SHA512:
+	case IOGAP_VERIFY_SHA3_224:
+	case IOGAP_VERIFY_SHA3_256:
+	case IOGAP_VERIFY_SHA3_384:
+	case IOGAP_VERIFY_SHA3_512:
+		sha_sum(type, data, len, out);
+		return iogap_verify_sum_size(type);
 	case IOGAP_VERIFY_CRC64:
 		v = iogap_crc64(data, len);
 		break;
@@ -320,9 +344,9 @@ static size_t block_sum(unsigned type, const uint8_t *data, size_t len, uint8_t 
 	default:
 		return 0;
 	}
-	for (size_t i = 0; i < sum_size(type); i++)
+	for (size_t i = 0; i < iogap_verify_sum_size(type); i++)
 		out[i] = (uint8_t)(v >> (8 * i));
-	return sum_size(type);
+	return iogap_verify_sum_size(type);
 }
 
 /* Where a block's header starts: after the write tag when one is there. */
@@ -358,7 +382,7 @@ void iogap_verify_fill(const struct iogap_verify_write *w, void *buf, uint32_t l
 {
 	size_t hsz = iogap_verify_hdr_size(w->type);
 
-	if (w->type == IOGAP_VERIFY_NULL)   /* fio writes nothing for it */
+	if (!hsz)   /* null and verify=pattern: fio writes no header */
 		return;
 	for (uint32_t pos = 0; pos < len; pos += w->interval) {
 		uint32_t blk_len = len - pos < w->interval ? len - pos : w->interval;
@@ -375,7 +399,7 @@ void iogap_verify_fill(const struct iogap_verify_write *w, void *buf, uint32_t l
 			.thread = w->thread,
 			.numberio = w->numberio,
 		};
-		uint8_t sum[16];
+		uint8_t sum[IOGAP_VERIFY_MAX_HDR];
 		size_t sum_len;
 
 		if (at + hsz > blk_len)   /* the job check keeps intervals larger */
@@ -410,6 +434,19 @@ static int check_header(const struct iogap_verify_read *r, const struct iogap_ve
 	return -EILSEQ;
 }
 
+unsigned iogap_verify_pattern_at(const struct iogap_job *j, uint64_t offset,
+				 uint8_t out[IOGAP_VERIFY_PATTERN_MAX])
+{
+	memcpy(out, j->verify_pattern, j->verify_pattern_len);
+	for (unsigned i = 0; i < j->verify_fmt_nr; i++) {   /* fio's paste_blockoff */
+		unsigned at = j->verify_fmt_off[i];
+
+		for (unsigned k = 0; k < 8 && at + k < j->verify_pattern_len; k++)
+			out[at + k] = (uint8_t)(offset >> (8 * k));
+	}
+	return j->verify_pattern_len;
+}
+
 void iogap_verify_fill_pattern(const uint8_t *pattern, unsigned plen, void *buf, uint32_t len)
 {
 	for (uint32_t i = 0; i < len; i++)
@@ -428,8 +465,8 @@ static int check_pattern(const struct iogap_verify_read *r, const uint8_t *blk, 
 		if (tagged && at % IOGAP_TAG_STRIDE < sizeof(struct iogap_write_tag))
 			continue;
 		if (blk[i] != want) {
-			snprintf(msg, msglen, "fio: got pattern '%02x', wanted '%02x'. Bad bits %d; "
-				 "bad pattern block offset %u", blk[i], want,
+			snprintf(msg, msglen, "fio: got pattern '%02x', wanted '%02x'. Bad bits %d\n"
+				 "fio: bad pattern block offset %u\npattern: verify failed", blk[i], want,
 				 __builtin_popcount((unsigned)(blk[i] ^ want)), i - from);
 			return -EILSEQ;
 		}
@@ -442,9 +479,11 @@ static int check_block(const struct iogap_verify_read *r, const uint8_t *blk, ui
 {
 	size_t hsz = iogap_verify_hdr_size(r->type), at = hdr_pos(blk_len, tag_at(blk, blk_len));
 	struct iogap_verify_hdr h;
-	uint8_t sum[16];
+	uint8_t sum[IOGAP_VERIFY_MAX_HDR];
 	size_t sum_len;
 
+	if (r->type == IOGAP_VERIFY_PATTERN_NO_HDR)   /* the pattern alone, tags aside */
+		return check_pattern(r, blk, blk_len, 0, buf_pos, at != 0, msg, msglen);
 	if (at + hsz > blk_len) {
 		snprintf(msg, msglen, "verify: block of %u bytes cannot hold a header", blk_len);
 		return -EILSEQ;
@@ -462,7 +501,7 @@ static int check_block(const struct iogap_verify_read *r, const uint8_t *blk, ui
 			return -EILSEQ;
 		}
 	}
-	if (r->type == IOGAP_VERIFY_META && r->pattern_len)
+	if ((r->type == IOGAP_VERIFY_META || r->type == IOGAP_VERIFY_PATTERN) && r->pattern_len)
 		return check_pattern(r, blk, blk_len, (uint32_t)(at + hsz), buf_pos, at != 0, msg,
 				     msglen);
 	sum_len = block_sum(r->type, blk + at + hsz, blk_len - at - hsz, sum);

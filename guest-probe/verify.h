@@ -3,7 +3,8 @@
  * fio's verify: every verify_interval bytes of a written buffer start with
  * fio's verify header (magic 0xacca, type, length, seed, offset, time,
  * thread, numberio, crc32c of the header) and the checksum of the rest of
- * the block (crc32c, md5 or xxhash, fio's functions).  Reads check it.
+ * the block (fio's functions: its CRCs, md5, xxhash, the SHA family in
+ * sha.h); verify=pattern writes the pattern alone.  Reads check it.
  *
  * Layout: without write tags it is fio's byte for byte (fio verifies what
  * the probe wrote and the probe what fio wrote).  With write tags, a block
@@ -55,14 +56,12 @@ struct iogap_verify_read {
 	uint64_t offset;
 	uint16_t numberio;
 	bool check_numberio;
-	const uint8_t *pattern;   /* verify=meta with verify_pattern: the data
+	const uint8_t *pattern;   /* verify_pattern with meta and pattern: the data
 				   * after each header, from the buffer's start */
 	unsigned pattern_len;
 	uint32_t swap_offset;     /* verify_offset: swapped back before the check */
 };
 
-/* Header and checksum size of a verify type (0: none written, null). */
-size_t iogap_verify_hdr_size(unsigned type);
 /* fio's name of a type ("crc32c"), NULL if not one iogap has. */
 const char *iogap_verify_name(unsigned type);
 
@@ -97,6 +96,13 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t o
 /* verify_pattern: buf's len bytes are the pattern repeated from its start
  * (fio's fill_verify_pattern), before tags and headers are stamped. */
 void iogap_verify_fill_pattern(const uint8_t *pattern, unsigned plen, void *buf, uint32_t len);
+/* verify_pattern as a block at offset has it: each %o replaced by the
+ * offset (fio's paste_format, little-endian, cut at the pattern's end).
+ * Returns its length. */
+#define IOGAP_VERIFY_PATTERN_MAX 512
+struct iogap_job;
+unsigned iogap_verify_pattern_at(const struct iogap_job *j, uint64_t offset,
+				 uint8_t out[IOGAP_VERIFY_PATTERN_MAX]);
 /* fio's verify_dump: the block read, into "BASENAME.OFFSET.received" in
  * the current directory (fio's name).  0 or -errno. */
 int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len);

@@ -336,7 +336,25 @@ static void test_verify_options(void)
 	   j->verify_backlog_batch == 2 && j->verify_fatal && !j->do_verify,
 	   "crc32c-intel, verify_backlog, verify_backlog_batch, verify_fatal, do_verify");
 	iogap_job_list_free(&l);
-	rejects("[j]\nverify=sha256\n", "bad value 'sha256'", "verify=sha256");
+	rejects("[j]\nverify=sha384\n", "bad value 'sha384'", "verify=sha384 (not one of fio's)");
+	j = one_job("[j]\nverify_pattern=0x11%o\"ab\"%o\n", &l);
+	ok(j && j->verify == IOGAP_VERIFY_PATTERN && j->verify_pattern_len == 19 &&
+	   j->verify_fmt_nr == 2 && j->verify_fmt_off[0] == 1 && j->verify_fmt_off[1] == 11,
+	   "verify_pattern alone is fio's VERIFY_PATTERN; each %%o takes 8 bytes where it stands");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nverify_pattern=0xab\nverify=sha3-512\n", &l);
+	ok(j && j->verify == IOGAP_VERIFY_SHA3_512 && j->verify_pattern_len == 1,
+	   "verify= keeps its type beside verify_pattern");
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nverify=pattern\n", &l);
+	ok(!j && strstr(err, "verify=pattern needs verify_pattern"), "verify=pattern without a pattern: "
+	   "\"%s\"", err);
+	iogap_job_list_free(&l);
+	j = one_job("[j]\nbs=256\nverify=sha512\n", &l);
+	ok(!j && strstr(err, "sha512's 128 bytes of data"), "verify=sha512 on intervals without 128 "
+	   "bytes of data: \"%s\"", err);
+	iogap_job_list_free(&l);
+	rejects("[j]\nbuffer_pattern=%o\n", "bad value '%o'", "%o in buffer_pattern (fio: verify_pattern only)");
 	j = one_job("[j]\nbs=64\nverify=md5\n", &l);
 	ok(!j && strstr(err, "verify_interval 64 is smaller than a verify header"),
 	   "an interval below 88 bytes is refused: \"%s\"", err);
@@ -437,7 +455,7 @@ static void test_engine_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 10 + 9);
+	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 5 + 10 + 9);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();

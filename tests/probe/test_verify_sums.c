@@ -100,12 +100,16 @@ static void test_roundtrip(unsigned type, uint32_t interval, bool tagged)
 
 int main(void)
 {
-	tap_plan(5 + 5 * 5);
+	tap_plan(5 + 9 * 5);
 	test_sums();
 	test_roundtrip(IOGAP_VERIFY_CRC32C, 4096, false);
 	test_roundtrip(IOGAP_VERIFY_MD5, 512, false);
 	test_roundtrip(IOGAP_VERIFY_XXHASH, 4096, true);
 	test_roundtrip(IOGAP_VERIFY_MD5, 16384, true);
 	test_roundtrip(IOGAP_VERIFY_CRC64, 2048, true);
+	test_roundtrip(IOGAP_VERIFY_SHA1, 4096, false);
+	test_roundtrip(IOGAP_VERIFY_SHA256, 4096, true);
+	test_roundtrip(IOGAP_VERIFY_SHA512, 4096, false);
+	test_roundtrip(IOGAP_VERIFY_SHA3_384, 2048, true);
 	return tap_done();
 }
