@@ -12,8 +12,17 @@
 #ifndef IOGAP_SHA_H
 #define IOGAP_SHA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+typedef void iogap_md64_block_fn(uint32_t *state, const uint8_t *block);
+/* The Merkle-Damgard pass of MD5, SHA-1 and SHA-256: every 64-byte block
+ * of p, then the padding with the bit length big-endian (SHA) or
+ * little-endian (MD5, fio's sha256); last, if not NULL, gets the final
+ * padded block. */
+void iogap_md64(const void *p, size_t len, bool le_length, iogap_md64_block_fn *block,
+		    uint32_t *state, uint8_t last[64]);
 
 /* SHA-1: the five state words (the digest is them big-endian). */
 void iogap_sha1(const void *p, size_t len, uint32_t h[5]);

@@ -45,22 +45,31 @@ static void sha1_block(uint32_t h[5], const uint8_t *blk)
 	h[4] += e;
 }
 
-void iogap_sha1(const void *p, size_t len, uint32_t h[5])
+void iogap_md64(const void *p, size_t len, bool le_length, iogap_md64_block_fn *block,
+		    uint32_t *st, uint8_t last[64])
 {
-	static const uint32_t init[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
 	const uint8_t *b = p;
 	uint8_t tail[128] = { 0 };
 	size_t rest = len % 64, tail_len = rest < 56 ? 64 : 128;
 	uint64_t bits = (uint64_t)len * 8;
 
-	memcpy(h, init, sizeof(init));
 	for (size_t i = 0; i + 64 <= len; i += 64)
-		sha1_block(h, b + i);
+		block(st, b + i);
 	if (rest)
 		memcpy(tail, b + len - rest, rest);
 	tail[rest] = 0x80;
 	for (int i = 0; i < 8; i++)
-		tail[tail_len - 1 - i] = (uint8_t)(bits >> (8 * i));
+		tail[le_length ? tail_len - 8 + i : tail_len - 1 - i] = (uint8_t)(bits >> (8 * i));
 	for (size_t i = 0; i < tail_len; i += 64)
-		sha1_block(h, tail + i);
+		block(st, tail + i);
+	if (last)
+		memcpy(last, tail + tail_len - 64, 64);
+}
+
+void iogap_sha1(const void *p, size_t len, uint32_t h[5])
+{
+	static const uint32_t init[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
+
+	memcpy(h, init, sizeof(init));
+	iogap_md64(p, len, false, sha1_block, h, NULL);
 }

@@ -55,22 +55,9 @@ static void sha256_run(const void *p, size_t len, bool le_length, uint32_t st[8]
 {
 	static const uint32_t init[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 					  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-	const uint8_t *b = p;
-	uint8_t tail[128] = { 0 };
-	size_t rest = len % 64, tail_len = rest < 56 ? 64 : 128;
-	uint64_t bits = (uint64_t)len * 8;
 
 	memcpy(st, init, sizeof(init));
-	for (size_t i = 0; i + 64 <= len; i += 64)
-		sha256_block(st, b + i);
-	if (rest)
-		memcpy(tail, b + len - rest, rest);
-	tail[rest] = 0x80;
-	for (int i = 0; i < 8; i++)
-		tail[le_length ? tail_len - 8 + i : tail_len - 1 - i] = (uint8_t)(bits >> (8 * i));
-	for (size_t i = 0; i < tail_len; i += 64)
-		sha256_block(st, tail + i);
-	memcpy(last, tail + tail_len - 64, 64);
+	iogap_md64(p, len, le_length, sha256_block, st, last);
 }
 
 void iogap_sha256(const void *p, size_t len, uint8_t digest[32])

@@ -214,19 +214,8 @@ static void md5_block(uint32_t h[4], const uint8_t *blk)
 void iogap_md5(const void *p, size_t len, uint8_t digest[16])
 {
 	uint32_t h[4] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476 };
-	const uint8_t *b = p;
-	uint8_t tail[128] = { 0 };
-	size_t rest = len % 64, tail_len = rest < 56 ? 64 : 128;
-	uint64_t bits = (uint64_t)len * 8;
 
-	for (size_t i = 0; i + 64 <= len; i += 64)
-		md5_block(h, b + i);
-	memcpy(tail, b + len - rest, rest);
-	tail[rest] = 0x80;
-	for (int i = 0; i < 8; i++)
-		tail[tail_len - 8 + i] = (uint8_t)(bits >> (8 * i));
-	for (size_t i = 0; i < tail_len; i += 64)
-		md5_block(h, tail + i);
+	iogap_md64(p, len, true, md5_block, h, NULL);
 	for (int i = 0; i < 4; i++)
 		for (int k = 0; k < 4; k++)
 			digest[4 * i + k] = (uint8_t)(h[i] >> (8 * k));
