@@ -20,6 +20,7 @@
 
 #include "iolog.h"
 #include "util.h"
+#include "debug.h"
 
 static const char *const act_names[] = {
 	[IOGAP_IOLOG_READ] = "read", [IOGAP_IOLOG_WRITE] = "write", [IOGAP_IOLOG_TRIM] = "trim",
@@ -356,6 +357,8 @@ static int bt_read(struct iogap_iolog_reader *r, struct blk_io_trace *t, char *e
 		return rerr(r, err, errlen, "bad blktrace version (fio reads version 7)", "");
 	if (t->pdu_len && fseek(r->f, t->pdu_len, SEEK_CUR))
 		return rerr(r, err, errlen, "cannot skip the payload: ", strerror(errno));
+	iogap_dprint(IOGAP_DBG_BLKTRACE, "record %" PRIu64 ": action 0x%x, sector %llu, %u bytes\n",
+		     r->line, t->action, (unsigned long long)t->sector, t->bytes);
 	bt_depth(r, t);
 	return 1;
 }

@@ -37,6 +37,7 @@ struct iogap_run_opts {
 	const char *trigger_file;
 	uint64_t trigger_timeout_ns;
 	const char *trigger_cmd;
+	const char *aux_path;     /* fio's --aux-path: where verify_dump writes */
 };
 
 /* Run every job; fill report (entries in fio's reporting order).  Returns

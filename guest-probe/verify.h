@@ -98,8 +98,10 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t o
  * (fio's fill_verify_pattern), before tags and headers are stamped. */
 void iogap_verify_fill_pattern(const uint8_t *pattern, unsigned plen, void *buf, uint32_t len);
 /* fio's verify_dump: the block read, into "BASENAME.OFFSET.received" in
- * the current directory (fio's name).  0 or -errno. */
-int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len);
+ * dir (fio's --aux-path), NULL for the current directory (fio's name).
+ * 0 or -errno. */
+int iogap_verify_dump(const char *dir, const char *file, uint64_t offset, const void *buf,
+		      uint32_t len);
 /* The next piece to read back, NULL after the last one. */
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log);
 void iogap_verify_log_clear(struct iogap_verify_log *log);
