@@ -6,7 +6,7 @@
 # --cpuclock-test, --aux-path; the job options gtod_cpu and
 # log_compression_cpus, seen through --debug.
 . "$(dirname "$0")/lib.sh"
-echo "1..28"
+echo "1..29"
 FIO=${FIO:-fio}
 DOC=$(cd "$(dirname "$0")/../.." && pwd)/docs/iogap-probe.md
 NCPU=$(nproc)
@@ -67,6 +67,11 @@ ok $? "--debug=io,file,process,job,random: fio's 'category pid text' lines on st
 "$PROBE" --parse-only --name=p --ioengine=null --size=1m --bs=8k --debug=parse 2> p.err
 grep -Eq '^parse    [0-9]+ +handle_option=bs, val=8k \(job p\)' p.err
 ok $? "--debug=parse: each option set is logged, also those before --debug"
+"$PROBE" --debug=verify,rate --name=v --size=32k --bs=4k --rw=write --verify=crc32c --rate_iops=100 \
+	--filename=vr.dat > /dev/null 2> vr.err
+[ "$(grep -Ec '^verify   [0-9]+ +verify crc32c: vr.dat off=[0-9]+ len=4096 ok$' vr.err)" = 8 ] &&
+	grep -Eq '^rate     [0-9]+ +ddir=1: [0-9]+ usec until the next I/O is due$' vr.err
+ok $? "--debug=verify,rate: each of the 8 blocks checked, the waits of rate_iops=100 (10 ms apart)"
 "$PROBE" --name=d --ioengine=psync --size=32k --rw=write --filename=d.dat > /dev/null 2> n.err &&
 	[ ! -s n.err ]
 ok $? "without --debug no debug line"
