@@ -6,9 +6,10 @@
 # --cpuclock-test, --aux-path; the job options gtod_cpu and
 # log_compression_cpus, seen through --debug.
 . "$(dirname "$0")/lib.sh"
-echo "1..29"
+echo "1..30"
 FIO=${FIO:-fio}
 DOC=$(cd "$(dirname "$0")/../.." && pwd)/docs/iogap-probe.md
+GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
 NCPU=$(nproc)
 cd "$WORK" || exit 1
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -72,6 +73,13 @@ ok $? "--debug=parse: each option set is logged, also those before --debug"
 [ "$(grep -Ec '^verify   [0-9]+ +verify crc32c: vr.dat off=[0-9]+ len=4096 ok$' vr.err)" = 8 ] &&
 	grep -Eq '^rate     [0-9]+ +ddir=1: [0-9]+ usec until the next I/O is due$' vr.err
 ok $? "--debug=verify,rate: each of the 8 blocks checked, the waits of rate_iops=100 (10 ms apart)"
+printf '1000 Qr 0 4096\n2000 Qr 8 4096\n3000 Cr 0 4096\n' | "$GEN" b.bin &&
+	dd if=/dev/zero of=s.dat bs=64k count=1 status=none &&
+	"$PROBE" --debug=blktrace --name=r --read_iolog=b.bin --replay_redirect=s.dat > /dev/null 2> b.err
+[ "$(grep -E '^blktrace [0-9]+ +record [0-9]+: action 0x[0-9a-f]+, sector [0-9]+, 4096 bytes$' b.err |
+	sed 's/.*record \([0-9]*\): action 0x\([0-9a-f]*\), sector \([0-9]*\).*/\1:\2:\3/' | sort -u | tr '\n' ' ')" = \
+	"1:110001:0 2:110001:8 3:110008:0 " ]
+ok $? "--debug=blktrace: each record of the replayed capture (queue 0, queue 8, complete 0)"
 "$PROBE" --name=d --ioengine=psync --size=32k --rw=write --filename=d.dat > /dev/null 2> n.err &&
 	[ ! -s n.err ]
 ok $? "without --debug no debug line"
