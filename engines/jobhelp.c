@@ -5,7 +5,7 @@
  * short descriptions in the probe's words; docs/iogap-probe.md has the
  * details.
  */
-#include <stdbool.h>
+#include <limits.h>
 #include <string.h>
 
 #include "jobhelp.h"
@@ -287,27 +287,65 @@ static const char *const type_texts[] = {
 	[IOGAP_OT_FLOATS] = "list of floating point values separated by ':' (opt=5.9:7.8)",
 };
 
+static void show_one(FILE *out, const struct iogap_job_help *h)
+{
+	fprintf(out, "%20s: %s\n", h->name, h->help);
+	if (h->alias)
+		fprintf(out, "%20s: %s\n", "alias", h->alias);
+	fprintf(out, "%20s: %s\n", "type", type_texts[h->type]);
+}
+
+/* Levenshtein distance of a and b (fio's string_distance), at most 255 */
+static unsigned distance(const char *a, const char *b)
+{
+	unsigned row[2][256];
+	size_t la = strnlen(a, 255), lb = strnlen(b, 255);
+
+	for (size_t j = 0; j <= lb; j++)
+		row[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned *p = row[(i - 1) & 1], *q = row[i & 1];
+
+		q[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned sub = p[j - 1] + (a[i - 1] != b[j - 1]);
+			unsigned ins = q[j - 1] + 1, del = p[j] + 1;
+
+			q[j] = sub < ins ? (sub < del ? sub : del) : (ins < del ? ins : del);
+		}
+	}
+	return row[la & 1][lb];
+}
+
 int iogap_job_help_show(FILE *out, const char *name)
 {
-	bool all = !name || !strcmp(name, "all");
+	const struct iogap_job_help *closest = NULL;
+	unsigned best = UINT_MAX;
 
 	for (size_t i = 0; i < iogap_nr_job_helps; i++) {
 		const struct iogap_job_help *h = &iogap_job_helps[i];
 
-		if (all) {
+		if (!name || !strcmp(name, "all")) {
 			fprintf(out, "%-24s: %s\n", h->name, h->help);
-			continue;
+		} else if (!strcmp(name, h->name) || (h->alias && !strcmp(name, h->alias))) {
+			show_one(out, h);
+			return 0;
+		} else if (distance(name, h->name) < best) {
+			best = distance(name, h->name);
+			closest = h;
 		}
-		if (strcmp(name, h->name) && (!h->alias || strcmp(name, h->alias)))
-			continue;
-		fprintf(out, "%20s: %s\n", h->name, h->help);
-		if (h->alias)
-			fprintf(out, "%20s: %s\n", "alias", h->alias);
-		fprintf(out, "%20s: %s\n", "type", type_texts[h->type]);
-		return 0;
 	}
-	if (all)
+	if (!closest)
 		return 0;
-	fprintf(stderr, "No such command: %s\n", name);
+	/* fio's shape: the error without a newline, then on its output the
+	 * closest name when it is less than 3 edits away */
+	fprintf(stderr, "No such command: %s", name);
+	fflush(stderr);
+	if (best < 3) {
+		fputs(" - showing closest match\n", out);
+		show_one(out, closest);
+	} else {
+		fputc('\n', out);
+	}
 	return 1;
 }

@@ -32,7 +32,8 @@ extern const size_t iogap_nr_job_helps;
 
 /* fio's --cmdhelp: NULL or "all" lists every option ("%-24s: help"), a
  * name or alias prints that option's help, alias and type.  0, or 1
- * after "No such command: NAME" on stderr. */
+ * after "No such command: NAME" on stderr (and the closest option, when
+ * less than 3 edits away, to out). */
 int iogap_job_help_show(FILE *out, const char *name);
 
 #endif

@@ -6,7 +6,7 @@
 # --cpuclock-test, --aux-path; the job options gtod_cpu and
 # log_compression_cpus, seen through --debug.
 . "$(dirname "$0")/lib.sh"
-echo "1..30"
+echo "1..31"
 FIO=${FIO:-fio}
 DOC=$(cd "$(dirname "$0")/../.." && pwd)/docs/iogap-probe.md
 GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
@@ -25,6 +25,10 @@ ok $? "--cmdhelp=bs and its alias blocksize: fio's name, alias and type lines: $
 ! "$PROBE" --cmdhelp=no_such_opt > o.txt 2> e.txt && grep -qx 'No such command: no_such_opt' e.txt &&
 	! "$PROBE" --cmdhelp=hostname 2> e2.txt && grep -q 'No such command: hostname' e2.txt
 ok $? "--cmdhelp of an unknown name and of a missing engine's option (net's hostname): fio's 'No such command', exit 1"
+! "$PROBE" --cmdhelp=bz > z.txt 2> e.txt && [ "$(cat e.txt)" = "No such command: bz" ] &&
+	[ "$(head -1 z.txt)" = " - showing closest match" ] && grep -Eq '^ +bs: Block size' z.txt &&
+	[ "$(cat o.txt)" = "" ]
+ok $? "--cmdhelp=bz: the closest option (bs) shown after the error, as fio; none for a name 3 edits away or more"
 
 # every option of docs/iogap-probe.md's "Supported options" table is in it
 # (less the values and kernel names the table also writes in backticks)
