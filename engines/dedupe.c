@@ -159,18 +159,6 @@ static struct iogap_rand *buf_state(struct iogap_bufgen *g, struct iogap_rand *s
 	return scratch;
 }
 
-static void fill_random(uint8_t *buf, uint32_t len, uint64_t seed)
-{
-	struct iogap_rand r;
-
-	iogap_rand_seed(&r, seed);
-	for (uint32_t i = 0; i < len; i += 8) {
-		uint64_t v = iogap_rand_next(&r);
-
-		memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
-	}
-}
-
 static void fill_compressible(const struct iogap_job *j, uint8_t *buf, uint32_t len)
 {
 	for (uint32_t i = 0; i < len; i++)
@@ -192,7 +180,7 @@ static void fill_chunk(const struct iogap_job *j, uint8_t *buf, uint32_t len, ui
 		n = (uint32_t)((uint64_t)segment * (100 - perc) / 100);
 		if (n > len)
 			n = len;
-		fill_random(buf, n, seed);
+		iogap_rand_fill(buf, n, seed);
 		len -= n;
 		if (!len)
 			break;

@@ -268,6 +268,9 @@ struct iogap_job_proc {
 	uint64_t max_latency_ns[IOGAP_DDIR_NR];   /* 0 = none */
 	uint64_t offset_align;        /* offset=N%: rounded up to this; 0 = min bs */
 	unsigned write_barrier;       /* fio marks every Nth write; no engine acts on it */
+	int gtod_cpu;                 /* left out of cpus_allowed (fio's time thread's); -1 */
+	unsigned char log_gz_cpus[IOGAP_MAX_CPUS / 8];   /* log_compression_cpus */
+	bool log_gz_cpus_set;         /* log_gz.c deflates on these CPUs */
 	unsigned kb_base;             /* 1024 or 1000: sizes' k and the output's units */
 	unsigned unit_base;           /* 0 (auto) or 8: bytes; 1: bits in the output */
 	bool sizes_seen;              /* a size with a unit was parsed (kb_base must precede) */

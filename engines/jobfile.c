@@ -28,6 +28,7 @@
 #include "prio.h"
 #include "util.h"
 #include "zbd.h"
+#include "debug.h"
 
 struct parse_ctx {
 	const char *file;
@@ -1909,6 +1910,8 @@ static int set_option(struct parse_ctx *c, struct iogap_job *j, const char *key,
 
 	size_kb_base = j->proc.kb_base;
 	size_unit_seen = false;
+	iogap_dprint(IOGAP_DBG_PARSE, "handle_option=%s, val=%s (job %s)\n", key, val ? val : "",
+		     j->name ? j->name : "global");
 	r = set_option_in_base(c, j, key, val);
 	j->proc.sizes_seen |= !r && size_unit_seen && strcmp(key, "kb_base");
 	size_kb_base = 0;

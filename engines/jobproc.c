@@ -30,6 +30,7 @@ void iogap_job_proc_defaults(struct iogap_job_proc *p)
 	p->write_hint = -1;
 	p->unique_filename = true;
 	p->kb_base = 1024;
+	p->gtod_cpu = -1;
 }
 
 static int parse_int(const char *val, long long lo, long long hi, long long *out)
@@ -217,6 +218,14 @@ static int opt_number(struct iogap_job_proc *p, const char *key, const char *val
 		if (parse_int(val, 100, 1000, &v))   /* fio's range */
 			return iogap_seterr(why, whylen, "expected a weight from 100 to 1000");
 		p->cgroup_weight = (unsigned)v;
+	} else if (!strcmp(key, "gtod_cpu")) {
+		if (parse_int(val, 0, IOGAP_MAX_CPUS - 1, &v))
+			return iogap_seterr(why, whylen, "expected a CPU number below %d", IOGAP_MAX_CPUS);
+		p->gtod_cpu = (int)v;
+	} else if (!strcmp(key, "log_compression_cpus")) {
+		if (iogap_parse_cpu_list(val, p->log_gz_cpus, IOGAP_MAX_CPUS))
+			return iogap_seterr(why, whylen, "expected a CPU list such as 0-3,6");
+		p->log_gz_cpus_set = true;
 	} else if (!strcmp(key, "write_barrier")) {
 		if (parse_int(val, 0, UINT32_MAX, &v))
 			return iogap_seterr(why, whylen, "expected a number of writes");
@@ -280,7 +289,7 @@ static bool is_proc_option(const char *key)
 	static const char *const keys[] = {
 		"opendir", "mem", "iomem", "max_latency", "thinktime_iotime",
 		"lockmem", "hugepage-size", "offset_align", "nice", "uid", "gid", "cgroup_weight",
-		"write_barrier", "lockfile", "fadvise_hint", "write_hint", "kb_base", "unit_base", NULL,
+		"write_barrier", "gtod_cpu", "log_compression_cpus", "lockfile", "fadvise_hint", "write_hint", "kb_base", "unit_base", NULL,
 	};
 
 	return pick(key, keys) >= 0;

@@ -149,3 +149,15 @@ uint64_t iogap_blockmap_extend(struct iogap_blockmap *m, uint64_t b, uint64_t wa
 	}
 	return got;
 }
+
+void iogap_rand_fill(void *buf, size_t len, uint64_t seed)
+{
+	struct iogap_rand r;
+
+	iogap_rand_seed(&r, seed);
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t v = iogap_rand_next(&r);
+
+		memcpy((char *)buf + i, &v, len - i < 8 ? len - i : 8);
+	}
+}

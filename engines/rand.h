@@ -7,6 +7,7 @@
 #define IOGAP_RAND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct iogap_rand {
@@ -14,6 +15,8 @@ struct iogap_rand {
 };
 
 void iogap_rand_seed(struct iogap_rand *r, uint64_t seed);
+/* len random bytes of a generator seeded with seed. */
+void iogap_rand_fill(void *buf, size_t len, uint64_t seed);
 
 static inline uint64_t iogap_rand_rotl(uint64_t x, int k)
 {

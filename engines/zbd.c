@@ -34,6 +34,7 @@
 
 #include "iogap/trace.h"
 #include "zbd.h"
+#include "debug.h"
 
 #define NO_ZONE UINT32_MAX
 #define NO_OFF UINT64_MAX
@@ -1123,6 +1124,8 @@ static int reset_zone(struct iogap_zbd_worker *zw, struct zinfo *z)
 			return fail(zw, -r, "%s: zone reset at %" PRIu64 " failed: %s", d->path, z->start,
 				    strerror(-r));
 	}
+	iogap_dprint(IOGAP_DBG_ZBD, "%s: resetting wp of zone %" PRIu64 " (wp %" PRIu64 ")\n",
+		     d->path, z->start, z->wp);
 	d->wp_bytes -= z->wp - z->start;
 	z->wp = z->wp_done = z->start;
 	(*zw->resets)++;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "debug.h"
 
 #define MAX_DISKS        64
 #define MAX_SLAVE_DEPTH  4     /* dm on md on ...: plenty */
@@ -197,6 +198,7 @@ static int add_dir(struct iogap_disk_set *set, char *dir, unsigned maj, unsigned
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s", strrchr(dir, '/') + 1);
 	snprintf(e->stat_path, sizeof(e->stat_path), "%.*s/stat", PATH_MAX - 8, dir);
+	iogap_dprint(IOGAP_DBG_DISKUTIL, "add disk %s (%u:%u) from %s\n", e->name, maj, min, dir);
 	e->maj = maj, e->min = min;
 	e->master = master;
 	if (read_counters(e->stat_path, &e->before))

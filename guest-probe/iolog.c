@@ -21,6 +21,7 @@
 #include "blktrace.h"
 #include "iolog.h"
 #include "util.h"
+#include "debug.h"
 
 static const char *const act_names[] = {
 	[IOGAP_IOLOG_READ] = "read", [IOGAP_IOLOG_WRITE] = "write", [IOGAP_IOLOG_TRIM] = "trim",
@@ -302,6 +303,8 @@ static int bt_read(struct iogap_iolog_reader *r, struct blk_io_trace *t, char *e
 	r->line++;
 	if (ret < 0)
 		return rerr(r, err, errlen, why, "");
+	iogap_dprint(IOGAP_DBG_BLKTRACE, "record %" PRIu64 ": action 0x%x, sector %llu, %u bytes\n",
+		     r->line, t->action, (unsigned long long)t->sector, t->bytes);
 	bt_depth(r, t);
 	return 1;
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "log_gz.h"
 #include "util.h"
+#include "debug.h"
 
 /* fio's struct io_sample_offset, byte for byte (its .fz files hold these);
  * without log_offset the records end before offset (struct io_sample) */
@@ -35,14 +37,21 @@ struct iogap_log_gz {
 	size_t zlen;
 	FILE *zf;                 /* open_memstream of z */
 	int err;
+	bool pin;                 /* log_compression_cpus: deflate on cpus only */
+	cpu_set_t cpus;
 };
 
-struct iogap_log_gz *iogap_log_gz_new(uint32_t chunk, bool offset, bool prio)
+struct iogap_log_gz *iogap_log_gz_new(uint32_t chunk, bool offset, bool prio,
+				      const cpu_set_t *cpus)
 {
 	struct iogap_log_gz *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return NULL;
+	if (cpus) {
+		g->pin = true;
+		g->cpus = *cpus;
+	}
 	g->chunk = chunk;
 	g->offset = offset;
 	g->prio = prio;
@@ -85,6 +94,26 @@ static int deflate_samples(struct iogap_log_gz *g)
 	return r == Z_STREAM_END ? 0 : -1;
 }
 
+/* fio runs gz_work in a worker pinned to log_compression_cpus; the probe
+ * deflates in the job's thread, moved onto those CPUs for the while. */
+static int deflate_pinned(struct iogap_log_gz *g)
+{
+	cpu_set_t job_cpus;
+	int r;
+
+	if (!g->used)
+		return 0;
+	if (g->pin && (sched_getaffinity(0, sizeof(job_cpus), &job_cpus) ||
+		       sched_setaffinity(0, sizeof(g->cpus), &g->cpus)))
+		return -1;
+	iogap_dprint(IOGAP_DBG_COMPRESS, "deflate %zu bytes of samples on cpu %d\n", g->used,
+		     sched_getcpu());
+	r = deflate_samples(g);
+	if (g->pin && sched_setaffinity(0, sizeof(job_cpus), &job_cpus))
+		return -1;
+	return r;
+}
+
 int iogap_log_gz_add(struct iogap_log_gz *g, uint64_t ms, uint64_t val, uint32_t ddir,
 		     uint64_t bs, uint64_t offset)
 {
@@ -95,7 +124,7 @@ int iogap_log_gz_add(struct iogap_log_gz *g, uint64_t ms, uint64_t val, uint32_t
 
 	memcpy(g->samples + g->used, &s, sample_size(g->offset));
 	g->used += sample_size(g->offset);
-	if (g->used >= g->chunk && deflate_samples(g))
+	if (g->used >= g->chunk && deflate_pinned(g))
 		g->err = -1;
 	return g->err;
 }
@@ -170,7 +199,7 @@ int iogap_log_gz_finish(struct iogap_log_gz *g, FILE *out, bool store)
 {
 	int r = g->err;
 
-	if (deflate_samples(g))
+	if (deflate_pinned(g))
 		r = -1;
 	fclose(g->zf);
 	if (store)

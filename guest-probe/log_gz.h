@@ -11,6 +11,7 @@
 #ifndef IOGAP_LOG_GZ_H
 #define IOGAP_LOG_GZ_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +19,10 @@
 struct iogap_log_gz;
 
 /* chunk: bytes of samples per stream; offset/prio: fio's log_offset and
- * log_prio (the record layout and line format).  NULL when out of memory. */
-struct iogap_log_gz *iogap_log_gz_new(uint32_t chunk, bool offset, bool prio);
+ * log_prio (the record layout and line format); cpus: where the deflating
+ * runs (log_compression_cpus), NULL for anywhere.  NULL when out of memory. */
+struct iogap_log_gz *iogap_log_gz_new(uint32_t chunk, bool offset, bool prio,
+				      const cpu_set_t *cpus);
 /* One sample, fio's "time, value, ddir, bs[, offset], prio".  0, or -1
  * when zlib or memory failed (the log is then incomplete). */
 int iogap_log_gz_add(struct iogap_log_gz *g, uint64_t ms, uint64_t val, uint32_t ddir,

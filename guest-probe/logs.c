@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log_gz.h"
 #include "logs.h"
@@ -77,6 +79,28 @@ static bool kind_disabled(const struct iogap_job *j, enum kind k)
 	       (k == K_LAT && j->disable_lat);
 }
 
+/* log_compression_cpus as a cpu_set_t; an error when the probe may run on
+ * none of them (fio: "gz: failed to set CPU affinity") */
+static int log_gz_cpus(const struct iogap_job *j, cpu_set_t *cpus, char *err, size_t errlen)
+{
+	cpu_set_t allowed;
+
+	CPU_ZERO(cpus);
+	if (!j->proc.log_gz_cpus_set)
+		return 0;
+	for (unsigned c = 0; c < IOGAP_MAX_CPUS && c < CPU_SETSIZE; c++)
+		if (j->proc.log_gz_cpus[c / 8] & (1u << (c % 8)))
+			CPU_SET(c, cpus);
+	/* the main thread's CPUs: the job's own may be narrower (cpus_allowed) */
+	if (sched_getaffinity(getpid(), sizeof(allowed), &allowed))
+		allowed = *cpus;
+	CPU_AND(&allowed, &allowed, cpus);
+	if (!CPU_COUNT(&allowed))
+		return iogap_seterr(err, errlen, "log_compression_cpus: the probe may run on none "
+				    "of these CPUs");
+	return 0;
+}
+
 static int open_one(struct one_log *o, const struct iogap_job *j, enum kind k, unsigned thread,
 		    char *err, size_t errlen)
 {
@@ -90,9 +114,16 @@ static int open_one(struct one_log *o, const struct iogap_job *j, enum kind k, u
 			 j->log_gz_store ? ".fz" : "");
 	else
 		snprintf(o->path, n, "%s_%s.log%s", pre, kind_names[k], j->log_gz_store ? ".fz" : "");
-	if (j->log_gz && k != K_HIST &&
-	    !(o->gz = iogap_log_gz_new(j->log_gz, j->log_offset, j->log_prio)))
-		return iogap_seterr(err, errlen, "out of memory for the compressed log");
+	if (j->log_gz && k != K_HIST) {
+		cpu_set_t cpus;
+
+		if (log_gz_cpus(j, &cpus, err, errlen))
+			return -1;
+		o->gz = iogap_log_gz_new(j->log_gz, j->log_offset, j->log_prio,
+					 j->proc.log_gz_cpus_set ? &cpus : NULL);
+		if (!o->gz)
+			return iogap_seterr(err, errlen, "out of memory for the compressed log");
+	}
 	o->f = j->per_job_logs ? fopen(o->path, "w") : open_memstream(&o->mem, &o->memlen);
 	if (!o->f)
 		return iogap_seterr(err, errlen, "%.200s: %s", o->path, strerror(errno));

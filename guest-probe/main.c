@@ -13,12 +13,16 @@
 
 #include "agent.h"
 #include "blktrace_merge.h"
+#include "debug.h"
 #include "engine.h"
+#include "idle_prof.h"
 #include "job.h"
+#include "jobhelp.h"
 #include "log_gz.h"
 #include "output.h"
 #include "profile.h"
 #include "runner.h"
+#include "selftest.h"
 #include "trace_file.h"
 
 #define VERSION_STRING "iogap-probe-" IOGAP_VERSION
@@ -41,6 +45,14 @@ static void usage(FILE *f)
 	      "  --warnings-fatal         accepted: the probe's job checks are all errors\n"
 	      "  --alloc-size=KIB         accepted and ignored (fio's shared memory pool)\n"
 	      "  --enghelp                list the I/O engines\n"
+	      "  --cmdhelp[=OPTION|all]   a job option's help, or every option's\n"
+	      "  --debug=CATEGORY,...     fio's debug lines on stderr (--debug=help)\n"
+	      "  --idle-prof=system|percpu|calibrate\n"
+	      "                           measure CPU idleness (fio's idle profiling)\n"
+	      "  --crctest[=TYPE,...]     the verify checksums' speed\n"
+	      "  --memcpytest[=TYPE,...]  memory copy speeds\n"
+	      "  --cpuclock-test          check that the clock ascends across CPUs\n"
+	      "  --aux-path=DIR           where verify_dump writes its files\n"
 	      "  --trigger-file=FILE      stop every job when FILE appears (it is removed)\n"
 	      "  --trigger-timeout=TIME   stop every job TIME after the start\n"
 	      "  --trigger=CMD            then run CMD (fio's local trigger)\n"
@@ -126,7 +138,46 @@ struct probe_args {
 	bool enghelp;
 	const char *trigger_file, *trigger_cmd;
 	uint64_t trigger_timeout_ns;
+	const char *aux_path;
+	enum iogap_idle_mode idle_mode;
+	enum { SELFTEST_NONE, SELFTEST_CMDHELP, SELFTEST_CRC, SELFTEST_MEMCPY,
+	       SELFTEST_CPUCLOCK } selftest;
+	const char *selftest_arg;  /* the test's =VALUE, NULL when none */
 };
+
+/* fio's informational options that run instead of the jobs: --cmdhelp,
+ * --crctest, --memcpytest, --cpuclock-test.  1 if key is one. */
+static int selftest_option(struct probe_args *a, const char *key, const char *val)
+{
+	if (!strcmp(key, "cmdhelp"))
+		a->selftest = SELFTEST_CMDHELP;
+	else if (!strcmp(key, "crctest"))
+		a->selftest = SELFTEST_CRC;
+	else if (!strcmp(key, "memcpytest"))
+		a->selftest = SELFTEST_MEMCPY;
+	else if (!strcmp(key, "cpuclock-test"))
+		a->selftest = SELFTEST_CPUCLOCK;
+	else
+		return 0;
+	a->selftest_arg = val;
+	return 1;
+}
+
+static int run_selftest(const struct probe_args *a)
+{
+	switch (a->selftest) {
+	case SELFTEST_CMDHELP:
+		return iogap_job_help_show(stdout, a->selftest_arg);
+	case SELFTEST_CRC:
+		return iogap_crctest(a->selftest_arg);
+	case SELFTEST_MEMCPY:
+		return iogap_memcpytest(a->selftest_arg);
+	case SELFTEST_CPUCLOCK:
+		return iogap_cpuclock_test();
+	default:
+		return 0;
+	}
+}
 
 /* A positive whole number (--max-jobs, --alloc-size). */
 static int positive_number(const char *key, const char *val)
@@ -196,6 +247,21 @@ static int fio_cli_option(struct probe_args *a, const char *key, const char *val
 			a->trigger_file = val;
 	} else if (!strcmp(key, "trigger-timeout")) {
 		return cli_time(key, val, 1000000000ULL, &a->trigger_timeout_ns) ? -1 : 1;
+	} else if (!strcmp(key, "aux-path")) {
+		if (!val || !*val) {
+			fprintf(stderr, "iogap-probe: --aux-path needs a directory\n");
+			return -1;
+		}
+		a->aux_path = val;
+	} else if (!strcmp(key, "idle-prof")) {
+		if (iogap_idle_parse(val, &a->idle_mode)) {
+			fprintf(stderr, "iogap-probe: --idle-prof must be system, percpu or calibrate\n");
+			return -1;
+		}
+	} else if (!strcmp(key, "debug")) {
+		/* set before the job options are read: see set_debug */
+	} else if (selftest_option(a, key, val)) {
+		/* run instead of the jobs */
 	} else if (!strcmp(key, "trigger-remote")) {
 		fprintf(stderr, "iogap-probe: --trigger-remote is for fio's client/server mode, "
 			"which the probe does not have\n");
@@ -374,6 +440,45 @@ static void print_status(const struct iogap_run_report *report, void *arg)
 	print_report(arg, report);
 }
 
+/* --debug before anything else, so that the parsing of the job options
+ * is logged wherever --debug stands.  1: exit with *rc (help, error). */
+static int set_debug(int argc, char **argv, int *rc)
+{
+	char err[256];
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		int r;
+
+		if (strcmp(arg, "--debug") && strncmp(arg, "--debug=", 8))
+			continue;
+		r = iogap_debug_set(arg[7] ? arg + 8 : NULL, stdout, err, sizeof(err));
+		if (r < 0)
+			fprintf(stderr, "iogap-probe: %s\n", err);
+		if (r) {
+			*rc = r < 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* --idle-prof=calibrate: fio calibrates, prints the unit time and exits */
+static int idle_calibrate(void)
+{
+	char err[256];
+	struct iogap_idle_prof *p = iogap_idle_start(IOGAP_IDLE_CALIBRATE, err, sizeof(err));
+
+	if (!p) {
+		fprintf(stderr, "iogap-probe: %s\n", err);
+		return 1;
+	}
+	iogap_idle_stop(p);
+	iogap_idle_normal(stdout, p);
+	iogap_idle_free(p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_args a = { .formats = IOGAP_OUT_NORMAL, .tag_writes = -1,
@@ -386,6 +491,7 @@ int main(int argc, char **argv)
 	struct report_sinks sinks;
 	char err[1024];
 	FILE *out = stdout, *json_out = NULL;
+	struct iogap_idle_prof *idle = NULL;
 	int rc = 1;
 
 	const char **jobfiles = calloc((size_t)argc, sizeof(*jobfiles));
@@ -393,7 +499,7 @@ int main(int argc, char **argv)
 
 	a.force = calloc((size_t)argc, sizeof(*a.force));
 	a.sections = calloc((size_t)argc, sizeof(*a.sections));
-	if (!jobfiles || !a.force || !a.sections)
+	if (!jobfiles || !a.force || !a.sections || set_debug(argc, argv, &rc))
 		goto out;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -440,6 +546,14 @@ int main(int argc, char **argv)
 			continue;
 		}
 		jobfiles[nr_jobfiles++] = arg;
+	}
+	if (a.selftest) {
+		rc = run_selftest(&a);
+		goto out;
+	}
+	if (a.idle_mode == IOGAP_IDLE_CALIBRATE) {
+		rc = idle_calibrate();
+		goto out;
 	}
 	if (a.enghelp) {
 		print_engines(iogap_engine_names());
@@ -561,6 +675,7 @@ int main(int argc, char **argv)
 	if (iogap_profile_selected())
 		ro.prof = iogap_profile_selected()->hooks;
 	iogap_profile_set_output(out);
+	ro.aux_path = a.aux_path;
 	ro.quiet = !(a.formats & IOGAP_OUT_NORMAL);
 	ro.run_id = a.run_id;
 	ro.producer = a.producer;
@@ -571,10 +686,18 @@ int main(int argc, char **argv)
 	ro.status_interval_ns = a.status_interval_ns;
 	ro.status = print_status;
 	ro.status_arg = &sinks;
+	/* fio: the idle threads are calibrated and running before the jobs start */
+	if (a.idle_mode != IOGAP_IDLE_NONE && !(idle = iogap_idle_start(a.idle_mode, err, sizeof(err)))) {
+		fprintf(stderr, "iogap-probe: %s\n", err);
+		goto out;
+	}
 	if (iogap_run_jobs(&jobs, &ro, &report, err, sizeof(err))) {
 		fprintf(stderr, "iogap-probe: %s\n", err);
 		goto out;
 	}
+	if (idle)
+		iogap_idle_stop(idle);
+	report.idle = idle;
 	print_report(&sinks, &report);
 	rc = 0;
 	for (size_t i = 0; i < report.nr; i++) {
@@ -597,6 +720,7 @@ out:
 		fprintf(stderr, "iogap-probe: %s: %s\n", a.output, strerror(errno));
 		rc = 1;
 	}
+	iogap_idle_free(idle);
 	if (have_global)
 		iogap_cmdline_global_free(&cmd_global);
 	iogap_job_list_free(&jobs);

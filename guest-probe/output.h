@@ -11,6 +11,8 @@
 
 #include "stats.h"
 
+struct iogap_idle_prof;
+
 struct iogap_run_report {
 	struct iogap_job_stat *stats;     /* reported entries, in job order */
 	size_t nr;
@@ -30,6 +32,7 @@ struct iogap_run_report {
 	size_t global_kv_nr;
 	struct iogap_ss *ss;              /* steady state, the stats' ss point in */
 	size_t ss_nr;
+	const struct iogap_idle_prof *idle;   /* --idle-prof, final report only */
 };
 
 /* fio's per-job start line: "name: (g=0): rw=randread, bs=(R) 4096B-4096B,

@@ -14,6 +14,7 @@
 #include "json_writer.h"
 #include "output.h"
 #include "steadystate.h"
+#include "idle_prof.h"
 
 /* fio's add_ddir_lat_json: summary, percentiles when enabled and there
  * are samples, and for JSON+ the non-empty histogram buckets by value. */
@@ -382,6 +383,8 @@ void iogap_output_json(FILE *f, const struct iogap_run_report *r, bool plus)
 			disk_json(&w, &r->disks[i]);
 		jw_close(&w, ']');
 	}
+	if (r->idle)
+		iogap_idle_json(&w, r->idle);
 	jw_end(&w);
 	fputc('\n', f);
 }

@@ -13,6 +13,7 @@
 #include "block_info.h"
 #include "output.h"
 #include "steadystate.h"
+#include "idle_prof.h"
 
 /* fio's unit_base as num2str units: 1 bits, else (0 auto, 8) bytes */
 static int unit_base(const struct iogap_job *j)
@@ -645,6 +646,8 @@ void iogap_output_normal(FILE *f, const struct iogap_run_report *r)
 		for (i = 0; i < r->disks_nr; i++)
 			show_disk(f, &r->disks[i]);
 	}
+	if (r->idle)
+		iogap_idle_normal(f, r->idle);
 }
 
 /*

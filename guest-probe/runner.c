@@ -58,6 +58,7 @@
 #include "prio.h"
 #include "procopts.h"
 #include "zbd.h"
+#include "debug.h"
 
 #define TRACE_BATCH 4096
 
@@ -600,10 +601,17 @@ static bool verify_read(struct worker *w, struct iogap_io *io)
 	r.pattern_len = iogap_verify_pattern_at(j, io->offset, pattern);
 	if (w->vslot[io->slot].trimmed ?
 	    !iogap_vtrim_check(r.file, io->offset, io->buf, io->len, msg, sizeof(msg)) :
-	    !iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg)))
+	    !iogap_verify_check(&r, io->buf, io->len, msg, sizeof(msg))) {
+		iogap_dprint(IOGAP_DBG_VERIFY, "verify %s: %s off=%llu len=%u ok\n",
+			     w->vslot[io->slot].trimmed ? "trim" : iogap_verify_name(j->verify), r.file,
+			     (unsigned long long)io->offset, io->len);
 		return false;
+	}
+	iogap_dprint(IOGAP_DBG_VERIFY, "verify: %s off=%llu len=%u failed\n", r.file,
+		     (unsigned long long)io->offset, io->len);
 	fprintf(stderr, "%s\n", msg);
-	if (j->verify_dump && iogap_verify_dump(r.file, io->offset, io->buf, io->len))
+	if (j->verify_dump && iogap_verify_dump(w->opts->aux_path, r.file, io->offset, io->buf,
+						io->len))
 		fprintf(stderr, "fio: verify_dump of %s at %llu failed\n", r.file,
 			(unsigned long long)io->offset);
 	io->result = -EILSEQ;
@@ -744,6 +752,8 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	if (w->zbd)   /* zbd.c: write pointers advance on success, re-synced on failure */
 		iogap_zbd_complete(w->zbd, io);
 	record_io(w, io, now, io->ddir, 0);
+	iogap_dprint(IOGAP_DBG_IO, "complete: io_u %p: off=0x%llx,len=0x%x,ddir=%d,result=%lld\n",
+		     (void *)io, (unsigned long long)io->offset, io->len, io->ddir, (long long)io->result);
 	verify_failed = verify_this_read(w, io) && verify_read(w, io);
 	/* only this thread writes them: plain adds, published for the
 	 * progress line without a locked instruction */
@@ -1243,7 +1253,7 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
  * completions late (they are seen only when reaped). */
 static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 {
-	uint64_t iops = w->job->rate_iops[ddir], bps = w->job->rate[ddir], due = 0;
+	uint64_t iops = w->job->rate_iops[ddir], bps = w->job->rate[ddir], due = 0, now;
 	int r = 0;
 
 	if ((!iops && !bps) || w->in_ramp)
@@ -1260,7 +1270,10 @@ static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
 
 		due = by_bytes > due ? by_bytes : due;
 	}
-	if (iogap_now_ns() < due) {
+	now = iogap_now_ns();
+	if (now < due) {
+		iogap_dprint(IOGAP_DBG_RATE, "ddir=%d: %llu usec until the next I/O is due\n", ddir,
+			     (unsigned long long)(due - now) / 1000);
 		/* the slot in hand (not yet queued) counts as in flight; with
 		 * io_submit_mode=offload the submitters go on (fio's rate_ddir) */
 		while (!w->job->io_submit_offload && in_flight(w) > 1 &&
@@ -1640,6 +1653,9 @@ static int run_loop(struct worker *w)
 			io->issue_ns = w->ops->prep ? iogap_now_ns() : io->start_ns;
 		if (q == 0)
 			q = queue_retrying(w, io, &queued);
+		iogap_dprint(IOGAP_DBG_IO, "queue: io_u %p: off=0x%llx,len=0x%x,ddir=%d,file=%s: %d\n",
+			     (void *)io, (unsigned long long)io->offset, io->len, ddir,
+			     w->fs.f[io->file].path, q);
 		if (w->flocks)
 			pthread_rwlock_unlock(w->flocks[io->file]);
 		if (q < 0) {
@@ -1818,6 +1834,8 @@ static int open_targets(struct worker *w, uint64_t seed)
 		f->path = iogap_job_file(j, w->clone, k);
 		if (open_target(w, f, k))
 			return -1;
+		iogap_dprint(IOGAP_DBG_FILE, "fd open %s: fd=%d, region %llu+%llu\n", f->path, f->fd,
+			     (unsigned long long)f->region_start, (unsigned long long)f->region_len);
 		total += f->region_len;
 		if (j->rw & IOGAP_RW_RAND && (j->random_distribution == IOGAP_RAND_ZIPF ||
 					      j->random_distribution == IOGAP_RAND_PARETO) &&
@@ -1881,7 +1899,8 @@ static int load_verify_state(struct worker *w)
 {
 	char msg[PATH_MAX + 128];
 
-	if (iogap_vstate_load(&w->vstate, w->job->name, w->thread_number - 1, msg, sizeof(msg))) {
+	if (iogap_vstate_load(&w->vstate, w->opts->aux_path, w->job->name, w->thread_number - 1,
+			      msg, sizeof(msg))) {
 		fprintf(stderr, "%s\n", msg);
 		w->err_code = EINVAL;
 		snprintf(w->err, sizeof(w->err), "verify_state_load: no usable verify state");
@@ -2061,6 +2080,7 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 	const struct iogap_job *j = w->job;
 	cpu_set_t set;
 	unsigned ncpu = 0, pick, seen = 0;
+	int r;
 
 	if (!j->cpus_allowed_set)
 		return;
@@ -2077,9 +2097,15 @@ static void set_affinity(struct worker *w, unsigned index_in_job)
 			CPU_SET(c, &set);
 		seen++;
 	}
-	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+	/* fio's gtod_cpu: that CPU is kept for fio's time thread, never the
+	 * job's (backend.c); the probe has no such thread (clock_gettime) */
+	if (j->proc.gtod_cpu >= 0 && j->proc.gtod_cpu < CPU_SETSIZE)
+		CPU_CLR(j->proc.gtod_cpu, &set);
+	iogap_dprint(IOGAP_DBG_PROCESS, "pid=%d affinity: %d CPUs%s\n", (int)w->tid, CPU_COUNT(&set),
+		     j->proc.gtod_cpu >= 0 ? " (gtod_cpu left out)" : "");
+	if ((r = pthread_setaffinity_np(pthread_self(), sizeof(set), &set)))
 		snprintf(w->err, sizeof(w->err), "cpus_allowed: cannot set affinity: %s",
-			 strerror(errno));
+			 strerror(r));
 }
 
 /* fio's thread_main: the job's I/O priority, NUMA nodes and memory
@@ -2149,7 +2175,7 @@ static void save_verify_state(struct worker *w)
 
 	if (!w->vrec.ring || !(j->rw & IOGAP_RW_WRITE))
 		return;
-	if (iogap_vstate_save(&w->vrec, j->name, w->thread_number - 1,
+	if (iogap_vstate_save(&w->vrec, w->opts->aux_path, j->name, w->thread_number - 1,
 			      w->ios_issued[IOGAP_OP_WRITE], &w->randoff.rnd, err, sizeof(err)))
 		fprintf(stderr, "%s\n", err);
 }
@@ -2223,6 +2249,8 @@ static void *worker_main(void *arg)
 	int r = 0;
 
 	w->tid = (pid_t)syscall(SYS_gettid);
+	iogap_dprint(IOGAP_DBG_PROCESS, "jobs pid=%d started (job %s clone %u)\n", (int)w->tid,
+		     j->name, w->clone);
 	w->written_lo = UINT64_MAX;
 	w->stat.pid = w->tid;
 	{
@@ -2291,6 +2319,7 @@ static void *worker_main(void *arg)
 	if (j->exitall || (j->exitall_on_error && w->stat.error && !w->stat.error_continued))
 		exit_others(w);
 	teardown_worker(w);
+	iogap_dprint(IOGAP_DBG_PROCESS, "pid=%d exited, error %d\n", (int)w->tid, w->stat.error);
 	atomic_store(&w->finished, 1);
 	return NULL;
 }
@@ -3331,6 +3360,10 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->job_index = (unsigned)i;
 			w->clone = c;
 			w->seed = worker_seed(j, (unsigned)i, c);
+			iogap_dprint(IOGAP_DBG_RANDOM, "job %s clone %u: seed %llu\n", j->name, c,
+				     (unsigned long long)w->seed);
+			iogap_dprint(IOGAP_DBG_JOB, "job %s clone %u: rw=%s, ioengine=%s, group %u\n",
+				     j->name, c, iogap_rw_name(j->rw), j->ioengine, groupid);
 			w->thread_number = (unsigned)wi + 1;
 			w->groupid = groupid;
 			w->run_id = run_id;

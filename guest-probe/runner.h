@@ -48,6 +48,7 @@ struct iogap_run_opts {
 	uint64_t trigger_timeout_ns;
 	const char *trigger_cmd;
 	const struct iogap_prof_hooks *prof;   /* NULL: no profile hooks */
+	const char *aux_path;     /* fio's --aux-path: where verify_dump writes */
 };
 
 /* Run every job; fill report (entries in fio's reporting order).  Returns

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* fio 3.33's steadystate.c and its output (stat.c); see steadystate.h. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
 #include "steadystate.h"
 #include "util.h"
+#include "debug.h"
 
 #define NS_PER_SEC 1000000000ULL
 
@@ -241,6 +243,9 @@ void iogap_ss_check(struct iogap_ss_view *v, size_t n, uint64_t now)
 			continue;
 		done = ss->state & IOGAP_SS_SLOPE ? ss_slope(ss, group_iops, group_bw) :
 						    ss_deviation(ss, group_iops, group_bw);
+		iogap_dprint(IOGAP_DBG_STEADYSTATE, "job %s: iops=%" PRIu64 ", bw=%" PRIu64
+			     " B/s: %s\n", v[i].job->name, group_iops, group_bw,
+			     done ? "steady state attained" : "not yet");
 		if (done)
 			ss_attained(v, n, i);
 	}

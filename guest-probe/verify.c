@@ -552,14 +552,15 @@ int iogap_verify_log_add(struct iogap_verify_log *log, uint16_t file, uint64_t o
 	return 0;
 }
 
-int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len)
+int iogap_verify_dump(const char *dir, const char *file, uint64_t offset, const void *buf,
+		      uint32_t len)
 {
 	const char *base = strrchr(file, '/');
 	char name[4096];
 	int fd, r = 0;
 
-	snprintf(name, sizeof(name), "%s.%llu.received", base ? base + 1 : file,
-		 (unsigned long long)offset);
+	snprintf(name, sizeof(name), "%s%s%s.%llu.received", dir ? dir : "", dir ? "/" : "",
+		 base ? base + 1 : file, (unsigned long long)offset);
 	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;

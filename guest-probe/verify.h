@@ -104,8 +104,10 @@ struct iogap_job;
 unsigned iogap_verify_pattern_at(const struct iogap_job *j, uint64_t offset,
 				 uint8_t out[IOGAP_VERIFY_PATTERN_MAX]);
 /* fio's verify_dump: the block read, into "BASENAME.OFFSET.received" in
- * the current directory (fio's name).  0 or -errno. */
-int iogap_verify_dump(const char *file, uint64_t offset, const void *buf, uint32_t len);
+ * dir (fio's --aux-path), NULL for the current directory (fio's name).
+ * 0 or -errno. */
+int iogap_verify_dump(const char *dir, const char *file, uint64_t offset, const void *buf,
+		      uint32_t len);
 /* The next piece to read back, NULL after the last one. */
 const struct iogap_verify_piece *iogap_verify_log_next(struct iogap_verify_log *log);
 void iogap_verify_log_clear(struct iogap_verify_log *log);

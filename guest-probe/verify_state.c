@@ -38,8 +38,9 @@ struct thread_io_list {           /* fio's, followed by depth * nofiles comps */
 };
 _Static_assert(sizeof(struct thread_io_list) == 152, "fio's thread_io_list");
 
-/* fio's verify_state_gen_name: '/' in the name becomes '.' */
-static void state_name(char *out, size_t size, const char *name, unsigned index)
+/* fio's verify_state_gen_name under its "local" prefix: '/' in the name
+ * becomes '.' */
+static void state_name(char *out, size_t size, const char *dir, const char *name, unsigned index)
 {
 	char esc[PATH_MAX];
 
@@ -47,7 +48,8 @@ static void state_name(char *out, size_t size, const char *name, unsigned index)
 	for (char *p = esc; *p; p++)
 		if (*p == '/')
 			*p = '.';
-	snprintf(out, size, "local-%s-%u-verify.state", esc, index);
+	snprintf(out, size, "%s%slocal-%s-%u-verify.state", dir ? dir : "", dir ? "/" : "", esc,
+		 index);
 }
 
 int iogap_vstate_rec_init(struct iogap_vstate_rec *rec, unsigned nfiles, unsigned depth)
@@ -95,8 +97,8 @@ static void fill_rand(struct thread_io_list *s, const struct iogap_frand *rnd)
 		memcpy(s->rand.s32, rnd->s32, sizeof(rnd->s32));
 }
 
-int iogap_vstate_save(const struct iogap_vstate_rec *rec, const char *name, unsigned index,
-		      uint64_t numberio, const struct iogap_frand *rnd, char *err, size_t errlen)
+int iogap_vstate_save(const struct iogap_vstate_rec *rec, const char *dir, const char *name,
+		      unsigned index, uint64_t numberio, const struct iogap_frand *rnd, char *err, size_t errlen)
 {
 	size_t size = sizeof(struct thread_io_list) +
 		      (size_t)rec->depth * rec->nfiles * sizeof(struct iogap_vstate_comp);
@@ -115,7 +117,7 @@ int iogap_vstate_save(const struct iogap_vstate_rec *rec, const char *name, unsi
 	fill_rand(s, rnd);
 	snprintf((char *)s->name, sizeof(s->name), "%s", name);
 	h = (struct vstate_hdr){ VSTATE_VERSION, size, iogap_crc32c(s, size) };
-	state_name(path, sizeof(path), name, index);
+	state_name(path, sizeof(path), dir, name, index);
 	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_SYNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		r = iogap_seterr(err, errlen, "fio: open state file: %s\nfio: state file: %s "
@@ -163,14 +165,14 @@ static int read_list(int fd, const char *path, struct thread_io_list **out, char
 	return 0;
 }
 
-int iogap_vstate_load(struct iogap_vstate *st, const char *name, unsigned index, char *err,
-		      size_t errlen)
+int iogap_vstate_load(struct iogap_vstate *st, const char *dir, const char *name, unsigned index,
+		      char *err, size_t errlen)
 {
 	char path[PATH_MAX + 32];
 	struct thread_io_list *s = NULL;
 	int fd, r;
 
-	state_name(path, sizeof(path), name, index);
+	state_name(path, sizeof(path), dir, name, index);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return iogap_seterr(err, errlen, "fio: open state file: %s\nfio: state file: %s "

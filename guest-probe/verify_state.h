@@ -27,10 +27,11 @@ struct iogap_vstate_rec {
 };
 int iogap_vstate_rec_init(struct iogap_vstate_rec *rec, unsigned nfiles, unsigned depth);
 void iogap_vstate_rec_write(struct iogap_vstate_rec *rec, unsigned file, uint64_t offset);
-/* Write the state file; numberio: the writes issued.  0, or -1 with
- * fio's message in err. */
-int iogap_vstate_save(const struct iogap_vstate_rec *rec, const char *name, unsigned index,
-		      uint64_t numberio, const struct iogap_frand *rnd, char *err, size_t errlen);
+/* Write the state file (local-NAME-INDEX-verify.state in dir, fio's
+ * --aux-path, or the current directory when NULL); numberio: the writes
+ * issued.  0, or -1 with fio's message in err. */
+int iogap_vstate_save(const struct iogap_vstate_rec *rec, const char *dir, const char *name,
+		      unsigned index, uint64_t numberio, const struct iogap_frand *rnd, char *err, size_t errlen);
 void iogap_vstate_rec_free(struct iogap_vstate_rec *rec);
 
 /* The reading side. */
@@ -42,8 +43,8 @@ struct iogap_vstate {
 	uint32_t depth;
 	struct iogap_vstate_comp *comps;
 };
-int iogap_vstate_load(struct iogap_vstate *s, const char *name, unsigned index, char *err,
-		      size_t errlen);
+int iogap_vstate_load(struct iogap_vstate *s, const char *dir, const char *name, unsigned index,
+		      char *err, size_t errlen);
 /* fio's verify_state_should_stop: reads_done is the job's completed reads */
 bool iogap_vstate_should_stop(const struct iogap_vstate *s, unsigned file, uint64_t offset,
 			      uint64_t reads_done);
