@@ -115,10 +115,8 @@ uint64_t iogap_blockmap_find(struct iogap_blockmap *m, uint64_t b)
 	uint64_t words = (m->nblocks + 63) / 64;
 	uint64_t w;
 
-	if (m->used == m->nblocks) {
-		memset(m->bits, 0, words * sizeof(uint64_t));
-		m->used = 0;
-	}
+	if (m->used == m->nblocks)
+		return UINT64_MAX;
 	if (b >= m->nblocks || !block_used(m, b))   /* past the map: free, as fio's axmap_isset */
 		return b;
 	/* next free block after b: scan words, wrapping once */

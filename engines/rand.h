@@ -73,7 +73,7 @@ struct iogap_blockmap {
 int iogap_blockmap_init(struct iogap_blockmap *m, uint64_t nblocks);
 void iogap_blockmap_free(struct iogap_blockmap *m);
 /* Block b if free (or past the map), else the next free one after it
- * (wrapping); the map starts over first when every block is used. */
+ * (wrapping); UINT64_MAX when every block is used. */
 uint64_t iogap_blockmap_find(struct iogap_blockmap *m, uint64_t b);
 /* Mark up to nr blocks from b as used, stopping at a used one or the
  * end (fio's axmap_set_nr): how many were marked. */

@@ -386,6 +386,35 @@ static int random_position(struct worker *w, uint8_t ddir, uint64_t *pos)
 	return 0;
 }
 
+/* fio's get_next_rand_block: a random position, with the random map the
+ * drawn block if free, else the next free one.  The map's bits are of the
+ * smallest block of any direction, yet fio looks them up by the block in
+ * blockalign units (and marks them by the direction's own smallest block):
+ * the same unless directions differ.  A full map ends the file, unless
+ * time_based: the file starts over and a new position is drawn. */
+static int random_map_position(struct worker *w, uint8_t ddir, uint64_t *pos)
+{
+	const struct iogap_job *j = w->job;
+
+	for (int tries = 0; tries < 2; tries++) {
+		uint64_t b;
+
+		if (random_position(w, ddir, pos))
+			return -1;
+		if (!w->f->map.bits)
+			return 0;
+		b = iogap_blockmap_find(&w->f->map, *pos / j->ba[ddir]);
+		if (b != UINT64_MAX) {
+			*pos = b * j->ba[ddir];
+			return 0;
+		}
+		if (!j->time_based)
+			return -1;
+		iogap_wfile_restart(w->f);   /* fio_file_reset */
+	}
+	return -1;
+}
+
 /* fio's mark_random_map: the blocks (of ddir's smallest size) of the
  * request marked done; the request shrinks to the free run it starts */
 static uint32_t mark_random_map(struct worker *w, uint8_t ddir, uint64_t off, uint32_t len)
@@ -442,14 +471,8 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		if (len && off + len <= end)
 			return w->f->last_offset = off;
 	}
-	if (random_position(w, ddir, &off))
+	if (random_map_position(w, ddir, &off))
 		return NO_MORE_IO;
-	/* fio's random map: the drawn block if free, else the next free one.
-	 * Its bits are of the smallest block of any direction, yet fio looks
-	 * them up by the block in blockalign units and marks them by the
-	 * direction's own smallest block: the same unless directions differ. */
-	if (w->f->map.bits)
-		off = iogap_blockmap_find(&w->f->map, off / j->ba[ddir]) * j->ba[ddir];
 	off += w->f->region_start;
 	if (off >= end || !(len = next_buflen(w, ddir, off)))   /* fio's get_next_offset */
 		return NO_MORE_IO;
@@ -479,19 +502,6 @@ static void new_pass(struct worker *w)
 		iogap_randoff_reseed(&w->randoff, w->job, w->thread_number, w->seed, &w->fs);
 }
 
-/* fio's keep_running once every file is done: another pass when
- * time_based, or when io_size asks for at least a block more. */
-static bool another_pass(const struct worker *w)
-{
-	const struct iogap_job *j = w->job;
-	uint32_t max_bs = 0;
-
-	for (int d = 0; d < IOGAP_DDIR_NR; d++)
-		if (j->rw & (1u << d) && j->bs_max[d] > max_bs)
-			max_bs = j->bs_max[d];
-	return j->time_based || (j->io_size && w->bytes_issued + max_bs <= w->io_budget);
-}
-
 /* The file and offset of the next I/O (fio's set_io_u_file): a file
  * with no next offset is done and another is served. */
 static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
@@ -502,7 +512,7 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		if (!w->write_after_trim) {   /* trimwrite's write: the trim's file */
 			struct iogap_wfile *f = iogap_fileset_next(&w->fs);
 
-			if (!f && !another_pass(w))
+			if (!f && !w->job->time_based)   /* the pass is over (keep_running) */
 				return NO_MORE_IO;
 			if (!f) {
 				new_pass(w);
@@ -513,7 +523,7 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		off = pick_offset(w, ddir, lenp);
 		if (off != NO_MORE_IO)
 			return off;
-		if (w->fs.nr == 1 && another_pass(w)) {   /* fio's keep_running: a new pass */
+		if (w->fs.nr == 1 && w->job->time_based) {   /* fio's keep_running: a new pass */
 			new_pass(w);
 			continue;
 		}
@@ -1112,9 +1122,13 @@ static bool budget_left(const struct worker *w)
 {
 	if (w->verify_pass)   /* the log says when it ends */
 		return true;
-	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
+	/* fio's exceeds_number_ios: a count over every loop; time_based
+	 * runs do not check it */
+	if (w->job->number_ios && !w->job->time_based &&
+	    w->ios_total >= w->job->number_ios * w->job->loops)
 		return false;
-	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget;
+	/* fio's do_io: the bytes of every loop so far against the budget of all */
+	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget * w->job->loops;
 }
 
 /* fio's usec_for_io with rate_process=poisson: exponential gaps whose
@@ -2069,10 +2083,27 @@ static int restart_pass(struct worker *w)
 	/* fio closes and reopens the files between loops */
 	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_CLOSE, 0, 0);
 	iogap_iolog_write(&w->iolog, IOGAP_IOLOG_OPEN, 0, 0);
-	w->bytes_issued = 0;
 	w->seq_left = 0;
 	w->write_after_trim = false;
 	return 0;
+}
+
+/* fio's keep_running: another pass over the files after pass ended?
+ * Every loop; after the last, while io_size asks for a largest block more
+ * (fio counts the bytes of every pass against it, loops included). */
+static bool keep_running(const struct worker *w, unsigned pass)
+{
+	const struct iogap_job *j = w->job;
+	uint32_t max_bs = 0;
+
+	if (pass < j->loops)
+		return true;
+	if (!j->io_size || j->time_based || w->replay || !budget_left(w))
+		return false;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rw & (1u << d) && j->bs_max[d] > max_bs)
+			max_bs = j->bs_max[d];
+	return w->bytes_issued + max_bs <= w->io_budget;
 }
 
 /* fio's do_verify after a pass that wrote: read back every block it
@@ -2175,9 +2206,10 @@ static void *worker_main(void *arg)
 	atomic_store(&w->epoch_ns, w->t_start);
 	atomic_store(&w->running, 1);
 
-	/* fio's loops: the same job again, from the start of the region;
-	 * create_only: the files are laid out, nothing more */
-	for (unsigned loop = 0; loop < j->loops && !j->create_only; loop++) {
+	/* fio's loops: the same job again, from the start of the region, and
+	 * more passes while io_size asks (keep_running); create_only: the
+	 * files are laid out, nothing more */
+	for (unsigned loop = 0; !j->create_only && keep_running(w, loop); loop++) {
 		if (loop && (r = restart_pass(w)) < 0)
 			break;
 		r = run_loop(w);

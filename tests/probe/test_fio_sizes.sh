@@ -4,7 +4,8 @@
 # multiple of bs (the block past the end of the file is not issued, the one
 # straddling the end of the region is while the file goes on), size below
 # filesize, an existing file without size, io_size beyond size, loops
-# (randrepeat repeats the pass); and fio's own draws of bsrange and bssplit
+# (randrepeat repeats the pass, number_ios counts over them; time_based
+# ignores it); and fio's own draws of bsrange and bssplit
 # sizes and of rwmixread's direction.  Then rate and rate_iops of a job
 # that reads and writes: each direction keeps its own rate (fio's
 # rate_ddir turns to the direction that is due).
@@ -47,6 +48,11 @@ same io_size-beyond-size rw=read size=3906k io_size=8m
 same write-size-not-bs-multiple rw=write bs=64k size=1000k
 same loops-randrepeat rw=randread size=256k loops=2
 same loops-randrw rw=randrw size=256k loops=2 bsrange=4k-16k
+same loops-norandrepeat rw=randread size=64k loops=2 randrepeat=0 randseed=5
+same loops-number_ios rw=read size=64k number_ios=10 loops=3
+same io_size-randrw rw=randrw size=64k io_size=300k
+same io_size-rand-bsrange rw=randread size=64k io_size=200k bsrange=4k-16k
+same size-not-bs-multiple-rand rw=randread size=3906k
 PREP="truncate -s 8M data"
 same straddles-region-end rw=read size=3906k
 PREP="head -c 100k /dev/zero > data"
@@ -70,6 +76,16 @@ same randrw-two-jobs rw=randrw rwmixread=60 size=512k bsrange=4k-16k write_iolog
 	"[y]" rw=randrw rwmixread=60 size=512k offset=512k bsrange=4k-16k write_iolog=b.iolog
 same tausworthe64-bsrange rw=randread random_generator=tausworthe64 bsrange=4k-32k size=1M
 same percentage-random rw=randread percentage_random=50 bsrange=4k-16k size=1M
+
+# time_based ignores number_ios, as fio's do_io
+printf '%s\n' "[x]" ioengine=null size=64k rw=randread time_based runtime=1 number_ios=40 \
+	write_iolog=x.iolog > tb.fio
+for tool in "$FIO" "$PROBE"; do
+	rm -f x.iolog
+	"$tool" tb.fio > /dev/null 2> tb.err
+	[ "$(awk 'NF == 5 && $3 == "read"' x.iolog | wc -l)" -gt 40 ]
+	ok $? "time_based number_ios=40: $(basename "$tool") goes on past 40 I/Os $(head -c 200 tb.err)"
+done
 
 # rate of each direction of a read/write job: each direction is held to
 # its own rate (the probe's runs, fio's; the counts' ratio, not a timing)
