@@ -3136,14 +3136,26 @@ static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *
 	return 0;
 }
 
+/* Each clone gets its own streams; guest and host get the same ones. */
+static uint64_t worker_seed(const struct iogap_job *j, unsigned job_index, unsigned clone)
+{
+	/* allrandrepeat: every generator repeatable even with randrepeat=0, as fio */
+	uint64_t seed = j->randrepeat || j->proc.allrandrepeat ? j->randseed :
+			(uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+
+	return seed ^ ((uint64_t)job_index << 32) ^ ((uint64_t)clone * 0x9e3779b97f4a7c15ULL);
+}
+
 /* fio's setup_files: each file's io size (size split over nrfiles, or
  * filesize, or the existing size), fixed once for the layout and the
- * workers; a random filesize is drawn from the job's seed. */
-static int resolve_file_sizes(struct iogap_job *j, char *err, size_t errlen)
+ * workers; a random filesize is drawn as fio draws it for the clone
+ * (first_thread: the job's first thread number; shared files: its). */
+static int resolve_file_sizes(struct iogap_job *j, unsigned job_index, unsigned first_thread,
+			      char *err, size_t errlen)
 {
 	size_t n = j->files_nr;
 	uint32_t min_bs = UINT32_MAX;
-	struct iogap_rand rnd;
+	struct iogap_frand rnd;
 
 	if (j->file_sizes)
 		return 0;
@@ -3157,10 +3169,15 @@ static int resolve_file_sizes(struct iogap_job *j, char *err, size_t errlen)
 			min_bs = j->bs_min[d];
 	if (min_bs == UINT32_MAX)
 		min_bs = j->bs[0];
-	iogap_rand_seed(&rnd, j->randseed ^ 0x7777);
 	for (size_t e = 0; e < n; e++) {
+		unsigned clone = j->files_per_clone ? (unsigned)(e / j->nrfiles) : 0;
 		struct stat st;
 		uint64_t real = 0;
+
+		if (e % j->nrfiles == 0)   /* fio's file_size_state, per clone */
+			iogap_frand_seed(&rnd, iogap_fio_seed(j, first_thread + clone,
+					 IOGAP_FIO_SEED_FILE_SIZE, worker_seed(j, job_index, clone)),
+					 j->random_generator == IOGAP_RGEN_TAUSWORTHE64);
 
 		if (!(j->engine->flags & IOGAP_ENGINE_NO_FILE) && stat(j->files[e], &st) == 0 &&
 		    S_ISREG(st.st_mode))
@@ -3180,16 +3197,6 @@ static void choose_clock(const struct iogap_job_list *jobs)
 		if (jobs->jobs[i].clock_gettime)
 			return;
 	iogap_stamp_init();
-}
-
-/* Each clone gets its own streams; guest and host get the same ones. */
-static uint64_t worker_seed(const struct iogap_job *j, unsigned job_index, unsigned clone)
-{
-	/* allrandrepeat: every generator repeatable even with randrepeat=0, as fio */
-	uint64_t seed = j->randrepeat || j->proc.allrandrepeat ? j->randseed :
-			(uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
-
-	return seed ^ ((uint64_t)job_index << 32) ^ ((uint64_t)clone * 0x9e3779b97f4a7c15ULL);
 }
 
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
@@ -3214,13 +3221,13 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	choose_clock(jobs);
 	run_start = iogap_now_ns();
 	memset(report, 0, sizeof(*report));
-	for (size_t i = 0; i < jobs->nr; i++)
+	for (size_t i = 0, thread = 1; i < jobs->nr; thread += jobs->jobs[i++].numjobs)
 		if (iogap_iolog_prepare_job(&jobs->jobs[i], err, errlen) ||
 		    iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen) ||
 		    resolve_fill_device(&jobs->jobs[i], err, errlen) ||
-		    resolve_file_sizes(&jobs->jobs[i], err, errlen))
+		    resolve_file_sizes(&jobs->jobs[i], (unsigned)i, (unsigned)thread, err, errlen))
 			return -1;
 	if (file_views(jobs, &files)) {
 		snprintf(err, errlen, "out of memory");

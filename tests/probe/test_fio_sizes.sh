@@ -3,7 +3,8 @@
 # direction, in order) where sizes meet their limits: a size that is not a
 # multiple of bs (the block past the end of the file is not issued, the one
 # straddling the end of the region is while the file goes on), size below
-# filesize, an existing file without size, io_size beyond size, loops
+# filesize, an existing file without size, io_size beyond size, filesize
+# ranges, loops
 # (randrepeat repeats the pass, number_ios counts over them; time_based
 # ignores it); and fio's own draws of bsrange and bssplit
 # sizes and of rwmixread's direction.  Then rate and rate_iops of a job
@@ -76,6 +77,16 @@ same randrw-two-jobs rw=randrw rwmixread=60 size=512k bsrange=4k-16k write_iolog
 	"[y]" rw=randrw rwmixread=60 size=512k offset=512k bsrange=4k-16k write_iolog=b.iolog
 same tausworthe64-bsrange rw=randread random_generator=tausworthe64 bsrange=4k-32k size=1M
 same percentage-random rw=randread percentage_random=50 bsrange=4k-16k size=1M
+
+# filesize=low-high: each file's size is fio's draw (per clone and job)
+printf '%s\n' "[global]" ioengine=psync rw=write bs=4k nrfiles=3 filesize=64k-1M \
+	"[x]" numjobs=2 "[y]" bs=16k randseed=7 > filesizes.fio
+for tool in "$FIO" "$PROBE"; do
+	mkdir "out.${tool##*/}" && (cd "out.${tool##*/}" && "$tool" ../filesizes.fio > /dev/null &&
+		stat -c '%n %s' ./* > "../sizes.${tool##*/}.txt")
+done
+[ "$(wc -l < "sizes.${FIO##*/}.txt")" = 9 ] && cmp -s "sizes.${FIO##*/}.txt" "sizes.${PROBE##*/}.txt"
+ok $? "filesize=64k-1M: the probe's 9 files have fio's sizes ($(tr '\n' ' ' < "sizes.${PROBE##*/}.txt"))"
 
 # time_based ignores number_ios, as fio's do_io
 printf '%s\n' "[x]" ioengine=null size=64k rw=randread time_based runtime=1 number_ios=40 \
