@@ -444,7 +444,7 @@ static void test_engine_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 10 + 9);
+	tap_plan(12 + 11 + 13 + 20 + 3 + 34 + 8 + 10 + 9);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
