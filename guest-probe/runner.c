@@ -449,6 +449,7 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 	uint64_t end = w->f->region_start + w->f->region_len;
 	uint64_t off;
 	uint32_t len;
+	bool hit;
 
 	if (w->write_after_trim && ddir == IOGAP_OP_WRITE) {   /* trimwrite */
 		w->write_after_trim = false;
@@ -463,6 +464,10 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		    w->f->seq_pos[ddir] < w->f->target_size)
 			return sequential_io(w, ddir, off, lenp);
 	}
+	/* rw=rand*:N: a new random offset every Nth I/O, the others follow
+	 * on; one that cannot follow takes a random offset outside the count,
+	 * unmarked in the random map (fio's IO_U_F_BUSY_OK) */
+	hit = !w->seq_left;
 	if (w->seq_left) {
 		w->seq_left--;
 		*lenp = len = next_buflen(w, ddir, w->f->last_offset);
@@ -480,10 +485,10 @@ static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		off = end - len - (end - len - w->f->region_start) % w->min_bs;
 	if (off + len > w->f->target_size)
 		return NO_MORE_IO;
-	if (w->f->map.bits)
+	if (w->f->map.bits && hit)
 		len = mark_random_map(w, ddir, off, len);
 	*lenp = len;
-	if (j->rw_seq_nr > 1)
+	if (hit && j->rw_seq_nr > 1)
 		w->seq_left = j->rw_seq_nr - 1;
 	if (j->percentage_random[ddir] < 100)
 		w->f->seq_pos[ddir] = off + len;   /* the sequential share continues here */

@@ -76,6 +76,8 @@ same randrw-number_ios rw=randrw number_ios=100 bsrange=4k-16k size=1M
 same randrw-two-jobs rw=randrw rwmixread=60 size=512k bsrange=4k-16k write_iolog=a.iolog \
 	"[y]" rw=randrw rwmixread=60 size=512k offset=512k bsrange=4k-16k write_iolog=b.iolog
 same tausworthe64-bsrange rw=randread random_generator=tausworthe64 bsrange=4k-32k size=1M
+same randread-4-per-offset rw=randread:4 size=1M
+same randread-4-identical rw=randread:4 rw_sequencer=identical size=256k
 same percentage-random rw=randread percentage_random=50 bsrange=4k-16k size=1M
 
 # filesize=low-high: each file's size is fio's draw (per clone and job)
