@@ -85,6 +85,8 @@ uint64_t iogap_fio_seed(const struct iogap_job *j, unsigned thread_number, enum 
 
 	if (idx == IOGAP_FIO_SEED_BLOCK && j->randrepeat)
 		return FIO_RANDSEED * thread_number;
+	if (j->proc.allrandrepeat)
+		return FIO_RANDSEED * thread_number + (uint64_t)idx;
 	if (!j->randrepeat && !j->randseed_set)
 		return random_seed;
 	for (int i = 0; i < 4; i++)

@@ -30,14 +30,18 @@ uint64_t iogap_frand_between(struct iogap_frand *r, uint64_t start, uint64_t end
 
 /* fio's rand_seeds[] indexes (fio.h) the probe draws from */
 enum iogap_fio_seed {
+	IOGAP_FIO_SEED_BS = 0,         /* FIO_RAND_BS_OFF: read sizes (+1 write, +2 trim) */
+	IOGAP_FIO_SEED_MIX = 4,        /* FIO_RAND_MIX_OFF: rwmix's direction */
 	IOGAP_FIO_SEED_BLOCK = 6,      /* FIO_RAND_BLOCK_OFF: random offsets */
+	IOGAP_FIO_SEED_FILE_SIZE = 7,  /* FIO_RAND_FILE_SIZE_OFF: filesize ranges */
+	IOGAP_FIO_SEED_SEQ_RAND = 10,  /* FIO_RAND_SEQ_RAND_READ_OFF: percentage_random */
 	IOGAP_FIO_SEED_ZONE = 16,      /* FIO_RAND_ZONE_OFF: zoned's zone choice */
 };
 
 /* The seed fio gives job thread_number (1-based over the run, clones
  * counted) for rand_seeds[idx] (init.c setup_random_seeds and
  * td_fill_rand_seeds): from randseed, or FIO_RANDSEED under randrepeat for
- * the offsets; random_seed stands in for fio's /dev/urandom seeds when
+ * the offsets and under allrandrepeat for all; random_seed stands in for fio's /dev/urandom seeds when
  * randrepeat=0 without randseed. */
 uint64_t iogap_fio_seed(const struct iogap_job *j, unsigned thread_number, enum iogap_fio_seed idx,
 			uint64_t random_seed);

@@ -147,7 +147,7 @@ enum iogap_ss_flags {             /* fio's steady-state bits (steadystate.h) */
 
 struct iogap_bssplit {
 	uint32_t bs;
-	uint32_t perc;            /* percent; 0 = share the remainder */
+	uint32_t perc;            /* percent; those not given share the rest (fio) */
 };
 
 /* random_distribution=zoned (percentages of the region) or zoned_abs */

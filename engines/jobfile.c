@@ -637,6 +637,28 @@ static int opt_blockalign(struct parse_ctx *c, struct iogap_job *j, const char *
 	return 0;
 }
 
+/* fio's bssplit_ddir: entries without a percentage share what is left
+ * (a lone entry gets 0: its size is the only one), then the list is
+ * ordered by percentage, ascending (glibc's qsort keeps ties in order) */
+static void bssplit_fill(struct iogap_bssplit *b, unsigned n, unsigned total)
+{
+	unsigned missing = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		missing += !b[i].perc;
+	for (unsigned i = 0; i < n && missing; i++)
+		if (!b[i].perc)
+			b[i].perc = n == 1 ? 0 : (100 - total) / missing;
+	for (unsigned i = 1; i < n; i++) {
+		struct iogap_bssplit e = b[i];
+		unsigned k = i;
+
+		for (; k && b[k - 1].perc > e.perc; k--)
+			b[k] = b[k - 1];
+		b[k] = e;
+	}
+}
+
 /* bssplit=4k/10:64k/50:32k/40[,write list[,trim list]] */
 static int opt_bssplit(struct parse_ctx *c, struct iogap_job *j, const char *key, const char *val)
 {
@@ -676,6 +698,7 @@ static int opt_bssplit(struct parse_ctx *c, struct iogap_job *j, const char *key
 		if (n == 0 || total > 100)
 			return bad_value(c, key, val, "percentages add up to more than 100");
 		j->bssplit_nr[d] = n;
+		bssplit_fill(j->bssplit[d], n, total);
 		j->bs[d] = j->bs_min[d] = lo;
 		j->bs_max[d] = hi;
 	}

@@ -105,17 +105,20 @@ void iogap_blockmap_free(struct iogap_blockmap *m)
 	m->bits = NULL;
 }
 
-uint64_t iogap_blockmap_claim(struct iogap_blockmap *m, uint64_t b)
+static bool block_used(const struct iogap_blockmap *m, uint64_t b)
+{
+	return m->bits[b / 64] & (1ULL << (b % 64));
+}
+
+uint64_t iogap_blockmap_find(struct iogap_blockmap *m, uint64_t b)
 {
 	uint64_t words = (m->nblocks + 63) / 64;
 	uint64_t w;
 
-	if (m->used == m->nblocks) {
-		memset(m->bits, 0, words * sizeof(uint64_t));
-		m->used = 0;
-	}
-	if (!(m->bits[b / 64] & (1ULL << (b % 64))))
-		goto claim;
+	if (m->used == m->nblocks)
+		return UINT64_MAX;
+	if (b >= m->nblocks || !block_used(m, b))   /* past the map: free, as fio's axmap_isset */
+		return b;
 	/* next free block after b: scan words, wrapping once */
 	w = b / 64;
 	for (uint64_t i = 0; i <= words; i++, w = w + 1 == words ? 0 : w + 1) {
@@ -125,27 +128,19 @@ uint64_t iogap_blockmap_claim(struct iogap_blockmap *m, uint64_t b)
 			free_bits &= ~0ULL << (b % 64);
 		if (w == words - 1 && m->nblocks % 64)
 			free_bits &= (1ULL << (m->nblocks % 64)) - 1;
-		if (free_bits) {
-			b = w * 64 + (uint64_t)__builtin_ctzll(free_bits);
-			goto claim;
-		}
+		if (free_bits)
+			return w * 64 + (uint64_t)__builtin_ctzll(free_bits);
 	}
-	b = 0;  /* unreachable: used < nblocks guarantees a free bit */
-claim:
-	m->bits[b / 64] |= 1ULL << (b % 64);
-	m->used++;
-	return b;
+	return 0;  /* unreachable: used < nblocks guarantees a free bit */
 }
 
-uint64_t iogap_blockmap_extend(struct iogap_blockmap *m, uint64_t b, uint64_t want)
+uint64_t iogap_blockmap_mark(struct iogap_blockmap *m, uint64_t b, uint64_t nr)
 {
-	uint64_t got = 1;
+	uint64_t got = 0;
 
-	while (got < want && b + got < m->nblocks &&
-	       !(m->bits[(b + got) / 64] & (1ULL << ((b + got) % 64)))) {
+	for (; got < nr && b + got < m->nblocks && !block_used(m, b + got); got++) {
 		m->bits[(b + got) / 64] |= 1ULL << ((b + got) % 64);
 		m->used++;
-		got++;
 	}
 	return got;
 }

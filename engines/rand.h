@@ -75,12 +75,11 @@ struct iogap_blockmap {
 
 int iogap_blockmap_init(struct iogap_blockmap *m, uint64_t nblocks);
 void iogap_blockmap_free(struct iogap_blockmap *m);
-/* Claim block b, or the next free one after it (wrapping); resets the map
- * when all are used.  Returns the block claimed. */
-uint64_t iogap_blockmap_claim(struct iogap_blockmap *m, uint64_t b);
-/* After claiming block b: claim up to want-1 more free blocks directly
- * after it (stopping at a used one or the end), as fio shrinks a request
- * to the free run.  Returns the number of blocks now owned, >= 1. */
-uint64_t iogap_blockmap_extend(struct iogap_blockmap *m, uint64_t b, uint64_t want);
+/* Block b if free (or past the map), else the next free one after it
+ * (wrapping); UINT64_MAX when every block is used. */
+uint64_t iogap_blockmap_find(struct iogap_blockmap *m, uint64_t b);
+/* Mark up to nr blocks from b as used, stopping at a used one or the
+ * end (fio's axmap_set_nr): how many were marked. */
+uint64_t iogap_blockmap_mark(struct iogap_blockmap *m, uint64_t b, uint64_t nr);
 
 #endif

@@ -213,8 +213,22 @@ void iogap_fileset_restart(struct iogap_fileset *s)
 	s->next = 0;
 }
 
+/* fio's get_rand_file_size: low + (high - low) × u, rounded down to the
+ * smallest block of any direction (fio's rw_min_bs) */
+static uint64_t rand_file_size(const struct iogap_job *j, struct iogap_frand *rnd)
+{
+	uint64_t low = j->filesize_low, high = j->filesize_high, fs, rw_min_bs = UINT64_MAX;
+	double max_plus_one = rnd->use64 ? 0x1.0p64 : 0x1.0p32;
+
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->bs_min[d] < rw_min_bs)
+			rw_min_bs = j->bs_min[d];
+	fs = low + (uint64_t)((double)(high - low) * ((double)iogap_frand_next(rnd) / max_plus_one));
+	return fs - fs % rw_min_bs;
+}
+
 uint64_t iogap_file_io_size(const struct iogap_job *j, unsigned k, uint64_t real_size,
-			    uint64_t offset, uint32_t min_bs, struct iogap_rand *rnd)
+			    uint64_t offset, uint32_t min_bs, struct iogap_frand *rnd)
 {
 	uint64_t low = j->filesize_low, high = j->filesize_high, fs, extra;
 
@@ -228,10 +242,6 @@ uint64_t iogap_file_io_size(const struct iogap_job *j, unsigned k, uint64_t real
 	}
 	if (real_size >= low && real_size <= high)
 		return real_size > offset ? real_size - offset : 0;
-	fs = low;
-	if (high != low) {
-		fs = low + (uint64_t)((double)(high - low) * iogap_rand_double(rnd));
-		fs -= fs % min_bs;
-	}
+	fs = high != low ? rand_file_size(j, rnd) : low;
 	return fs > offset ? fs - offset : 0;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "frand.h"
 #include "gauss.h"
 #include "job.h"
 #include "lfsr.h"
@@ -78,9 +79,9 @@ void iogap_wfile_restart(struct iogap_wfile *f);
 
 /* fio's setup_files: each file's io size, given its existing size (0 if
  * none): size split evenly (the first files one min_bs more while the
- * remainder lasts), or filesize (a random size in its range, from rnd),
- * or the existing size past the offset. */
+ * remainder lasts), or filesize (a random size in its range, drawn from
+ * rnd as fio's get_rand_file_size), or the existing size past the offset. */
 uint64_t iogap_file_io_size(const struct iogap_job *j, unsigned k, uint64_t real_size,
-			    uint64_t offset, uint32_t min_bs, struct iogap_rand *rnd);
+			    uint64_t offset, uint32_t min_bs, struct iogap_frand *rnd);
 
 #endif

@@ -65,14 +65,21 @@ static void gauss_init(struct iogap_wfile *f, const struct iogap_job *j, unsigne
 			 iogap_fio_dist_seed(j, thread_number, f->path, random_seed), false);
 }
 
+void iogap_randoff_reseed(struct iogap_randoff *g, const struct iogap_job *j, unsigned thread_number,
+			  uint64_t random_seed, const struct iogap_fileset *fs)
+{
+	iogap_frand_seed(&g->rnd, iogap_fio_seed(j, thread_number, IOGAP_FIO_SEED_BLOCK, random_seed),
+			 use64(j, fs));
+	iogap_frand_seed(&g->zone, iogap_fio_seed(j, thread_number, IOGAP_FIO_SEED_ZONE,
+						  random_seed ^ 0x5a5a), false);
+}
+
 int iogap_randoff_init(struct iogap_randoff *g, const struct iogap_job *j, unsigned thread_number,
 		       uint64_t random_seed, struct iogap_fileset *fs, char *why, size_t whylen)
 {
 	uint64_t seed = iogap_fio_seed(j, thread_number, IOGAP_FIO_SEED_BLOCK, random_seed);
 
-	iogap_frand_seed(&g->rnd, seed, use64(j, fs));
-	iogap_frand_seed(&g->zone, iogap_fio_seed(j, thread_number, IOGAP_FIO_SEED_ZONE,
-						  random_seed ^ 0x5a5a), false);
+	iogap_randoff_reseed(g, j, thread_number, random_seed, fs);
 	zone_index(g, j);
 	for (unsigned k = 0; k < fs->nr; k++) {
 		struct iogap_wfile *f = &fs->f[k];

@@ -36,6 +36,11 @@ struct iogap_randoff {
 int iogap_randoff_init(struct iogap_randoff *g, const struct iogap_job *j, unsigned thread_number,
 		       uint64_t random_seed, struct iogap_fileset *fs, char *why, size_t whylen);
 
+/* The generators alone seeded again, as at init (fio's clear_io_state
+ * under randrepeat: a new pass repeats the offsets). */
+void iogap_randoff_reseed(struct iogap_randoff *g, const struct iogap_job *j, unsigned thread_number,
+			  uint64_t random_seed, const struct iogap_fileset *fs);
+
 /* The next random block of f for ddir, in blockalign units from the
  * region's start (normal: in ranges of the smallest block, as fio): 0, or -1 when the file has none left (fio's LFSR
  * gave every block). */

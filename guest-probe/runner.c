@@ -37,6 +37,7 @@
 #include "fileset.h"
 #include "flow.h"
 #include "rand.h"
+#include "rand_mix.h"
 #include "rand_offset.h"
 #include "runner.h"
 #include "stamp.h"
@@ -105,10 +106,10 @@ struct worker {
 	int *fds;                   /* each file's descriptor, for the engine (ectx.fds) */
 
 	/* offsets */
-	struct iogap_rand rnd_off, rnd_ddir, rnd_bs;
+	struct iogap_rand rnd_off, rnd_bs;
 	struct iogap_randoff randoff;   /* fio's random offsets (rand_offset.c) */
+	struct iogap_randmix mix;       /* fio's block sizes and rwmix (rand_mix.c) */
 	unsigned seq_left;          /* rw=rand*:N: ios before a new random offset */
-	struct iogap_rand rnd_seqrand;  /* percentage_random's choice */
 	struct iogap_rand rnd_poisson;  /* rate_process=poisson's gaps */
 	struct iogap_rand rnd_buf;      /* refill_buffers' data */
 	uint64_t seed;              /* the worker's streams derive from it */
@@ -287,8 +288,7 @@ static uint8_t pick_ddir(struct worker *w)
 	if (job_trimwrite(w->job))   /* fio: trim a block, then write it */
 		return w->write_after_trim ? IOGAP_OP_WRITE : IOGAP_OP_TRIM;
 	if ((rw & (IOGAP_RW_READ | IOGAP_RW_WRITE)) == (IOGAP_RW_READ | IOGAP_RW_WRITE))
-		return iogap_rand_below(&w->rnd_ddir, 100) < w->job->rwmix[0] ?
-			IOGAP_OP_READ : IOGAP_OP_WRITE;
+		return iogap_randmix_ddir(&w->mix, w->job, w->ios_issued);   /* rand_mix.c */
 	if (rw & IOGAP_RW_WRITE)
 		return IOGAP_OP_WRITE;
 	if (rw & IOGAP_RW_TRIM)
@@ -296,38 +296,21 @@ static uint8_t pick_ddir(struct worker *w)
 	return IOGAP_OP_READ;
 }
 
-static uint32_t pick_bs(struct worker *w, uint8_t ddir)
+/* fio's get_next_buflen for an I/O at off of the file in hand: bs, or a
+ * bsrange/bssplit size that fits the region (rand_mix.c); 0 when not even
+ * the smallest does (fio: the file is done).  A fixed bs is not checked
+ * against the region: fio issues the block that straddles its end when
+ * the file goes on. */
+static uint32_t next_buflen(struct worker *w, uint8_t ddir, uint64_t off)
 {
 	const struct iogap_job *j = w->job;
+	uint64_t end = w->f->region_start + w->f->region_len;
 
-	if (j->bssplit_nr[ddir]) {
-		unsigned r = (unsigned)iogap_rand_below(&w->rnd_bs, 100), acc = 0, rest = 0, zero = 0;
-
-		for (unsigned i = 0; i < j->bssplit_nr[ddir]; i++) {
-			acc += j->bssplit[ddir][i].perc;
-			if (!j->bssplit[ddir][i].perc)
-				zero++;
-			if (r < acc)
-				return j->bssplit[ddir][i].bs;
-		}
-		/* entries without a percentage share what is left equally */
-		if (zero) {
-			rest = (unsigned)iogap_rand_below(&w->rnd_bs, zero);
-			for (unsigned i = 0; i < j->bssplit_nr[ddir]; i++)
-				if (!j->bssplit[ddir][i].perc && rest-- == 0)
-					return j->bssplit[ddir][i].bs;
-		}
-		return j->bssplit[ddir][j->bssplit_nr[ddir] - 1].bs;
-	}
-	if (j->bs_min[ddir] != j->bs_max[ddir]) {   /* fio's get_next_buflen */
-		uint32_t lo = j->bs_min[ddir], hi = j->bs_max[ddir];
-		uint64_t bs = lo + (uint64_t)((double)hi * iogap_rand_double(&w->rnd_bs));
-
-		if (!j->bs_unaligned)
-			bs -= bs % lo;
-		return bs > hi ? hi : (uint32_t)bs;
-	}
-	return j->bs[ddir];
+	if (j->bs_min[ddir] == j->bs_max[ddir])
+		return j->bs_min[ddir];
+	if (off + j->bs_min[ddir] > end)
+		return 0;
+	return iogap_randmix_bs(&w->mix, j, ddir, end - off);
 }
 
 #define NO_MORE_IO UINT64_MAX
@@ -364,43 +347,18 @@ static uint64_t next_sequential_modified(struct worker *w, uint8_t ddir, uint32_
 	return start + pos;
 }
 
-/* The next sequential offset for ddir (wrapping at the end of the region,
- * as fio does for time_based and io_size beyond size). */
-static uint64_t next_sequential(struct worker *w, uint8_t ddir, uint32_t len)
+/* fio's get_next_seq_offset with get_next_offset's bounds: the next
+ * sequential offset for ddir, NO_MORE_IO at the end of the region or of
+ * the file (a single file of a time_based job wraps, as fio's). */
+static uint64_t next_sequential(struct worker *w, uint8_t ddir)
 {
-	uint64_t off = w->f->seq_pos[ddir];
+	uint64_t off = w->f->seq_pos[ddir], end = w->f->region_start + w->f->region_len;
 
 	if (w->job->rw_seq_add)
-		return next_sequential_modified(w, ddir, len);
-	if (off + len > w->f->region_start + w->f->region_len) {
-		if (w->fs.nr > 1)   /* fio: this file is done, another is served */
-			return NO_MORE_IO;
+		return next_sequential_modified(w, ddir, w->job->bs_min[ddir]);
+	if (off >= end && w->job->time_based && w->fs.nr == 1)
 		off = w->f->region_start;
-	}
-	return off;
-}
-
-/* fio's get_next_buflen: a block size that overruns the region is drawn
- * again while the smallest one fits, so sequential I/O reaches the end
- * (fio draws until one fits; 1000 draws, then the smallest). */
-static uint32_t fit_region_end(struct worker *w, uint8_t ddir, uint32_t len)
-{
-	uint64_t end = w->f->region_start + w->f->region_len, pos = w->f->seq_pos[ddir];
-	uint32_t min = w->job->bs_min[ddir];
-
-	if (pos >= end || end - pos < min)
-		return len;
-	for (unsigned tries = 0; len > end - pos; tries++)
-		len = tries < 1000 ? pick_bs(w, ddir) : min;
-	return len;
-}
-
-/* percentage_random: does this I/O of a random pattern get a random offset? */
-static bool random_this_time(struct worker *w, uint8_t ddir)
-{
-	unsigned pct = w->job->percentage_random[ddir];
-
-	return pct >= 100 || iogap_rand_below(&w->rnd_seqrand, 100) < pct;
+	return off >= end || off >= w->f->target_size ? NO_MORE_IO : off;
 }
 
 /* trimwrite: the write that follows a trim goes to the same block. */
@@ -414,6 +372,11 @@ static uint64_t trim_done(struct worker *w, uint8_t ddir, uint64_t off, uint32_t
 	return off;
 }
 
+static bool skewed(const struct iogap_job *j)
+{
+	return j->random_distribution == IOGAP_RAND_ZIPF || j->random_distribution == IOGAP_RAND_PARETO;
+}
+
 /* A random position in the file's region for ddir (before the random
  * map): zipf and pareto as rand.c skews them, the others as fio draws
  * them (rand_offset.c).  0, or -1 when the file has no block left. */
@@ -422,7 +385,7 @@ static int random_position(struct worker *w, uint8_t ddir, uint64_t *pos)
 	const struct iogap_job *j = w->job;
 	uint64_t b;
 
-	if (j->random_distribution == IOGAP_RAND_ZIPF || j->random_distribution == IOGAP_RAND_PARETO) {
+	if (skewed(j)) {
 		*pos = iogap_skew_next(&w->f->skew, &w->rnd_off) * w->min_bs;
 		return 0;
 	}
@@ -432,78 +395,127 @@ static int random_position(struct worker *w, uint8_t ddir, uint64_t *pos)
 	return 0;
 }
 
-/* May shrink *lenp when the random map has only a shorter free run. */
+/* fio's get_next_rand_block: a random position, with the random map the
+ * drawn block if free, else the next free one.  The map's bits are of the
+ * smallest block of any direction, yet fio looks them up by the block in
+ * blockalign units (and marks them by the direction's own smallest block):
+ * the same unless directions differ.  A full map ends the file, unless
+ * time_based: the file starts over and a new position is drawn. */
+static int random_map_position(struct worker *w, uint8_t ddir, uint64_t *pos)
+{
+	const struct iogap_job *j = w->job;
+
+	for (int tries = 0; tries < 2; tries++) {
+		uint64_t b;
+
+		if (random_position(w, ddir, pos))
+			return -1;
+		if (!w->f->map.bits)
+			return 0;
+		b = iogap_blockmap_find(&w->f->map, *pos / j->ba[ddir]);
+		if (b != UINT64_MAX) {
+			*pos = b * j->ba[ddir];
+			return 0;
+		}
+		if (!j->time_based)
+			return -1;
+		iogap_wfile_restart(w->f);   /* fio_file_reset */
+	}
+	return -1;
+}
+
+/* fio's mark_random_map: the blocks (of ddir's smallest size) of the
+ * request marked done; the request shrinks to the free run it starts */
+static uint32_t mark_random_map(struct worker *w, uint8_t ddir, uint64_t off, uint32_t len)
+{
+	uint32_t min = w->job->bs_min[ddir];
+	uint64_t nr = iogap_blockmap_mark(&w->f->map, (off - w->f->region_start) / min,
+					  (len + min - 1) / min);
+
+	return nr && nr * min < len ? (uint32_t)(nr * min) : len;
+}
+
+/* The sequential I/O at off (NO_MORE_IO: none) and its length (*lenp):
+ * none when its block would pass the end of the file */
+static uint64_t sequential_io(struct worker *w, uint8_t ddir, uint64_t off, uint32_t *lenp)
+{
+	uint32_t len;
+
+	if (off == NO_MORE_IO || !(len = next_buflen(w, ddir, off)) || off + len > w->f->target_size)
+		return NO_MORE_IO;
+	*lenp = len;
+	w->f->seq_pos[ddir] = off + len;
+	return trim_done(w, ddir, off, len);
+}
+
+/* The offset and length (*lenp) of the next I/O of ddir in the file in
+ * hand, as fio's fill_io_u: the offset first, then a length that fits
+ * it; the random map may shorten it.  NO_MORE_IO when the file has no
+ * I/O left. */
 static uint64_t pick_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 {
-	uint32_t len = *lenp;
 	const struct iogap_job *j = w->job;
 	uint64_t end = w->f->region_start + w->f->region_len;
 	uint64_t off;
+	uint32_t len;
+	bool hit;
 
 	if (w->write_after_trim && ddir == IOGAP_OP_WRITE) {   /* trimwrite */
 		w->write_after_trim = false;
 		*lenp = w->trim_len;
 		return w->trim_offset;
 	}
-	if (!(j->rw & IOGAP_RW_RAND) || !random_this_time(w, ddir)) {
-		*lenp = len = fit_region_end(w, ddir, len);
-		off = next_sequential(w, ddir, len);
-		if (off == NO_MORE_IO)
-			return off;
-		w->f->seq_pos[ddir] = off + len;
-		return trim_done(w, ddir, off, len);
+	/* percentage_random's sequential share falls back to a random offset
+	 * once past the end of the file (fio's get_next_block) */
+	if (!(j->rw & IOGAP_RW_RAND) || !iogap_randmix_random(&w->mix, j, ddir)) {
+		off = next_sequential(w, ddir);
+		if (off != NO_MORE_IO || !(j->rw & IOGAP_RW_RAND) ||
+		    w->f->seq_pos[ddir] < w->f->target_size)
+			return sequential_io(w, ddir, off, lenp);
 	}
+	/* rw=rand*:N: a new random offset every Nth I/O, the others follow
+	 * on; one that cannot follow takes a random offset outside the count,
+	 * unmarked in the random map (fio's IO_U_F_BUSY_OK) */
+	hit = !w->seq_left;
 	if (w->seq_left) {
 		w->seq_left--;
+		*lenp = len = next_buflen(w, ddir, w->f->last_offset);
 		off = j->rw_sequencer == IOGAP_RWSEQ_IDENTICAL ? w->f->last_offset :
 			w->f->last_offset + len;
-		if (off + len <= end)
+		if (len && off + len <= end)
 			return w->f->last_offset = off;
 	}
-	if (random_position(w, ddir, &off))
+	if (random_map_position(w, ddir, &off))
 		return NO_MORE_IO;
-	if (w->f->map.bits) {   /* fio's random map: the next free block if used */
-		uint64_t b = iogap_blockmap_claim(&w->f->map, off / w->min_bs);
-
-		off = b * w->min_bs;
-		if (len > w->min_bs) {   /* no division per request otherwise */
-			uint64_t want = (len + w->min_bs - 1) / w->min_bs;
-			uint64_t got = iogap_blockmap_extend(&w->f->map, b, want);
-
-			if (got < want)
-				*lenp = len = (uint32_t)(got * w->min_bs);
-		}
-	}
 	off += w->f->region_start;
-	if (off + len > end)
+	if (off >= end || !(len = next_buflen(w, ddir, off)))   /* fio's get_next_offset */
+		return NO_MORE_IO;
+	if (skewed(j) && off + len > end)   /* the probe's own draws stay in the region */
 		off = end - len - (end - len - w->f->region_start) % w->min_bs;
-	if (j->rw_seq_nr > 1)
+	if (off + len > w->f->target_size)
+		return NO_MORE_IO;
+	if (w->f->map.bits && hit)
+		len = mark_random_map(w, ddir, off, len);
+	*lenp = len;
+	if (hit && j->rw_seq_nr > 1)
 		w->seq_left = j->rw_seq_nr - 1;
 	if (j->percentage_random[ddir] < 100)
 		w->f->seq_pos[ddir] = off + len;   /* the sequential share continues here */
 	return trim_done(w, ddir, w->f->last_offset = off, len);
 }
 
-/* fio's keep_running once every file is done: another pass when
- * time_based, or when io_size asks for at least a block more. */
-static bool another_pass(const struct worker *w)
-{
-	const struct iogap_job *j = w->job;
-	uint32_t max_bs = 0;
-
-	for (int d = 0; d < IOGAP_DDIR_NR; d++)
-		if (j->rw & (1u << d) && j->bs_max[d] > max_bs)
-			max_bs = j->bs_max[d];
-	return j->time_based || (j->io_size && w->io_budget - w->bytes_issued >= max_bs);
-}
-
-/* A new pass over the files: fio closes them all (each opens again at its
- * first use) */
-static void restart_files(struct worker *w)
+/* fio's clear_io_state before each pass after the first (loops, and
+ * time_based or io_size beyond the files): the files start over and,
+ * under randrepeat, the generators are seeded again, so the pass
+ * repeats the first one's offsets, sizes and directions. */
+static void new_pass(struct worker *w)
 {
 	iogap_fileset_restart(&w->fs);
-	iogap_iolog_close_files(&w->iolog);
+	iogap_iolog_close_files(&w->iolog);   /* each opens again at its first use */
 	w->iolog_closed = 0;
+	iogap_randmix_new_pass(&w->mix, w->job, w->thread_number, w->seed);
+	if (w->job->randrepeat && w->job->rw & IOGAP_RW_RAND)
+		iogap_randoff_reseed(&w->randoff, w->job, w->thread_number, w->seed, &w->fs);
 }
 
 /* The file and offset of the next I/O (fio's set_io_u_file): a file
@@ -516,16 +528,22 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		if (!w->write_after_trim) {   /* trimwrite's write: the trim's file */
 			struct iogap_wfile *f = iogap_fileset_next(&w->fs);
 
-			if (!f && !another_pass(w))
+			if (!f && !w->job->time_based)   /* the pass is over (keep_running) */
 				return NO_MORE_IO;
 			if (!f) {
-				restart_files(w);
+				new_pass(w);
 				f = iogap_fileset_next(&w->fs);
 			}
 			w->f = f;
 		}
 		off = pick_offset(w, ddir, lenp);
-		if (off != NO_MORE_IO || w->fs.nr < 2 || !iogap_fileset_finish(&w->fs, w->f))
+		if (off != NO_MORE_IO)
+			return off;
+		if (w->fs.nr == 1 && w->job->time_based) {   /* fio's keep_running: a new pass */
+			new_pass(w);
+			continue;
+		}
+		if (w->fs.nr < 2 || !iogap_fileset_finish(&w->fs, w->f))
 			return off;
 	}
 	return NO_MORE_IO;
@@ -1193,9 +1211,13 @@ static bool budget_left(const struct worker *w)
 {
 	if (w->verify_pass)   /* the log says when it ends */
 		return true;
-	if (w->job->number_ios && w->ios_total >= w->job->number_ios)
+	/* fio's exceeds_number_ios: a count over every loop; time_based
+	 * runs do not check it */
+	if (w->job->number_ios && !w->job->time_based &&
+	    w->ios_total >= w->job->number_ios * w->job->loops)
 		return false;
-	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget;
+	/* fio's do_io: the bytes of every loop so far against the budget of all */
+	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget * w->job->loops;
 }
 
 /* fio's usec_for_io with rate_process=poisson: exponential gaps whose
@@ -1247,36 +1269,59 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
 	return false;
 }
 
-/* rate_iops and rate: wait until this direction is due again.  Ahead of
- * the rate: as fio (rate_ddir -> io_u_quiesce), first complete every request
- * in flight, then sleep.  Sleeping with requests in flight would stamp their
- * completions late (they are seen only when reaped). */
-static int rate_wait(struct worker *w, uint8_t ddir, unsigned *queued)
+/* When the next I/O of ddir is due under rate_iops and rate (fio's
+ * rate_next_io_time), 0 when the direction has no rate */
+static uint64_t rate_due(const struct worker *w, uint8_t ddir)
 {
-	uint64_t iops = w->job->rate_iops[ddir], bps = w->job->rate[ddir], due = 0, now;
-	int r = 0;
+	uint64_t iops = w->job->rate_iops[ddir], bps = w->job->rate[ddir], due = 0;
 
-	if ((!iops && !bps) || w->in_ramp)
+	if (!iops && !bps)
 		return 0;
-	if (w->job->rate_poisson) {
-		due = w->rate_start + w->poisson_us[ddir] * 1000;
-		w->poisson_us[ddir] += poisson_gap_us(w, ddir);
-	} else if (iops) {
+	if (w->job->rate_poisson)
+		return w->rate_start + w->poisson_us[ddir] * 1000;
+	if (iops)
 		due = w->rate_start + w->ios_issued[ddir] * 1000000000ULL / iops;
-	}
-	if (bps && !w->job->rate_poisson) {
+	if (bps) {
 		uint64_t by_bytes = w->rate_start +
 			(uint64_t)((double)w->bytes_dir_issued[ddir] * 1e9 / (double)bps);
 
 		due = by_bytes > due ? by_bytes : due;
 	}
-	now = iogap_now_ns();
+	return due;
+}
+
+/* rate_iops and rate: wait until this direction is due again.  As fio's
+ * rate_ddir, a job that reads and writes turns to the other direction
+ * (*ddir, when may_switch) if that one is due first.  Ahead of the rate:
+ * as fio (rate_ddir -> io_u_quiesce), first complete every request in
+ * flight, then sleep.  Sleeping with requests in flight would stamp their
+ * completions late (they are seen only when reaped). */
+static int rate_wait(struct worker *w, uint8_t *ddir, bool may_switch, unsigned *queued)
+{
+	const struct iogap_job *j = w->job;
+	uint64_t due, now = iogap_now_ns();
+	int r = 0;
+
+	if (w->in_ramp)
+		return 0;
+	due = rate_due(w, *ddir);
+	if (due > now && may_switch && *ddir != IOGAP_OP_TRIM && j->rwmix[*ddir ^ 1] &&
+	    (j->rw & (IOGAP_RW_READ | IOGAP_RW_WRITE)) == (IOGAP_RW_READ | IOGAP_RW_WRITE)) {
+		uint64_t other = rate_due(w, *ddir ^ 1);
+
+		if (other < due) {
+			w->mix.ddir = *ddir ^= 1;   /* fio's rwmix_ddir follows */
+			due = other;
+		}
+	}
+	if (j->rate_poisson && (j->rate_iops[*ddir] || j->rate[*ddir]))
+		w->poisson_us[*ddir] += poisson_gap_us(w, *ddir);
 	if (now < due) {
-		iogap_dprint(IOGAP_DBG_RATE, "ddir=%d: %llu usec until the next I/O is due\n", ddir,
+		iogap_dprint(IOGAP_DBG_RATE, "ddir=%d: %llu usec until the next I/O is due\n", *ddir,
 			     (unsigned long long)(due - now) / 1000);
 		/* the slot in hand (not yet queued) counts as in flight; with
 		 * io_submit_mode=offload the submitters go on (fio's rate_ddir) */
-		while (!w->job->io_submit_offload && in_flight(w) > 1 &&
+		while (!j->io_submit_offload && in_flight(w) > 1 &&
 		       (r = commit(w, queued)) >= 0 && (r = reap(w, 1, *queued)) > 0)
 			;
 		iogap_sleep_until_ns(due);
@@ -1551,7 +1596,7 @@ static int run_loop(struct worker *w)
 		       w->replay ? io->ddir : pick_ddir(w);
 		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
-		if ((r = rate_wait(w, ddir, &queued)) < 0) {
+		if ((r = rate_wait(w, &ddir, !verifying && !trimming && !w->replay, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
@@ -1577,7 +1622,6 @@ static int run_loop(struct worker *w)
 			w->f = &w->fs.f[p->file];
 			w->vslot[io->slot].check = false;
 		} else if (!w->replay) {
-			io->len = pick_bs(w, ddir);
 			io->offset = pick_file_offset(w, ddir, &io->len);
 			if (w->vslot)
 				w->vslot[io->slot].check = false;
@@ -1856,7 +1900,8 @@ static int open_targets(struct worker *w, uint64_t seed)
 		return -1;
 	}
 	w->f = &w->fs.f[0];
-	w->io_budget = j->io_size ? j->io_size : total;
+	/* fio's setup_files: size caps the files' regions together */
+	w->io_budget = j->io_size ? j->io_size : j->size && j->size < total ? j->size : total;
 	return 0;
 }
 
@@ -1919,9 +1964,7 @@ static int setup_worker(struct worker *w)
 	int r;
 
 	iogap_rand_seed(&w->rnd_off, seed);
-	iogap_rand_seed(&w->rnd_ddir, seed ^ 0x5555);
 	iogap_rand_seed(&w->rnd_bs, seed ^ 0xaaaa);
-	iogap_rand_seed(&w->rnd_seqrand, seed ^ 0x3333);
 	iogap_rand_seed(&w->rnd_poisson, seed ^ 0x7777);
 	iogap_rand_seed(&w->rnd_buf, seed ^ 0x9999);
 	iogap_rand_seed(&w->vtrim.rnd, seed ^ 0x4444);
@@ -1932,6 +1975,7 @@ static int setup_worker(struct worker *w)
 	if (j->rw & IOGAP_RW_RAND && iogap_randoff_init(&w->randoff, j, w->thread_number, seed, &w->fs,
 							w->err, sizeof(w->err)))
 		return -1;
+	iogap_randmix_init(&w->mix, j, w->thread_number, seed);
 	iogap_prio_setup(&w->prio, j, seed ^ 0x1010, &w->stat);   /* prio.c */
 	if (iogap_zbd_worker_new(w->zbd_set, j, w->f->region_start, w->f->region_len, j->iodepth,
 				 &w->stat.dir[IOGAP_OP_WRITE].zone_resets, &w->zbd, w->err,
@@ -2159,8 +2203,7 @@ static int restart_pass(struct worker *w)
 		if (r < 0)
 			return r;
 	}
-	restart_files(w);
-	w->bytes_issued = 0;
+	new_pass(w);
 	w->seq_left = 0;
 	w->write_after_trim = false;
 	return 0;
@@ -2178,6 +2221,24 @@ static void save_verify_state(struct worker *w)
 	if (iogap_vstate_save(&w->vrec, w->opts->aux_path, j->name, w->thread_number - 1,
 			      w->ios_issued[IOGAP_OP_WRITE], &w->randoff.rnd, err, sizeof(err)))
 		fprintf(stderr, "%s\n", err);
+}
+
+/* fio's keep_running: another pass over the files after pass ended?
+ * Every loop; after the last, while io_size asks for a largest block more
+ * (fio counts the bytes of every pass against it, loops included). */
+static bool keep_running(const struct worker *w, unsigned pass)
+{
+	const struct iogap_job *j = w->job;
+	uint32_t max_bs = 0;
+
+	if (pass < j->loops)
+		return true;
+	if (!j->io_size || j->time_based || w->replay || !budget_left(w))
+		return false;
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rw & (1u << d) && j->bs_max[d] > max_bs)
+			max_bs = j->bs_max[d];
+	return w->bytes_issued + max_bs <= w->io_budget;
 }
 
 /* fio's do_verify after a pass that wrote: read back every block it
@@ -2282,9 +2343,10 @@ static void *worker_main(void *arg)
 	atomic_store(&w->epoch_ns, w->t_start);
 	atomic_store(&w->running, 1);
 
-	/* fio's loops: the same job again, from the start of the region;
-	 * create_only: the files are laid out, nothing more */
-	for (unsigned loop = 0; loop < j->loops && !j->create_only; loop++) {
+	/* fio's loops: the same job again, from the start of the region, and
+	 * more passes while io_size asks (keep_running); create_only: the
+	 * files are laid out, nothing more */
+	for (unsigned loop = 0; !j->create_only && keep_running(w, loop); loop++) {
 		if (loop && (r = restart_pass(w)) < 0)
 			break;
 		r = run_loop(w);
@@ -3214,14 +3276,26 @@ static int file_views(const struct iogap_job_list *jobs, struct iogap_job_list *
 	return 0;
 }
 
+/* Each clone gets its own streams; guest and host get the same ones. */
+static uint64_t worker_seed(const struct iogap_job *j, unsigned job_index, unsigned clone)
+{
+	/* allrandrepeat: every generator repeatable even with randrepeat=0, as fio */
+	uint64_t seed = j->randrepeat || j->proc.allrandrepeat ? j->randseed :
+			(uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
+
+	return seed ^ ((uint64_t)job_index << 32) ^ ((uint64_t)clone * 0x9e3779b97f4a7c15ULL);
+}
+
 /* fio's setup_files: each file's io size (size split over nrfiles, or
  * filesize, or the existing size), fixed once for the layout and the
- * workers; a random filesize is drawn from the job's seed. */
-static int resolve_file_sizes(struct iogap_job *j, char *err, size_t errlen)
+ * workers; a random filesize is drawn as fio draws it for the clone
+ * (first_thread: the job's first thread number; shared files: its). */
+static int resolve_file_sizes(struct iogap_job *j, unsigned job_index, unsigned first_thread,
+			      char *err, size_t errlen)
 {
 	size_t n = j->files_nr;
 	uint32_t min_bs = UINT32_MAX;
-	struct iogap_rand rnd;
+	struct iogap_frand rnd;
 
 	if (j->file_sizes)
 		return 0;
@@ -3235,10 +3309,15 @@ static int resolve_file_sizes(struct iogap_job *j, char *err, size_t errlen)
 			min_bs = j->bs_min[d];
 	if (min_bs == UINT32_MAX)
 		min_bs = j->bs[0];
-	iogap_rand_seed(&rnd, j->randseed ^ 0x7777);
 	for (size_t e = 0; e < n; e++) {
+		unsigned clone = j->files_per_clone ? (unsigned)(e / j->nrfiles) : 0;
 		struct stat st;
 		uint64_t real = 0;
+
+		if (e % j->nrfiles == 0)   /* fio's file_size_state, per clone */
+			iogap_frand_seed(&rnd, iogap_fio_seed(j, first_thread + clone,
+					 IOGAP_FIO_SEED_FILE_SIZE, worker_seed(j, job_index, clone)),
+					 j->random_generator == IOGAP_RGEN_TAUSWORTHE64);
 
 		if (!(j->engine->flags & IOGAP_ENGINE_NO_FILE) && stat(j->files[e], &st) == 0 &&
 		    S_ISREG(st.st_mode))
@@ -3258,16 +3337,6 @@ static void choose_clock(const struct iogap_job_list *jobs)
 		if (jobs->jobs[i].clock_gettime)
 			return;
 	iogap_stamp_init();
-}
-
-/* Each clone gets its own streams; guest and host get the same ones. */
-static uint64_t worker_seed(const struct iogap_job *j, unsigned job_index, unsigned clone)
-{
-	/* allrandrepeat: every generator repeatable even with randrepeat=0, as fio */
-	uint64_t seed = j->randrepeat || j->proc.allrandrepeat ? j->randseed :
-			(uint64_t)iogap_now_ns() ^ (uint64_t)getpid();
-
-	return seed ^ ((uint64_t)job_index << 32) ^ ((uint64_t)clone * 0x9e3779b97f4a7c15ULL);
 }
 
 int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
@@ -3292,14 +3361,14 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 	choose_clock(jobs);
 	run_start = iogap_now_ns();
 	memset(report, 0, sizeof(*report));
-	for (size_t i = 0; i < jobs->nr; i++)
+	for (size_t i = 0, thread = 1; i < jobs->nr; thread += jobs->jobs[i++].numjobs)
 		if (iogap_blktrace_merge(&jobs->jobs[i], err, errlen) ||   /* blktrace_merge.c */
 		    iogap_iolog_prepare_job(&jobs->jobs[i], err, errlen) ||
 		    iogap_job_finalize(&jobs->jobs[i], err, errlen) ||
 		    resolve_percentages(&jobs->jobs[i], err, errlen) ||
 		    resolve_target_options(&jobs->jobs[i], err, errlen) ||
 		    resolve_fill_device(&jobs->jobs[i], err, errlen) ||
-		    resolve_file_sizes(&jobs->jobs[i], err, errlen))
+		    resolve_file_sizes(&jobs->jobs[i], (unsigned)i, (unsigned)thread, err, errlen))
 			return -1;
 	if (file_views(jobs, &files)) {
 		snprintf(err, errlen, "out of memory");

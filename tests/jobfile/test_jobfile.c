@@ -110,6 +110,13 @@ static void test_syntax(void)
 		ok(l.jobs[0].kv_nr >= 5, "options remembered for JSON job options (%zu)", l.jobs[0].kv_nr);
 	}
 	iogap_job_list_free(&l);
+	r = parse("[c]\nbssplit=4k:8k/50:32k:64k/10\n", &l);
+	ok(!r && l.jobs[0].bssplit[0][0].bs == 65536 && l.jobs[0].bssplit[0][0].perc == 10 &&
+	   l.jobs[0].bssplit[0][1].bs == 4096 && l.jobs[0].bssplit[0][1].perc == 20 &&
+	   l.jobs[0].bssplit[0][2].bs == 32768 && l.jobs[0].bssplit[0][2].perc == 20 &&
+	   l.jobs[0].bssplit[0][3].bs == 8192 && l.jobs[0].bssplit[0][3].perc == 50,
+	   "bssplit as fio's bssplit_ddir: missing shares (100-60)/2, ordered by share, ties kept");
+	iogap_job_list_free(&l);
 
 	r = parse("[j]\nfilename=/tmp/j\n", &l);
 	ok(r == 0 && iogap_job_finalize(&l.jobs[0], err, sizeof(err)) == 0, "minimal job");
@@ -455,7 +462,7 @@ static void test_engine_options(void)
 
 int main(void)
 {
-	tap_plan(12 + 11 + 12 + 20 + 3 + 34 + 8 + 5 + 10 + 9);
+	tap_plan(12 + 11 + 13 + 20 + 3 + 34 + 8 + 5 + 10 + 9);
 	test_sizes_and_times();
 	test_seed_profile();
 	test_syntax();
