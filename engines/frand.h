@@ -32,6 +32,7 @@ uint64_t iogap_frand_between(struct iogap_frand *r, uint64_t start, uint64_t end
 enum iogap_fio_seed {
 	IOGAP_FIO_SEED_BS = 0,         /* FIO_RAND_BS_OFF: read sizes (+1 write, +2 trim) */
 	IOGAP_FIO_SEED_MIX = 4,        /* FIO_RAND_MIX_OFF: rwmix's direction */
+	IOGAP_FIO_SEED_FILE = 5,       /* FIO_RAND_FILE_OFF: file_service_type=random */
 	IOGAP_FIO_SEED_BLOCK = 6,      /* FIO_RAND_BLOCK_OFF: random offsets */
 	IOGAP_FIO_SEED_FILE_SIZE = 7,  /* FIO_RAND_FILE_SIZE_OFF: filesize ranges */
 	IOGAP_FIO_SEED_SEQ_RAND = 10,  /* FIO_RAND_SEQ_RAND_READ_OFF: percentage_random */

@@ -33,6 +33,8 @@ int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint6
 	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
 
 	s->open_max = j->openfiles && j->openfiles < s->nr ? j->openfiles : s->nr;
+	if (!(s->closed = calloc(s->nr, sizeof(*s->closed))))
+		return -ENOMEM;
 	skip_empty(s);
 	s->service = j->file_service;
 	s->service_nr = j->file_service_nr ? j->file_service_nr : 1;
@@ -53,8 +55,18 @@ int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint6
 	return 0;
 }
 
+void iogap_fileset_reseed(struct iogap_fileset *s, const struct iogap_job *j,
+			  unsigned thread_number, uint64_t random_seed)
+{
+	iogap_frand_seed(&s->next_file, iogap_fio_seed(j, thread_number, IOGAP_FIO_SEED_FILE,
+						       random_seed),
+			 j->random_generator == IOGAP_RGEN_TAUSWORTHE64);
+}
+
 void iogap_fileset_free(struct iogap_fileset *s)
 {
+	free(s->closed);
+	s->closed = NULL;
 	for (unsigned i = 0; s->f && i < s->nr; i++)
 		iogap_blockmap_free(&s->f[i].map);
 	free(s->f);
@@ -71,8 +83,8 @@ static unsigned draw(struct iogap_fileset *s)
 	uint64_t ranges = (uint64_t)s->nr << FSERVICE_SHIFT;
 	uint64_t v;
 
-	if (s->service == IOGAP_FSERVICE_RANDOM)
-		return (unsigned)iogap_rand_below(&s->rnd, s->nr);
+	if (s->service == IOGAP_FSERVICE_RANDOM)   /* fio's __get_next_fileno_rand */
+		return (unsigned)iogap_frand_block(&s->next_file, s->nr);
 	if (s->service == IOGAP_FSERVICE_GAUSS)
 		return (unsigned)(iogap_gauss_next(&s->gauss) >> FSERVICE_SHIFT);
 	v = iogap_skew_next(&s->skew, &s->rnd);
@@ -86,7 +98,7 @@ static void close_done(struct iogap_fileset *s, struct iogap_wfile *f)
 	if (f->closed)
 		return;
 	f->closed = true;
-	s->nr_closed++;
+	s->closed[s->nr_closed++] = (unsigned)(f - s->f);
 	if (f->active) {
 		f->active = false;
 		s->nr_active--;

@@ -40,10 +40,12 @@ struct iogap_fileset {
 	struct iogap_wfile *f;
 	unsigned nr;
 	unsigned open_max, nr_active, nr_done, nr_closed;
+	unsigned *closed;         /* the files closed this pass, in that order */
 	unsigned service, service_nr, left, next;
 	uint32_t min_bs;          /* a file with less than this left is done */
 	struct iogap_wfile *cur;
 	struct iogap_rand rnd;
+	struct iogap_frand next_file;   /* random: fio's next_file_state */
 	struct iogap_skew skew;   /* zipf, pareto over nr << 10 ranges */
 	struct iogap_gauss gauss; /* normal */
 	uint64_t rand_off;        /* zipf, pareto: where rank 0 lies, the
@@ -57,6 +59,11 @@ struct iogap_fileset {
 /* f: nr entries with their regions, and min_bs, set by the caller.
  * 0 or -ENOMEM. */
 int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint64_t seed);
+/* file_service_type=random draws from fio's generator and seed (its
+ * FIO_RAND_FILE_OFF of thread_number; random_seed as iogap_fio_seed's):
+ * at the start, and again for every pass under randrepeat, as fio. */
+void iogap_fileset_reseed(struct iogap_fileset *s, const struct iogap_job *j,
+			  unsigned thread_number, uint64_t random_seed);
 void iogap_fileset_free(struct iogap_fileset *s);
 /* fio's get_next_file: the file the next I/O goes to; NULL once every
  * file is done. */

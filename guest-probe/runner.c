@@ -516,6 +516,8 @@ static void new_pass(struct worker *w)
 	iogap_randmix_new_pass(&w->mix, w->job, w->thread_number, w->seed);
 	if (w->job->randrepeat && w->job->rw & IOGAP_RW_RAND)
 		iogap_randoff_reseed(&w->randoff, w->job, w->thread_number, w->seed, &w->fs);
+	if (w->job->randrepeat)
+		iogap_fileset_reseed(&w->fs, w->job, w->thread_number, w->seed);
 }
 
 /* The file and offset of the next I/O (fio's set_io_u_file): a file
@@ -1018,19 +1020,15 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 	return r;
 }
 
-/* write_iolog: the files fileset.c closed since the last request first
- * (a scan only when their count grew), the rest close at the end */
+/* write_iolog: the files fileset.c closed since the last request first,
+ * in the order it closed them; the rest close at the end */
 static void log_request(struct worker *w, enum iogap_iolog_act act, unsigned file,
 			uint64_t offset, uint64_t len)
 {
 	if (!iogap_iolog_writing(&w->iolog))
 		return;
-	if (w->fs.nr_closed != w->iolog_closed) {
-		for (unsigned k = 0; k < w->fs.nr; k++)
-			if (w->fs.f[k].closed)
-				iogap_iolog_close_file(&w->iolog, k);
-		w->iolog_closed = w->fs.nr_closed;
-	}
+	for (; w->iolog_closed < w->fs.nr_closed; w->iolog_closed++)
+		iogap_iolog_close_file(&w->iolog, w->fs.closed[w->iolog_closed]);
 	iogap_iolog_write(&w->iolog, act, file, offset, len);
 }
 
@@ -1899,6 +1897,7 @@ static int open_targets(struct worker *w, uint64_t seed)
 		snprintf(w->err, sizeof(w->err), "file_service_type: setup failed");
 		return -1;
 	}
+	iogap_fileset_reseed(&w->fs, j, w->thread_number, w->seed);
 	w->f = &w->fs.f[0];
 	/* fio's setup_files: size caps the files' regions together */
 	w->io_budget = j->io_size ? j->io_size : j->size && j->size < total ? j->size : total;
