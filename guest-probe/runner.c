@@ -520,6 +520,19 @@ static void new_pass(struct worker *w)
 		iogap_fileset_reseed(&w->fs, w->job, w->thread_number, w->seed);
 }
 
+/* Files the choice found done: fio finds that out by a failed fill,
+ * whose random offset (a full random map) took a draw */
+static void closed_draws(struct worker *w, uint8_t ddir, unsigned n)
+{
+	const struct iogap_job *j = w->job;
+
+	if (!(j->rw & IOGAP_RW_RAND) || j->norandommap || j->random_generator == IOGAP_RGEN_LFSR ||
+	    j->percentage_random[ddir] < 100 || j->random_distribution != IOGAP_RAND_UNIFORM)
+		return;
+	while (n--)
+		iogap_frand_next(&w->randoff.rnd);
+}
+
 /* The file and offset of the next I/O (fio's set_io_u_file): a file
  * with no next offset is done and another is served. */
 static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
@@ -528,8 +541,10 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 		uint64_t off;
 
 		if (!w->write_after_trim) {   /* trimwrite's write: the trim's file */
+			unsigned closed = w->fs.nr_closed;
 			struct iogap_wfile *f = iogap_fileset_next(&w->fs);
 
+			closed_draws(w, ddir, w->fs.nr_closed - closed);
 			if (!f && !w->job->time_based)   /* the pass is over (keep_running) */
 				return NO_MORE_IO;
 			if (!f) {

@@ -5,7 +5,7 @@
 # recorded delays; a blktrace capture replays the requests fio reads from
 # it (fio --debug=blktrace lists them); malformed logs stop with file:line.
 . "$(dirname "$0")/lib.sh"
-echo "1..30"
+echo "1..33"
 FIO=${FIO:-fio}
 GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
 cd "$WORK" || exit 1
@@ -51,6 +51,9 @@ done <<'ARGS'
 --nrfiles=4 --filesize=32k --bs=4k --rw=read --file_service_type=random
 --nrfiles=4 --filesize=16k --bs=4k --rw=write --file_service_type=random:2 --loops=2
 --nrfiles=3 --filesize=32k --bs=4k --rw=read --file_service_type=random --randseed=77
+--nrfiles=3 --filesize=64k --bs=16k --rw=randread --openfiles=2
+--nrfiles=2 --filesize=32k --bs=4k --rw=randwrite --fsync=5 --openfiles=1
+--nrfiles=3 --filesize=64k --bs=16k --rw=randread --file_service_type=random --openfiles=2
 ARGS
 awk 'NR == 1 {ok = $0 == "fio version 3 iolog"} NR > 1 {ok = ok && $1 ~ /^[0-9]+$/ && $1 + 0 >= prev; prev = $1}
 	END {exit !ok}' p.log
