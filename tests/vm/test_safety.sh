@@ -56,7 +56,7 @@ run whole $P $W --filename=/dev/nullb0
 run read-mounted $P --name=r --rw=read --bs=64k --size=1m --filename=/dev/nullb0
 run disk-part-mounted $P $W --filename=/dev/nullb1
 run part-mounted $P $W --filename=/dev/nullb1p1
-run part-blank $P $W --filename=/dev/nullb1p2
+run part-blank $P $W --size=512k --filename=/dev/nullb1p2
 run table $P $W --filename=/dev/nullb2
 run swap $P $W --filename=/dev/nullb3
 run loopdev $P $W --filename=/dev/loop0
@@ -83,9 +83,9 @@ refused() {
 	[ "$(rc "$1")" = 1 ] && section "$1" | grep -Eq "^iogap-probe: $2: refusing to write \(job 'w'\): it holds data: $3\. Use --allow-destroy-data to overwrite it\.$"
 	ok $? "$1: $(section "$1" | head -n 1)"
 }
-# accepted NAME: status 0, 1 MiB moved, no refusal
+# accepted NAME [KIB]: status 0, KIB (default 1024) moved, no refusal
 accepted() {
-	[ "$(rc "$1")" = 0 ] && section "$1" | grep -Eq '(READ|WRITE): .*io=1024KiB' &&
+	[ "$(rc "$1")" = 0 ] && section "$1" | grep -Eq "(READ|WRITE): .*io=${2:-1024}KiB" &&
 		! section "$1" | grep -q refusing
 	ok $? "$1: accepted ($(section "$1" | grep -E '^ *(READ|WRITE):' | sed 's/^ *//'))"
 }
@@ -94,7 +94,7 @@ refused whole /dev/nullb0 "mounted on /mnt/whole; vfat filesystem \(UUID $uuid, 
 accepted read-mounted
 refused disk-part-mounted /dev/nullb1 "partition nullb1p1 mounted on /mnt/part; dos partition table"
 refused part-mounted /dev/nullb1p1 "mounted on /mnt/part; vfat filesystem \(UUID $uuid, label \"PART\"\)"
-accepted part-blank
+accepted part-blank 512   # p2 is under 1 MiB: a 1 MiB job stops after 15 whole blocks, as fio
 refused table /dev/nullb2 "dos partition table"
 refused swap /dev/nullb3 "active in use as swap; swap signature \(UUID [-0-9a-f]{36}\)"
 refused loopdev /dev/loop0 "mounted on /mnt/loop; vfat filesystem \(UUID $uuid, label \"LOOPFS\"\)"
