@@ -544,7 +544,8 @@ static uint64_t pick_file_offset(struct worker *w, uint8_t ddir, uint32_t *lenp)
 			unsigned closed = w->fs.nr_closed;
 			struct iogap_wfile *f = iogap_fileset_next(&w->fs);
 
-			closed_draws(w, ddir, w->fs.nr_closed - closed);
+			if (w->fs.nr_closed != closed)   /* rare: no call per request */
+				closed_draws(w, ddir, w->fs.nr_closed - closed);
 			if (!f && !w->job->time_based)   /* the pass is over (keep_running) */
 				return NO_MORE_IO;
 			if (!f) {
