@@ -1,11 +1,15 @@
-# TAP for shell tests (bash): ok STATUS DESCRIPTION, skip_all REASON, finish.
-# shellcheck shell=bash
+# TAP for shell tests (bash and POSIX sh): ok STATUS DESCRIPTION [DIAGNOSTIC-FILE],
+# skip_all REASON, finish.  A failed check shows the end of its diagnostic file.
+# shellcheck shell=sh
 set -u
 n=0
 failed=0
-ok() { # ok COND-EXIT-STATUS DESCRIPTION
+ok() { # ok COND-EXIT-STATUS DESCRIPTION [DIAGNOSTIC-FILE]
 	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else
+		echo "not ok $n - $2"; failed=$((failed + 1))
+		if [ $# -ge 3 ] && [ -f "$3" ]; then tail -n 40 "$3" | sed 's/^/# /'; fi
+	fi
 }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 finish() { exit $((failed > 0)); }

@@ -1,7 +1,5 @@
 # Shared helpers for the filter tests (POSIX sh, TAP output).  Sourced.
-set -u
-tap_n=0
-tap_failed=0
+. "$(dirname "$0")/../tap.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/iogap-filter-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 dump=${IOGAP_RING_DUMP:-}
@@ -18,20 +16,6 @@ require_filter() {
 
 plan() { echo "1..$1"; }
 
-# ok STATUS DESCRIPTION [diagnostic file]
-ok() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		echo "not ok $tap_n - $2"
-		tap_failed=$((tap_failed + 1))
-		if [ $# -ge 3 ] && [ -f "$3" ]; then
-			sed 's/^/# /' "$3" | head -n 40
-		fi
-	fi
-}
-
 # check DESCRIPTION CMD...: ok if CMD succeeds (its output goes to the diagnostics)
 check() {
 	desc=$1
@@ -44,7 +28,7 @@ check() {
 }
 
 done_testing() {
-	[ "$tap_failed" = 0 ] && exit 0
+	[ "$failed" = 0 ] && exit 0
 	exit 1
 }
 

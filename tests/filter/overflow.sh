@@ -53,8 +53,8 @@ while [ $round -lt 10 ]; do
 		echo "write -q -P 7 $(((round * 3 + k - 1) * 4096)) 4096" >&3
 		tries=0
 		while :; do
-			n=$("$dump" "$lring" 2>/dev/null | awk 'NR > 1 && $1 == "write"' | wc -l)
-			[ "$n" -ge $k ] && break
+			cnt=$("$dump" "$lring" 2>/dev/null | awk 'NR > 1 && $1 == "write"' | wc -l)
+			[ "$cnt" -ge $k ] && break
 			tries=$((tries + 1))
 			if [ $tries -gt 200 ]; then
 				fail=1
