@@ -161,6 +161,7 @@ struct worker {
 	void *prof_state;           /* the profile's, for opts->prof (profile.h) */
 	bool in_ramp;
 	uint64_t rate_start;
+	bool rated;                 /* rate or rate_iops in some direction */
 	/* the report's bandwidth [0] and IOPS [1] samples: fio's bwavgtime
 	 * and iopsavgtime windows */
 	uint64_t next_sample[2], last_sample_ns[2], sample_window_ns[2];
@@ -1283,6 +1284,14 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
 	return false;
 }
 
+static bool job_rated(const struct iogap_job *j)
+{
+	for (int d = 0; d < IOGAP_DDIR_NR; d++)
+		if (j->rate_iops[d] || j->rate[d])
+			return true;
+	return false;
+}
+
 /* When the next I/O of ddir is due under rate_iops and rate (fio's
  * rate_next_io_time), 0 when the direction has no rate */
 static uint64_t rate_due(const struct worker *w, uint8_t ddir)
@@ -1313,11 +1322,12 @@ static uint64_t rate_due(const struct worker *w, uint8_t ddir)
 static int rate_wait(struct worker *w, uint8_t *ddir, bool may_switch, unsigned *queued)
 {
 	const struct iogap_job *j = w->job;
-	uint64_t due, now = iogap_now_ns();
+	uint64_t due, now;
 	int r = 0;
 
-	if (w->in_ramp)
+	if (w->in_ramp || !w->rated)   /* no clock read per request for nothing */
 		return 0;
+	now = iogap_now_ns();
 	due = rate_due(w, *ddir);
 	if (due > now && may_switch && *ddir != IOGAP_OP_TRIM && j->rwmix[*ddir ^ 1] &&
 	    (j->rw & (IOGAP_RW_READ | IOGAP_RW_WRITE)) == (IOGAP_RW_READ | IOGAP_RW_WRITE)) {
@@ -3444,6 +3454,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->job_index = (unsigned)i;
 			w->clone = c;
 			w->seed = worker_seed(j, (unsigned)i, c);
+			w->rated = job_rated(j);
 			iogap_dprint(IOGAP_DBG_RANDOM, "job %s clone %u: seed %llu\n", j->name, c,
 				     (unsigned long long)w->seed);
 			iogap_dprint(IOGAP_DBG_JOB, "job %s clone %u: rw=%s, ioengine=%s, group %u\n",
