@@ -372,6 +372,7 @@ struct own {
 	size_t gs, ge;
 	uint64_t lo, hi;
 	bool cut;
+	bool whole;   /* the only window, holding every record: the whole run's pairing */
 };
 
 static void count_filters(struct pass *p, const struct iogap_pair_window *pw, const struct own *o)
@@ -384,7 +385,7 @@ static void count_filters(struct pass *p, const struct iogap_pair_window *pw, co
 		if (k < o->lo || k >= o->hi)
 			continue;
 		iogap_pair_count_top(p->counts, &t->r[i], pw->top_state[i]);
-		p->cut.near_filters += rec_near_long(p, NULL, &t->r[i], k);
+		p->cut.near_filters += !o->whole && rec_near_long(p, NULL, &t->r[i], k);
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t k = rec_key(NULL, &b->r[i]);
@@ -392,7 +393,7 @@ static void count_filters(struct pass *p, const struct iogap_pair_window *pw, co
 		if (k < o->lo || k >= o->hi)
 			continue;
 		iogap_pair_count_bottom(p->counts, &b->r[i], pw->bottom_claimed[i]);
-		p->cut.near_filters += rec_near_long(p, NULL, &b->r[i], k);
+		p->cut.near_filters += !o->whole && rec_near_long(p, NULL, &b->r[i], k);
 	}
 }
 
@@ -419,7 +420,7 @@ static int pair_window(struct pass *p, const struct own *o, char *err, size_t er
 		if (p->counts)
 			iogap_pair_count(p->counts, pr);
 		p->cut.truncated += o->cut;
-		p->cut.near += rec_near_long(p, p->ps->pp, &g->r[i], g->key[i]);
+		p->cut.near += !o->whole && rec_near_long(p, p->ps->pp, &g->r[i], g->key[i]);
 		rc = p->fn(p->ctx, pr);
 	}
 	if (!rc && p->counts)
@@ -499,6 +500,7 @@ static int slices(struct pass *p, size_t slice, char *err, size_t errlen)
 			return -1;
 		o.cut |= cut;
 		o.hi = last ? UINT64_MAX : r1;
+		o.whole = last && !gs && !o.cut;
 		rc = pair_window(p, &o, err, errlen);
 		if (rc)
 			return rc;

@@ -27,7 +27,9 @@
  *  - a request or filter record lies within 4 H of a record longer than
  *    cap (the candidates and competitors of a long record reach across
  *    its span, beyond any window): counted in `near` and `near_filters`,
- *    it may pair differently; every other pairs as the whole run does;
+ *    it may pair differently; every other pairs as the whole run does.
+ *    A run paired in one window holding every record is the whole run's
+ *    pairing: nothing is counted there;
  *  - a write tag repeats farther apart than the horizon (tags are unique
  *    per run; a repeat within it makes both ambiguous, as before).
  */

@@ -303,7 +303,7 @@ int main(void)
 	struct synth s;
 	uint64_t rs = 99;
 
-	tap_plan(16);
+	tap_plan(17);
 
 	/* tags, splits, ramp, drift: requests straddle every edge */
 	synth_default(&c);
@@ -412,6 +412,24 @@ int main(void)
 		ok(o.differ_far == 0,
 		   "one long request, listed: every request out of its reach pairs as the whole "
 		   "run (%zu differ out of reach, %zu in all)", o.differ_far, o.differ);
+		synth_free(&s);
+	}
+
+	/* the same stall in a run that one window holds whole (the default
+	 * slice): the whole run's pairing, nothing counted as near it */
+	synth_default(&c);
+	c.n = 20000;
+	c.shuffle = 0;
+	if (!make(&c, &s)) {
+		struct how finished = { 1, 0 };
+		struct outcome o;
+
+		s.g[10000].start_ns -= 50000000;
+		o = stream_vs_whole_how(&s, 0, 0, finished, &s.g[10000], 1);
+		ok(same_as_whole(&o) && o.cut.nlong == 1 && o.expect_near > 0,
+		   "one long request, one window holds the run: the whole run's pairs, none of "
+		   "the %zu requests within its reach counted (%" PRIu64 " counted, %zu differ)",
+		   o.expect_near, o.cut.near, o.differ);
 		synth_free(&s);
 	}
 

@@ -57,16 +57,24 @@ report "$WORK/failed"
 	head -1 "$WORK/failed.txt" | grep -q "bare phase is ok in manifest.json but bare/probe.trace is missing"
 ok $? "a failed phase and a missing side the manifest calls ok: both named" "$WORK/failed.txt"
 
-# one request 50 ms longer (a stall) among ~100 us ones: the pairing horizon
+# one request 50 ms longer (a stall) among ~100 us ones, in a run paired in
+# windows (more guest requests than one holds, 256 k): the pairing horizon
 # allows for the short ones; only the requests within reach of the stall
-# are named as possibly paired differently (a few thousand of 100000)
-"$MKRUN" --dir "$WORK/stall" --vm 100000 --bare-seconds 2 --bare-iops 50000 --stall 50000000 >/dev/null 2>&1
+# are named as possibly paired differently (a few thousand of 300000)
+"$MKRUN" --dir "$WORK/stall" --vm 300000 --bare-seconds 2 --bare-iops 50000 --stall 50000000 >/dev/null 2>&1
 report "$WORK/stall"
 near=$(head -1 "$WORK/stall.txt" | sed -n 's/.* \([0-9]*\) requests and [0-9]* filter records lie within [0-9.]* ms of a record longer than the pairing horizon allows for ([0-9.]* ms; 1 such records).*/\1/p')
 [ $rc = 3 ] && [ -n "$near" ] && [ "$near" -gt 0 ] && [ "$near" -lt 10000 ] &&
 	! grep -q "cut to the memory budget" "$WORK/stall.txt" &&
 	json "$WORK/stall.json" 'd["complete"] == 0 and any("longer than the pairing horizon" in r for r in d["incomplete"])'
 ok $? "a 50 ms stall: exit 3, the $near requests within reach of it named, no window cut" "$WORK/stall.txt"
+
+# the same stall in a run one window holds (100000 requests): paired whole,
+# so nothing is near it and the report is complete
+"$MKRUN" --dir "$WORK/stall1" --vm 100000 --bare-seconds 2 --bare-iops 50000 --stall 50000000 >/dev/null 2>&1
+report "$WORK/stall1"
+[ $rc = 0 ] && json "$WORK/stall1.json" 'd["complete"] == 1 and d["incomplete"] == []'
+ok $? "a 50 ms stall in a run paired in one window: exit 0, complete" "$WORK/stall1.txt"
 
 # --- traces from another run ---------------------------------------------
 for f in bare/probe.trace vm/probe.trace vm/top.trace vm/bottom.trace; do
