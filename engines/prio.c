@@ -263,17 +263,13 @@ static uint8_t find_index(const struct iogap_job_stat *st, unsigned d, uint16_t 
 	return 0;
 }
 
-void iogap_prio_pick(struct iogap_prio_state *ps, const struct iogap_job_stat *st,
+void iogap_prio_draw(struct iogap_prio_state *ps, const struct iogap_job_stat *st,
 		     struct iogap_io *io)
 {
 	const struct iogap_prio_opts *p = &ps->job->prio;
 	unsigned d = io->ddir, share = 0, r, cum = 0;
 	uint16_t prio = 0;
 
-	io->ioprio = 0;
-	io->prio_index = 0;
-	if (d > 1 || !ps->active[d])
-		return;
 	if (!p->bssplit_set)
 		share = p->cmdprio_percentage[d];
 	for (unsigned k = 0; p->bssplit_set && k < p->bssplit_nr[d]; k++)

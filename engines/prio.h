@@ -49,9 +49,18 @@ struct iogap_prio_state {
  * job's priority).  Nothing when the job has no cmdprio. */
 void iogap_prio_setup(struct iogap_prio_state *ps, const struct iogap_job *j, uint64_t seed,
 		      struct iogap_job_stat *st);
-/* fio's fio_cmdprio_set_ioprio: io->ioprio and io->prio_index for this
- * request (0 and 0: the job's priority). */
-void iogap_prio_pick(struct iogap_prio_state *ps, const struct iogap_job_stat *st,
+/* The choice of a request of a direction with cmdprio (prio.c). */
+void iogap_prio_draw(struct iogap_prio_state *ps, const struct iogap_job_stat *st,
 		     struct iogap_io *io);
+/* fio's fio_cmdprio_set_ioprio: io->ioprio and io->prio_index for this
+ * request (0 and 0: the job's priority).  Inline: most jobs have no cmdprio. */
+static inline void iogap_prio_pick(struct iogap_prio_state *ps, const struct iogap_job_stat *st,
+				   struct iogap_io *io)
+{
+	io->ioprio = 0;
+	io->prio_index = 0;
+	if (io->ddir < 2 && ps->active[io->ddir])
+		iogap_prio_draw(ps, st, io);
+}
 
 #endif

@@ -156,7 +156,7 @@ static struct iogap_wfile *choose(struct iogap_fileset *s, bool sync)
 	return f;
 }
 
-struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
+struct iogap_wfile *iogap_fileset_choose(struct iogap_fileset *s)
 {
 	return choose(s, false);
 }

@@ -65,9 +65,14 @@ int iogap_fileset_init(struct iogap_fileset *s, const struct iogap_job *j, uint6
 void iogap_fileset_reseed(struct iogap_fileset *s, const struct iogap_job *j,
 			  unsigned thread_number, uint64_t random_seed);
 void iogap_fileset_free(struct iogap_fileset *s);
+/* The choice among several files (fileset.c). */
+struct iogap_wfile *iogap_fileset_choose(struct iogap_fileset *s);
 /* fio's get_next_file: the file the next I/O goes to; NULL once every
- * file is done. */
-struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s);
+ * file is done.  Inline: a single file (most jobs) is no choice. */
+static inline struct iogap_wfile *iogap_fileset_next(struct iogap_fileset *s)
+{
+	return s->nr == 1 ? s->f : iogap_fileset_choose(s);
+}
 /* The file a sync goes to: the same turn, but a file that is done and not
  * yet closed may take it (fio needs no offset for a sync). */
 struct iogap_wfile *iogap_fileset_next_sync(struct iogap_fileset *s);

@@ -21,11 +21,6 @@ void iogap_lat_target_init(struct iogap_lat_target *lt, const struct iogap_job *
 	lt->ios = ios;
 }
 
-unsigned iogap_lat_target_depth(const struct iogap_lat_target *lt, const struct iogap_job *j)
-{
-	return j->latency_target_ns ? lt->qd : j->iodepth;
-}
-
 /* fio's __lat_target_failed: halve the way down to the last good depth;
  * true when there is no lower depth to try */
 static bool lat_failed(struct iogap_lat_target *lt)

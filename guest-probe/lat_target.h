@@ -38,8 +38,12 @@ enum iogap_lat_step {
  * ramp_time unless the final window runs): ios completed so far. */
 void iogap_lat_target_init(struct iogap_lat_target *lt, const struct iogap_job *j,
 			   uint64_t now_ns, uint64_t ios);
-/* Requests allowed in flight. */
-unsigned iogap_lat_target_depth(const struct iogap_lat_target *lt, const struct iogap_job *j);
+/* Requests allowed in flight (asked before every request). */
+static inline unsigned iogap_lat_target_depth(const struct iogap_lat_target *lt,
+					      const struct iogap_job *j)
+{
+	return j->latency_target_ns ? lt->qd : j->iodepth;
+}
 /* A read or write completed in lat_ns (start to completion).  true: it
  * is over the target at depth 1 with percentile 100, fio's lat_fatal. */
 bool iogap_lat_target_complete(struct iogap_lat_target *lt, const struct iogap_job *j,

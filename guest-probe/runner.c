@@ -162,6 +162,7 @@ struct worker {
 	bool in_ramp;
 	uint64_t rate_start;
 	bool rated;                 /* rate or rate_iops in some direction */
+	bool rate_floor;            /* rate_min or rate_iops_min in some direction */
 	/* the report's bandwidth [0] and IOPS [1] samples: fio's bwavgtime
 	 * and iopsavgtime windows */
 	uint64_t next_sample[2], last_sample_ns[2], sample_window_ns[2];
@@ -1255,7 +1256,7 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
 {
 	const struct iogap_job *j = w->job;
 
-	if (now - w->t_start < 2000000000ULL)
+	if (!w->rate_floor || now - w->t_start < 2000000000ULL)
 		return false;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		uint64_t spent, got;
@@ -1284,10 +1285,11 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
 	return false;
 }
 
-static bool job_rated(const struct iogap_job *j)
+/* Is a rate (or a minimum rate) set for some direction, by IOPS or bytes? */
+static bool any_rate(const uint64_t iops[IOGAP_DDIR_NR], const uint64_t bytes[IOGAP_DDIR_NR])
 {
 	for (int d = 0; d < IOGAP_DDIR_NR; d++)
-		if (j->rate_iops[d] || j->rate[d])
+		if (iops[d] || bytes[d])
 			return true;
 	return false;
 }
@@ -3454,7 +3456,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->job_index = (unsigned)i;
 			w->clone = c;
 			w->seed = worker_seed(j, (unsigned)i, c);
-			w->rated = job_rated(j);
+			w->rated = any_rate(j->rate_iops, j->rate);
+			w->rate_floor = any_rate(j->rate_iops_min, j->rate_min);
 			iogap_dprint(IOGAP_DBG_RANDOM, "job %s clone %u: seed %llu\n", j->name, c,
 				     (unsigned long long)w->seed);
 			iogap_dprint(IOGAP_DBG_JOB, "job %s clone %u: rw=%s, ioengine=%s, group %u\n",
