@@ -10,6 +10,7 @@
 
 #include "rand.h"
 #include "selftest.h"
+#include "sha.h"
 #include "stamp.h"
 #include "util.h"
 #include "verify.h"
@@ -100,12 +101,31 @@ CRC_TEST(t_crc16, iogap_crc16(a->buf, CRC_CHUNK))
 CRC_TEST(t_crc7, iogap_crc7(a->buf, CRC_CHUNK))
 CRC_TEST(t_xxhash, iogap_xxhash32(a->buf, CRC_CHUNK, 0x8989))
 
-/* fio's order; its sha*, murmur3, jhash and fnv are no checksums of the
- * probe (its verify has none of them) */
+/* a digest of `size` bytes per chunk, its first byte summed */
+#define DIGEST_TEST(fn, size, call)                                    \
+	static void fn(void *arg)                                      \
+	{                                                              \
+		const struct crc_arg *a = arg;                         \
+		uint8_t d[size];                                       \
+		for (unsigned i = 0; i < CRC_CHUNKS; i++) {            \
+			call;                                          \
+			sink += d[0];                                  \
+		}                                                      \
+	}
+DIGEST_TEST(t_sha1, 20, iogap_sha1(a->buf, CRC_CHUNK, (uint32_t *)(void *)d))
+DIGEST_TEST(t_sha256, 32, iogap_sha256(a->buf, CRC_CHUNK, d))
+DIGEST_TEST(t_sha3_224, 28, iogap_sha3(a->buf, CRC_CHUNK, 28, d))
+DIGEST_TEST(t_sha3_256, 32, iogap_sha3(a->buf, CRC_CHUNK, 32, d))
+DIGEST_TEST(t_sha3_384, 48, iogap_sha3(a->buf, CRC_CHUNK, 48, d))
+DIGEST_TEST(t_sha3_512, 64, iogap_sha3(a->buf, CRC_CHUNK, 64, d))
+
+/* fio's order; its sha512 (the probe's verify=sha512 needs none: sha512.c),
+ * murmur3, jhash and fnv are no checksums of the probe */
 static const struct bench crc_tests[] = {
 	{ "md5", t_md5 }, { "crc64", t_crc64 }, { "crc32", t_crc32 },
 	{ "crc32c", t_crc32c }, { "crc16", t_crc16 }, { "crc7", t_crc7 },
-	{ "xxhash", t_xxhash },
+	{ "sha1", t_sha1 }, { "sha256", t_sha256 }, { "xxhash", t_xxhash }, { "sha3-224", t_sha3_224 }, { "sha3-256", t_sha3_256 },
+	{ "sha3-384", t_sha3_384 }, { "sha3-512", t_sha3_512 },
 };
 #define NR_CRC (sizeof(crc_tests) / sizeof(crc_tests[0]))
 

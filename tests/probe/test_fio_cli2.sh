@@ -117,22 +117,23 @@ ok $? "--idle-prof=calibrate: fio's two lines, no job run: $(tr '\n' '|' < c.out
 ok $? "--idle-prof with another value is an error"
 
 # ---- --crctest, --memcpytest, --cpuclock-test ----
-"$PROBE" --crctest=crc32c,md5,xxhash > crc.txt
-[ "$(sed 's/:.*//' crc.txt | tr '\n' ' ')" = "md5 crc32c xxhash " ] &&
-	[ "$(grep -Ec '^(md5|crc32c|xxhash):'$'\t\t'' *[0-9]+\.[0-9]{2} MiB/sec$' crc.txt)" = 3 ]
-ok $? "--crctest=crc32c,md5,xxhash: fio's order and line shape: $(tr '\t\n' ' |' < crc.txt)"
+"$PROBE" --crctest=crc32c,sha3-256,md5,xxhash,sha1 > crc.txt
+[ "$(sed 's/:.*//' crc.txt | tr '\n' ' ')" = "md5 crc32c sha1 xxhash sha3-256 " ] &&
+	[ "$(grep -Ec $'^(md5|crc32c|sha1|xxhash):\t\t|^sha3-256:\t[ 0-9]' crc.txt)" = 5 ] &&
+	[ "$(grep -Ec ' *[0-9]+\.[0-9]{2} MiB/sec$' crc.txt)" = 5 ]
+ok $? "--crctest=crc32c,sha3-256,md5,xxhash,sha1: fio's order and line shape: $(tr '\t\n' ' |' < crc.txt)"
 if command -v "$FIO" > /dev/null; then
-	"$FIO" --crctest=md5,crc32c,xxhash | sed 's/ *[0-9.]* MiB/N MiB/' > fcrc.txt
+	"$FIO" --crctest=md5,crc32c,xxhash,sha1,sha3-256 | sed 's/ *[0-9.]* MiB/N MiB/' > fcrc.txt
 	sed 's/ *[0-9.]* MiB/N MiB/' crc.txt | cmp -s - fcrc.txt
 	ok $? "--crctest lines are fio's but for the numbers"
 else
 	skip "--crctest against fio" "fio is not installed"
 fi
 "$PROBE" --crctest=help > h.txt; r=$?
-[ $r = 1 ] && [ "$(tr '\n' ' ' < h.txt)" = "md5 crc64 crc32 crc32c crc16 crc7 xxhash " ]
+[ $r = 1 ] && [ "$(tr '\n' ' ' < h.txt)" = "md5 crc64 crc32 crc32c crc16 crc7 sha1 sha256 xxhash sha3-224 sha3-256 sha3-384 sha3-512 " ]
 ok $? "--crctest=help lists the probe's checksums and exits 1, as fio"
-! "$PROBE" --crctest=sha1 > u.txt 2> e.txt && grep -q 'unknown hash `sha1`' e.txt && grep -qx crc7 u.txt
-ok $? "--crctest of a checksum the probe lacks (sha1): fio's 'unknown hash' and the list"
+! "$PROBE" --crctest=murmur3 > u.txt 2> e.txt && grep -q 'unknown hash `murmur3`' e.txt && grep -qx crc7 u.txt
+ok $? "--crctest of a checksum the probe lacks (murmur3): fio's 'unknown hash' and the list"
 "$PROBE" --memcpytest=memcpy > m.txt
 [ "$(head -1 m.txt)" = memcpy ] && [ "$(wc -l < m.txt)" = 12 ] &&
 	[ "$(grep -Ec $'^\t''[0-9]+ bytes:'$'\t'' *[0-9]+\.[0-9]{2} MiB/sec$' m.txt)" = 11 ] &&
