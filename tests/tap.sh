@@ -5,10 +5,12 @@ set -u
 n=0
 failed=0
 ok() { # ok COND-EXIT-STATUS DESCRIPTION [DIAGNOSTIC-FILE]
+	# one line, whatever an error message quoted into the description holds
+	set -- "$1" "$(printf '%s' "$2" | tr '\n' ' ')" "${3:-}"
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else
 		echo "not ok $n - $2"; failed=$((failed + 1))
-		if [ $# -ge 3 ] && [ -f "$3" ]; then tail -n 40 "$3" | sed 's/^/# /'; fi
+		if [ -n "$3" ] && [ -f "$3" ]; then tail -n 40 "$3" | sed 's/^/# /'; fi
 	fi
 }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }

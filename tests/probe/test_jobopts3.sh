@@ -92,7 +92,7 @@ V=(--size=64k --bs=4k --verify=crc32c --verify_offset=64)
 ok $? "verify_offset=64: the header (magic acca) 64 bytes in; fio verifies the probe's file and the probe fio's"
 printf 'x' | dd of=vp.dat bs=1 seek=$((8192 + 70)) conv=notrunc status=none
 ! "$PROBE" --name=r --rw=write --filename=vp.dat "${V[@]}" --verify_only=1 > /dev/null 2> ve && grep -q "offset 8192" ve
-ok $? "verify_offset: a damaged header is found ($(head -c 90 ve))"
+ok $? "verify_offset: a damaged header is found ($(head -n 1 ve | cut -c 1-90))"
 printf '[j]\nsize=4k\nverify=md5\nverify_offset=4050\n' > vo.fio
 ! "$PROBE" --parse-only vo.fio 2> e && grep -q "verify_offset 4050 leaves no room" e
 ok $? "verify_offset past the block's room for a header refused: $(cat e)"
