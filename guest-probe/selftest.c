@@ -124,8 +124,9 @@ DIGEST_TEST(t_sha3_512, 64, iogap_sha3(a->buf, CRC_CHUNK, 64, d))
 static const struct bench crc_tests[] = {
 	{ "md5", t_md5 }, { "crc64", t_crc64 }, { "crc32", t_crc32 },
 	{ "crc32c", t_crc32c }, { "crc16", t_crc16 }, { "crc7", t_crc7 },
-	{ "sha1", t_sha1 }, { "sha256", t_sha256 }, { "xxhash", t_xxhash }, { "sha3-224", t_sha3_224 }, { "sha3-256", t_sha3_256 },
-	{ "sha3-384", t_sha3_384 }, { "sha3-512", t_sha3_512 },
+	{ "sha1", t_sha1 }, { "sha256", t_sha256 }, { "xxhash", t_xxhash },
+	{ "sha3-224", t_sha3_224 }, { "sha3-256", t_sha3_256 }, { "sha3-384", t_sha3_384 },
+	{ "sha3-512", t_sha3_512 },
 };
 #define NR_CRC (sizeof(crc_tests) / sizeof(crc_tests[0]))
 

@@ -74,4 +74,4 @@ $unaligned"
 		fi
 	done
 done
-done_testing
+finish

@@ -54,4 +54,4 @@ node=$(j_filter bottom "$rb.bad" "$(j_null 8388608)" '"delay-ns":20000000000')
 qio -c "read -q 0 4096" "json:$node" >"$work/out" 2>&1
 [ $? != 0 ] && grep -q 'delay-ns must be at most' "$work/out"
 ok $? "delay-ns above 10 s is refused with a message" "$work/out"
-done_testing
+finish

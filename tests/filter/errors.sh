@@ -39,4 +39,4 @@ for pos in top bottom; do
 		ok $? "$pos: ring complete after the error" "$work/d"
 	done
 done
-done_testing
+finish

@@ -22,4 +22,4 @@ ok $? "the follower exits by itself when the ring is complete" "$work/ferr"
 ok $? "it printed all 200 writes (consuming, nothing dropped)" "$work/f"
 "$dump" "$ring" | head -n 1 | grep -q ' dropped=0 '
 ok $? "the ring counted no drops" "$work/f"
-done_testing
+finish

@@ -122,4 +122,4 @@ printf '%s\n' quit |
 		-blockdev driver=compress,node-name=top0,file=f0 >"$work/out" 2>&1
 [ $? != 0 ] && grep -q 'Compression is not supported' "$work/out" && [ -z "$(ls "$work/rings")" ]
 ok $? "no alias without IOGAP_FILTER_ALIAS: compress stays the built-in driver" "$work/out"
-done_testing
+finish

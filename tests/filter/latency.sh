@@ -39,4 +39,4 @@ for pos in top bottom; do
 		fi
 	done
 done
-done_testing
+finish

@@ -132,4 +132,4 @@ rc=$?
 [ $rc = 1 ] && grep -q 'iogap: IOGAP_RUN_ID=xyz is not a non-zero hexadecimal run id' "$work/out" &&
 	[ ! -e "$work/id4.ring" ]
 ok $? "IOGAP_RUN_ID=xyz: refused with a message (status $rc), no ring" "$work/out"
-done_testing
+finish

@@ -34,4 +34,4 @@ for backend in file null; do
 		END { exit bad }' >"$work/why"
 	ok $? "$backend: every bottom record nests inside its top record" "$work/why"
 done
-done_testing
+finish

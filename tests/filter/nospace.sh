@@ -71,4 +71,4 @@ LD_PRELOAD=$so qemu-io -c 'read -q 0 512' \
 rc=$?
 not_signal $rc && grep -q 'ring-size .* is too large' "$work/out"
 ok $? "ring-size 2^64-1 refused the same way (status $rc)" "$work/out"
-done_testing
+finish

@@ -89,4 +89,4 @@ for pos in top bottom; do
 	qemu-io -f raw -c 'read -q -P 5 458752 16384' "$img" >"$work/rb" 2>&1 && ! grep -qi fail "$work/rb"
 	ok $? "$pos: writev data landed" "$work/rb"
 done
-done_testing
+finish

@@ -80,4 +80,4 @@ ok $? "live reader: nothing dropped, ring complete" "$work/d"
 head -n 1 "$work/d" | awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] } }
 	END { exit !(h["write_seq"] >= 30 && h["write_seq"] > h["capacity"]) }'
 ok $? "live reader: the ring wrapped (write_seq past capacity)" "$work/d"
-done_testing
+finish

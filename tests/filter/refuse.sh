@@ -115,4 +115,4 @@ ok $? "a ring through the user's own symlinked directory is accepted" "$work/out
 (cd "$t/real" && qio -c 'write -q -P 7 0 4k' "json:$(j_top rel.ring "$(j_file "$img")")") \
 	>"$work/out" 2>&1 && [ -f "$t/real/rel.ring" ]
 ok $? "a relative ring name is created in the current directory" "$work/out"
-done_testing
+finish
