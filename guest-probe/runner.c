@@ -163,6 +163,10 @@ struct worker {
 	uint64_t rate_start;
 	bool rated;                 /* rate or rate_iops in some direction */
 	bool rate_floor;            /* rate_min or rate_iops_min in some direction */
+	/* set up once, so that a request of a plain job tests one value, not each option */
+	uint64_t ios_cap, bytes_cap; /* budget_left's: number_ios, io_size, over every loop */
+	bool turn_extras;           /* a sync every N writes, verify_backlog, latency_target, flow */
+	uint64_t next_sample_due;   /* the earlier next_sample, UINT64_MAX while none is taken */
 	/* the report's bandwidth [0] and IOPS [1] samples: fio's bwavgtime
 	 * and iopsavgtime windows */
 	uint64_t next_sample[2], last_sample_ns[2], sample_window_ns[2];
@@ -262,8 +266,8 @@ static void record_io(struct worker *w, const struct iogap_io *io, uint64_t comp
 
 	if (!w->recs)
 		return;
-	/* fio logs the request's priority: cmdprio's, else the job's */
-	w->rec_prio[w->nr_recs] = io->ioprio ? io->ioprio : w->stat.ioprio;
+	if (w->logs)   /* fio logs the request's priority: cmdprio's, else the job's */
+		w->rec_prio[w->nr_recs] = io->ioprio ? io->ioprio : w->stat.ioprio;
 	r = &w->recs[w->nr_recs++];
 	r->tag = io->request_id;
 	r->offset = IOGAP_FILESET_TRACE_OFFSET(io->file, io->offset);
@@ -612,7 +616,7 @@ static bool verify_this_read(const struct worker *w, const struct iogap_io *io)
 {
 	const struct iogap_job *j = w->job;
 
-	return io->ddir == IOGAP_OP_READ && io->result == io->len && j->verify &&
+	return j->verify && io->ddir == IOGAP_OP_READ && io->result == io->len &&
 	       (w->vslot[io->slot].check || !(j->rw & IOGAP_RW_WRITE));
 }
 
@@ -890,6 +894,25 @@ static void add_samples(struct worker *w, uint64_t now, bool iops)
 	w->last_sample_ns[iops] = now;
 }
 
+static void sample_due(struct worker *w)
+{
+	w->next_sample_due = w->in_ramp || !w->job->stats ? UINT64_MAX :
+			     w->next_sample[0] < w->next_sample[1] ? w->next_sample[0] :
+			     w->next_sample[1];
+}
+
+/* the bandwidth and IOPS samples whose window ended by now */
+static void take_samples(struct worker *w, uint64_t now)
+{
+	for (int k = 0; k < 2 && !w->in_ramp && w->job->stats; k++) {
+		if (now < w->next_sample[k])
+			continue;
+		add_samples(w, now, k);
+		w->next_sample[k] += w->sample_window_ns[k];
+	}
+	sample_due(w);
+}
+
 static void end_ramp(struct worker *w, uint64_t now)
 {
 	atomic_store(&w->epoch_ns, now);
@@ -902,6 +925,7 @@ static void end_ramp(struct worker *w, uint64_t now)
 		w->last_sample_ns[k] = now;
 		w->next_sample[k] = now + w->sample_window_ns[k];
 	}
+	sample_due(w);
 	w->rate_start = now;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
 	memset(w->bytes_dir_issued, 0, sizeof(w->bytes_dir_issued));
@@ -1223,17 +1247,21 @@ static void answer_status(struct worker *w, uint64_t now)
 	atomic_store_explicit(&w->snap_done, want, memory_order_release);
 }
 
-static bool budget_left(const struct worker *w)
+static void set_budget(struct worker *w)
 {
-	if (w->verify_pass)   /* the log says when it ends */
-		return true;
+	const struct iogap_job *j = w->job;
+
 	/* fio's exceeds_number_ios: a count over every loop; time_based
 	 * runs do not check it */
-	if (w->job->number_ios && !w->job->time_based &&
-	    w->ios_total >= w->job->number_ios * w->job->loops)
-		return false;
+	w->ios_cap = j->number_ios && !j->time_based ? j->number_ios * j->loops : UINT64_MAX;
 	/* fio's do_io: the bytes of every loop so far against the budget of all */
-	return w->job->time_based || w->replay || w->bytes_issued < w->io_budget * w->job->loops;
+	w->bytes_cap = j->time_based || w->replay ? UINT64_MAX : w->io_budget * j->loops;
+}
+
+static bool budget_left(const struct worker *w)
+{
+	/* the verify pass: the log says when it ends */
+	return w->verify_pass || (w->ios_total < w->ios_cap && w->bytes_issued < w->bytes_cap);
 }
 
 /* fio's usec_for_io with rate_process=poisson: exponential gaps whose
@@ -1519,6 +1547,40 @@ static int flow_hold(struct worker *w, unsigned *queued)
 	return 1;
 }
 
+enum turn { TURN_GO, TURN_AGAIN, TURN_STOP };
+
+/* A turn's rare steps, in fio's order: flow, the syncs every N writes, a
+ * verify backlog, latency_target's search.  TURN_GO: on to this turn's
+ * I/O; TURN_AGAIN: a new turn; TURN_STOP: the loop ends with *r. */
+static enum turn turn_extras(struct worker *w, unsigned *queued, uint64_t now, int *r)
+{
+	static const enum sync_kind kinds[] = { SYNC_FSYNC, SYNC_FDATASYNC, SYNC_FILE_RANGE };
+	const struct iogap_job *j = w->job;
+	const unsigned every[] = { j->fsync_blocks, j->fdatasync_blocks, j->sync_file_range_blocks };
+
+	if ((*r = flow_hold(w, queued)) != 0) {
+		if (*r < 0)
+			return TURN_STOP;
+		*r = 0;
+		return TURN_AGAIN;
+	}
+	for (int k = 0; k < 3; k++) {
+		if (!every[k] || w->writes_since_sync < every[k])
+			continue;
+		w->writes_since_sync = 0;
+		*r = job_sync(w, queued, kinds[k]);
+		return *r < 0 ? TURN_STOP : TURN_AGAIN;
+	}
+	if (backlog_due(w) && (*r = drain(w, queued)) < 0)
+		return TURN_STOP;
+	if (j->latency_target_ns && !w->verify_pass && (!w->in_ramp || w->lat.quiesce) &&
+	    (*r = lat_target_turn(w, queued, now)) != 0) {
+		*r = *r < 0 ? *r : 0;
+		return TURN_STOP;
+	}
+	return TURN_GO;
+}
+
 static int run_loop(struct worker *w)
 {
 	const struct iogap_job *j = w->job;
@@ -1542,12 +1604,8 @@ static int run_loop(struct worker *w)
 			end_ramp(w, now);
 		if (w->snap)
 			answer_status(w, now);
-		for (int k = 0; k < 2 && !w->in_ramp && w->job->stats; k++) {
-			if (now < w->next_sample[k])
-				continue;
-			add_samples(w, now, k);
-			w->next_sample[k] += w->sample_window_ns[k];
-		}
+		if (now >= w->next_sample_due)
+			take_samples(w, now);
 		/* as fio, the pause follows the I/O, the last one included */
 		if (j->thinktime_ns && !w->verify_pass && !stop_requested && (r = think(w, &queued)) < 0)
 			break;
@@ -1558,37 +1616,13 @@ static int run_loop(struct worker *w)
 			r = -EIO;   /* fio's td_verror(EIO, "check_min_rate") */
 			break;
 		}
-		if ((r = flow_hold(w, &queued)) != 0) {
-			if (r < 0)
-				break;
-			r = 0;
-			continue;
-		}
-		if (j->fsync_blocks && w->writes_since_sync >= j->fsync_blocks) {
-			w->writes_since_sync = 0;
-			if ((r = job_sync(w, &queued, SYNC_FSYNC)) < 0)
-				break;
-			continue;
-		}
-		if (j->fdatasync_blocks && w->writes_since_sync >= j->fdatasync_blocks) {
-			w->writes_since_sync = 0;
-			if ((r = job_sync(w, &queued, SYNC_FDATASYNC)) < 0)
-				break;
-			continue;
-		}
-		if (j->sync_file_range_blocks && w->writes_since_sync >= j->sync_file_range_blocks) {
-			w->writes_since_sync = 0;
-			if ((r = job_sync(w, &queued, SYNC_FILE_RANGE)) < 0)
-				break;
-			continue;
-		}
+		if (w->turn_extras) {
+			enum turn t = turn_extras(w, &queued, now, &r);
 
-		if (backlog_due(w) && (r = drain(w, &queued)) < 0)
-			break;
-		if (j->latency_target_ns && !w->verify_pass && (!w->in_ramp || w->lat.quiesce) &&
-		    (r = lat_target_turn(w, &queued, now)) != 0) {
-			r = r < 0 ? r : 0;
-			break;
+			if (t == TURN_STOP)
+				break;
+			if (t == TURN_AGAIN)
+				continue;
 		}
 
 		/* latency_target: the depth it allows is the queue's */
@@ -2094,6 +2128,9 @@ static int setup_worker(struct worker *w)
 	if (j->verify_state_load && load_verify_state(w))
 		return -1;
 
+	set_budget(w);
+	w->turn_extras = j->fsync_blocks || j->fdatasync_blocks || j->sync_file_range_blocks ||
+			 j->verify_backlog || j->latency_target_ns || w->flow.flow;
 	if (w->trace || iogap_logs_wanted(j)) {
 		w->recs = calloc(TRACE_BATCH, sizeof(*w->recs));
 		w->rec_prio = calloc(TRACE_BATCH, sizeof(*w->rec_prio));
