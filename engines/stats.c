@@ -87,14 +87,16 @@ double iogap_io_stat_stddev(const struct iogap_io_stat *s)
 
 /* Which of 2,4,10,20,50,100,250,500,750,1000 a value in [0,1000) falls
  * under: fio's switch in io_u_mark_lat_nsec/usec. */
+/* fio's bucket bounds 2, 4, 10, 20, 50, 100, 250, 500, 750: the count of
+ * those v reaches, by decade (a request's latency seldom changes decade,
+ * so the branch is foreseen; a loop over the bounds would run to them all) */
 static unsigned lat_step_idx(uint64_t v)
 {
-	static const uint64_t lower[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750 };
-	unsigned i = 0;
-
-	while (i < sizeof(lower) / sizeof(lower[0]) && v >= lower[i])
-		i++;
-	return i;
+	if (v < 10)
+		return (v >= 2) + (v >= 4);
+	if (v < 100)
+		return 3 + (v >= 20) + (v >= 50);
+	return 6 + (v >= 250) + (v >= 500) + (v >= 750);
 }
 
 /* fio's io_u_mark_latency: one count per completion in the ns, us or ms
