@@ -37,7 +37,6 @@ struct uring_state {
 	unsigned nr_pending;
 	struct iovec *iov;           /* per slot: READV/WRITEV's vector, or the
 				      * registered buffer (fixedbufs) */
-	struct io_uring_cqe **cqes;  /* a reaped batch */
 	unsigned char sqe_flags;     /* IOSQE_FIXED_FILE with registerfiles */
 	int rw_flags;                /* RWF_NOWAIT, RWF_UNCACHED */
 	unsigned force_async, prepped;  /* IOSQE_ASYNC on every force_async-th */
@@ -121,7 +120,6 @@ static void state_free(struct uring_state *s)
 {
 	free(s->pending);
 	free(s->iov);
-	free(s->cqes);
 	free(s->ns);
 	free(s);
 }
@@ -169,8 +167,7 @@ static int uring_init(struct iogap_engine_ctx *ctx, char *err, size_t errlen)
 		return -ENOMEM;
 	s->pending = calloc(ctx->depth, sizeof(*s->pending));
 	s->iov = calloc(ctx->depth, sizeof(*s->iov));
-	s->cqes = calloc(ctx->depth, sizeof(*s->cqes));
-	if (!s->pending || !s->iov || !s->cqes) {
+	if (!s->pending || !s->iov) {
 		state_free(s);
 		return -ENOMEM;
 	}
@@ -312,19 +309,23 @@ static int uring_commit(struct iogap_engine_ctx *ctx)
 	return r;
 }
 
-/* Take what the completion ring holds (at most max), in one batch. */
+/* Take what the completion ring holds (at most max), in one batch: read
+ * in place, the ring's head moved once. */
 static unsigned reap_batch(struct uring_state *s, unsigned max, struct iogap_io **done)
 {
-	unsigned n = io_uring_peek_batch_cqe(&s->ring, s->cqes, max);
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		int res = s->cqes[i]->res;
+	io_uring_for_each_cqe(&s->ring, head, cqe) {
+		int res = cqe->res;
 
-		done[i] = io_uring_cqe_get_data(s->cqes[i]);
+		if (n == max)
+			break;
+		done[n] = io_uring_cqe_get_data(cqe);
 		/* a passthrough command: 0 done, an NVMe status (> 0) failed */
 		if (s->ns)
-			res = res == 0 ? (int)done[i]->len : res < 0 ? res : -EIO;
-		done[i]->result = res;
+			res = res == 0 ? (int)done[n]->len : res < 0 ? res : -EIO;
+		done[n++]->result = res;
 	}
 	io_uring_cq_advance(&s->ring, n);
 	return n;
