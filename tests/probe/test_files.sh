@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..35"
+echo "1..37"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -130,5 +130,28 @@ ok $? "4 files of a third of the free space each: their total is refused, none c
 "$PROBE" --name=u --nrfiles=3 --size=12k --rw=write --unlink=1 > /dev/null
 [ -z "$(ls u.* 2> /dev/null)" ]
 ok $? "unlink=1 removes each of the job's files"
+
+# open flags as fio's (generic_open_file): a device with O_NOATIME, a regular file without
+noatime() { # TARGET TOOL...: "1" if the tool's open TARGET has O_NOATIME while its job runs
+	local target=$1 flags=""
+	shift
+	"$@" --name=o --filename="$target" --rw=read --bs=4k --size=1m --time_based --runtime=2 \
+		> /dev/null 2>&1 &
+	for _ in $(seq 30); do
+		sleep 0.1
+		fd=$(find /proc/[0-9]*/task/*/fd -lname "$target" -print -quit 2> /dev/null)
+		[ -n "$fd" ] && flags=$(awk '/^flags:/ { print $2 }' "${fd%/fd/*}/fdinfo/${fd##*/}")
+		[ -n "$flags" ] && break
+	done
+	wait
+	[ -n "$flags" ] && echo $(( (8#$flags & 8#1000000) != 0 ))
+}
+rm -f "$WORK/cdev" && mknod "$WORK/cdev" c 1 5 && head -c 1m /dev/zero > "$WORK/reg"
+dev_p=$(noatime "$WORK/cdev" "$PROBE") dev_f=$(noatime "$WORK/cdev" "$FIO")
+[ "$dev_p" = 1 ] && [ "$dev_f" = 1 ]
+ok $? "a character device opens with O_NOATIME, as in fio (probe ${dev_p:-not seen}, fio ${dev_f:-not seen})"
+reg_p=$(noatime "$WORK/reg" "$PROBE") reg_f=$(noatime "$WORK/reg" "$FIO")
+[ "$reg_p" = 0 ] && [ "$reg_f" = 0 ]
+ok $? "a regular file opens without O_NOATIME, as in fio (probe ${reg_p:-not seen}, fio ${reg_f:-not seen})"
 
 finish

@@ -54,9 +54,10 @@ ring_info() { # ring_info OUT OPTS...: fdinfo of the probe's ring once it has on
 	for ((tries = 0; tries < 100; tries++)); do
 		grep -q "^UserFiles:" "$1" && break   # (the kernel may skip the details at times)
 		sleep 0.1
-		for f in /proc/$pid/fd/*; do
+		# the job thread's own table of files (a fio job process's)
+		for f in /proc/$pid/task/*/fd/*; do
 			[ "$(readlink "$f")" = "anon_inode:[io_uring]" ] &&
-				cat "/proc/$pid/fdinfo/${f##*/}" > "$1"
+				cat "${f%/fd/*}/fdinfo/${f##*/}" > "$1"
 		done 2> /dev/null
 	done
 	sleep 0.2   # the SQ thread starts with the ring; give it a moment to show
