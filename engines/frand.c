@@ -63,10 +63,12 @@ uint64_t iogap_frand_next(struct iogap_frand *r)
 
 uint64_t iogap_frand_block(struct iogap_frand *r, uint64_t lastb)
 {
-	double max_plus_one = r->use64 ? 0x1.0p64 : 0x1.0p32;
+	/* v / 2^32 (2^64) as fio divides, by the exact inverse: the same value,
+	 * without a floating-point division per draw */
+	double scale = r->use64 ? 0x1.0p-64 : 0x1.0p-32;
 	uint64_t v = iogap_frand_next(r);
 
-	return (uint64_t)((double)lastb * ((double)v / max_plus_one));
+	return (uint64_t)((double)lastb * ((double)v * scale));
 }
 
 uint64_t iogap_frand_between(struct iogap_frand *r, uint64_t start, uint64_t end)

@@ -13,7 +13,7 @@ static uint64_t last_block(const struct iogap_job *j, const struct iogap_wfile *
 
 	if (j->bs_min[ddir] > j->ba[ddir])
 		max_size -= j->bs_min[ddir] - j->ba[ddir];
-	return max_size / j->ba[ddir];
+	return iogap_div_bs(max_size, j->ba[ddir]);
 }
 
 /* fio's __td_zone_gen_index */

@@ -418,7 +418,7 @@ static int random_map_position(struct worker *w, uint8_t ddir, uint64_t *pos)
 			return -1;
 		if (!w->f->map.bits)
 			return 0;
-		b = iogap_blockmap_find(&w->f->map, *pos / j->ba[ddir]);
+		b = iogap_blockmap_find(&w->f->map, iogap_div_bs(*pos, j->ba[ddir]));
 		if (b != UINT64_MAX) {
 			*pos = b * j->ba[ddir];
 			return 0;
@@ -435,8 +435,8 @@ static int random_map_position(struct worker *w, uint8_t ddir, uint64_t *pos)
 static uint32_t mark_random_map(struct worker *w, uint8_t ddir, uint64_t off, uint32_t len)
 {
 	uint32_t min = w->job->bs_min[ddir];
-	uint64_t nr = iogap_blockmap_mark(&w->f->map, (off - w->f->region_start) / min,
-					  (len + min - 1) / min);
+	uint64_t nr = iogap_blockmap_mark(&w->f->map, iogap_div_bs(off - w->f->region_start, min),
+					  iogap_div_bs((uint64_t)len + min - 1, min));
 
 	return nr && nr * min < len ? (uint32_t)(nr * min) : len;
 }
