@@ -146,10 +146,14 @@ noatime() { # TARGET TOOL...: "1" if the tool's open TARGET has O_NOATIME while 
 	wait
 	[ -n "$flags" ] && echo $(( (8#$flags & 8#1000000) != 0 ))
 }
-rm -f "$WORK/cdev" && mknod "$WORK/cdev" c 1 5 && head -c 1m /dev/zero > "$WORK/reg"
-dev_p=$(noatime "$WORK/cdev" "$PROBE") dev_f=$(noatime "$WORK/cdev" "$FIO")
-[ "$dev_p" = 1 ] && [ "$dev_f" = 1 ]
-ok $? "a character device opens with O_NOATIME, as in fio (probe ${dev_p:-not seen}, fio ${dev_f:-not seen})"
+head -c 1m /dev/zero > "$WORK/reg"
+if mknod "$WORK/cdev" c 1 5 2> /dev/null; then   # /dev/zero's numbers, a path of the test's own
+	dev_p=$(noatime "$WORK/cdev" "$PROBE") dev_f=$(noatime "$WORK/cdev" "$FIO")
+	[ "$dev_p" = 1 ] && [ "$dev_f" = 1 ]
+	ok $? "a character device opens with O_NOATIME, as in fio (probe ${dev_p:-not seen}, fio ${dev_f:-not seen})"
+else
+	skip "a character device opens with O_NOATIME" "mknod is not permitted here (not root)"
+fi
 reg_p=$(noatime "$WORK/reg" "$PROBE") reg_f=$(noatime "$WORK/reg" "$FIO")
 [ "$reg_p" = 0 ] && [ "$reg_f" = 0 ]
 ok $? "a regular file opens without O_NOATIME, as in fio (probe ${reg_p:-not seen}, fio ${reg_f:-not seen})"

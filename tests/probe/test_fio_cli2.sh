@@ -12,7 +12,6 @@ DOC=$(cd "$(dirname "$0")/../.." && pwd)/docs/iogap-probe.md
 GEN="$(cd "$(dirname "$0")" && pwd)/blktrace_gen.py"
 NCPU=$(nproc)
 cd "$WORK" || exit 1
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # ---- --cmdhelp ----
 "$PROBE" --cmdhelp=all > all.txt && "$PROBE" --cmdhelp > bare.txt && cmp -s all.txt bare.txt &&

@@ -8,7 +8,6 @@ FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 chmod 755 "$WORK"   # uid= jobs below open files in it
 J() { python3 -c 'import json,sys; t=open(sys.argv[1]).read(); j=json.loads(t[t.index("{"):])["jobs"][0]; print(eval(sys.argv[2]))' "$@"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 # the worker thread of a running probe (the task that is not the main one)
 worker_task() { for t in /proc/"$1"/task/*; do [ "${t##*/}" != "$1" ] && echo "$t" && return; done; }
 # wait (up to 5 s) until the command holds: a running job's state, however slow the start

@@ -7,7 +7,6 @@
 echo "1..17"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 J() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][int(sys.argv[3]) if len(sys.argv) > 3 else 0]; print(eval(sys.argv[2]))' "$@"; }
 
 # ignore_error: writes past RLIMIT_FSIZE fail with EFBIG (SIGXFSZ ignored);
@@ -43,7 +42,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
 		[ "$(J f.json 'j["write"]["io_bytes"]')" = "$sz" ] && [ "$(tr -d ' ' < f.avail)" -lt 65536 ]
 	ok $? "fill_device=1 on an 8M tmpfs: wrote $sz bytes, the filesystem full ($(tr -d ' ' < f.avail) left), no error"
 else
-	skip "fill_device on a small tmpfs needs root and unshare -m"
+	skip "fill_device=1 on an 8M tmpfs" "it needs root and unshare -m"
 fi
 
 # dedupe_percentage: that share of the written blocks repeats another
@@ -132,7 +131,7 @@ if command -v ionice > /dev/null; then
 	[[ "$seen" == *"best-effort: prio 5"* ]]
 	ok $? "prioclass=2 prio=5: a thread of the job runs at best-effort 5 (ionice: $seen)"
 else
-	skip "ionice (util-linux) is missing"
+	skip "prioclass=2 prio=5" "ionice (util-linux) is missing"
 fi
 printf '[p]\nioengine=psync\ncmdprio_percentage=10\n' > bad5.fio
 printf '[p]\nioengine=libaio\ncmdprio_percentage=10\ncmdprio_bssplit=4k/10\n' > bad6.fio
@@ -159,10 +158,10 @@ if [ -n "$node0" ]; then
 			! "$PROBE" --parse-only --name=n --numa_mem_policy=prefer:0-1 2> np.err && grep -q "one node only for 'prefer'" np.err
 		ok $? "a node that does not exist, prefer with two nodes: refused ($(head -c 120 n7.err))"
 	else
-		skip "node 7 exists here"
+		skip "a node that does not exist: refused" "node 7 exists here"
 	fi
 else
-	skip "no /sys/devices/system/node"
-	skip "no /sys/devices/system/node"
+	skip "numa_cpu_nodes=0 numa_mem_policy=bind:0" "no /sys/devices/system/node"
+	skip "a node that does not exist: refused" "no /sys/devices/system/node"
 fi
 finish
