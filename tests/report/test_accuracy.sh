@@ -20,7 +20,9 @@
 
 BASE=100000         # ns: both sleeps in every run, so their overshoot cancels
 STEP=2000000        # ns: S, large against TCG's noise (crossings move by tens of us)
-ROUNDS=3            # interleaved: base, backend step, filter step; medians over rounds
+ROUNDS=5            # interleaved: base, backend step, filter step; medians over rounds
+                    # (the host's wake-up latency has slow spells: two rounds of three were
+                    # in one once, their 2.1 ms sleeps 210 us late, the base's 100 us ones 42)
 
 cat >"$WORK/job.fio" <<JOB
 [global]
