@@ -86,10 +86,9 @@ double iogap_io_stat_stddev(const struct iogap_io_stat *s)
 }
 
 /* Which of 2,4,10,20,50,100,250,500,750,1000 a value in [0,1000) falls
- * under: fio's switch in io_u_mark_lat_nsec/usec. */
-/* fio's bucket bounds 2, 4, 10, 20, 50, 100, 250, 500, 750: the count of
- * those v reaches, by decade (a request's latency seldom changes decade,
- * so the branch is foreseen; a loop over the bounds would run to them all) */
+ * under (fio's switch in io_u_mark_lat_nsec/usec): the count of bounds v
+ * reaches, by decade (a request's latency seldom changes decade, so the
+ * branch is foreseen; a loop over the bounds would run to them all). */
 static unsigned lat_step_idx(uint64_t v)
 {
 	if (v < 10)

@@ -133,7 +133,7 @@ ok $? "unlink=1 removes each of the job's files"
 
 # open flags as fio's (generic_open_file): a device with O_NOATIME, a regular file without
 noatime() { # TARGET TOOL...: "1" if the tool's open TARGET has O_NOATIME while its job runs
-	local target=$1 flags=""
+	local target=$1 flags="" fd
 	shift
 	"$@" --name=o --filename="$target" --rw=read --bs=4k --size=1m --time_based --runtime=2 \
 		> /dev/null 2>&1 &
