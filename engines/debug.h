@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util.h"
+
 /* fio's categories, in fio's order (its debug_levels[]) */
 enum iogap_dbg {
 	IOGAP_DBG_PROCESS,
@@ -47,7 +49,7 @@ void iogap_dprint_line(enum iogap_dbg cat, const char *fmt, ...)
 
 #define iogap_dprint(cat, ...)                          \
 	do {                                            \
-		if (iogap_debug_on(cat))                \
+		if (iogap_unlikely(iogap_debug_on(cat)))  \
 			iogap_dprint_line(cat, __VA_ARGS__); \
 	} while (0)
 

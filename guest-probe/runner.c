@@ -266,7 +266,7 @@ static void record_io(struct worker *w, const struct iogap_io *io, uint64_t comp
 
 	if (!w->recs)
 		return;
-	if (w->logs)   /* fio logs the request's priority: cmdprio's, else the job's */
+	if (iogap_unlikely(w->logs))   /* fio logs the request's priority: cmdprio's, else the job's */
 		w->rec_prio[w->nr_recs] = io->ioprio ? io->ioprio : w->stat.ioprio;
 	r = &w->recs[w->nr_recs++];
 	r->tag = io->request_id;
@@ -281,7 +281,7 @@ static void record_io(struct worker *w, const struct iogap_io *io, uint64_t comp
 	r->job = (uint16_t)w->job_index;
 	r->op = op;
 	r->flags = flags | (io->in_ramp ? IOGAP_REC_RAMP : 0);
-	if (w->nr_recs == TRACE_BATCH)
+	if (iogap_unlikely(w->nr_recs == TRACE_BATCH))
 		flush_records(w);
 }
 
@@ -616,7 +616,7 @@ static bool verify_this_read(const struct worker *w, const struct iogap_io *io)
 {
 	const struct iogap_job *j = w->job;
 
-	return j->verify && io->ddir == IOGAP_OP_READ && io->result == io->len &&
+	return iogap_unlikely(j->verify) && io->ddir == IOGAP_OP_READ && io->result == io->len &&
 	       (w->vslot[io->slot].check || !(j->rw & IOGAP_RW_WRITE));
 }
 
@@ -718,7 +718,7 @@ static bool vstate_stops(struct worker *w, const struct iogap_io *io, bool verif
 {
 	const struct iogap_job *j = w->job;
 
-	return w->vstate_loaded && j->verify && (verifying || !(j->rw & IOGAP_RW_WRITE)) &&
+	return iogap_unlikely(w->vstate_loaded) && j->verify && (verifying || !(j->rw & IOGAP_RW_WRITE)) &&
 	       iogap_vstate_should_stop(&w->vstate, io->file, io->offset,
 					w->done_ios[IOGAP_OP_READ]);
 }
@@ -791,7 +791,7 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	uint64_t clat = now - io->issue_ns, lat = now - io->start_ns;
 	bool verify_failed;
 
-	if (w->zbd)   /* zbd.c: write pointers advance on success, re-synced on failure */
+	if (iogap_unlikely(w->zbd))   /* zbd.c: write pointers advance on success, re-synced on failure */
 		iogap_zbd_complete(w->zbd, io);
 	record_io(w, io, now, io->ddir, 0);
 	iogap_dprint(IOGAP_DBG_IO, "complete: io_u %p: off=0x%llx,len=0x%x,ddir=%d,result=%lld\n",
@@ -800,12 +800,12 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	/* only this thread writes them: plain adds, published for the
 	 * progress line without a locked instruction */
 	atomic_store_explicit(&w->prog_ios[io->ddir], ++w->done_ios[io->ddir], memory_order_relaxed);
-	if (io->result > 0) {
+	if (iogap_likely(io->result > 0)) {
 		w->done_bytes[io->ddir] += (uint64_t)io->result;
 		atomic_store_explicit(&w->prog_bytes[io->ddir], w->done_bytes[io->ddir],
 				      memory_order_relaxed);
 	}
-	if (io->result < 0) {
+	if (iogap_unlikely(io->result < 0)) {
 		bool survives = error_survivable(j, io, verify_failed);
 
 		if (!survives && io->ddir == IOGAP_OP_WRITE &&
@@ -828,16 +828,16 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		}
 		return;
 	}
-	if (io->ddir == IOGAP_OP_WRITE && w->vrec.ring)   /* verify_state_save */
+	if (iogap_unlikely(w->vrec.ring) && io->ddir == IOGAP_OP_WRITE)   /* verify_state_save */
 		iogap_vstate_rec_write(&w->vrec, io->file, io->offset);
-	if (j->latency_target_ns && !j->disable_lat && io->ddir != IOGAP_OP_TRIM &&
+	if (iogap_unlikely(j->latency_target_ns) && !j->disable_lat && io->ddir != IOGAP_OP_TRIM &&
 	    iogap_lat_target_complete(&w->lat, j, lat))
 		lat_fatal(w, io, lat, w->job->latency_target_ns);
-	if (io->in_ramp)
+	if (iogap_unlikely(io->in_ramp))
 		return;
-	if ((uint64_t)io->result < io->len)
+	if (iogap_unlikely((uint64_t)io->result < io->len))
 		ds->short_io_u++;
-	if (io->ddir == IOGAP_OP_TRIM && st->nr_block_infos)   /* block_info.c */
+	if (iogap_unlikely(st->nr_block_infos) && io->ddir == IOGAP_OP_TRIM)   /* block_info.c */
 		iogap_block_info_trim(st, io->offset - w->fs.f[io->file].region_start,
 				      j->bs[IOGAP_OP_TRIM]);
 	ds->io_bytes += (uint64_t)io->result;
@@ -847,10 +847,10 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		uint64_t slat = io->issue_ns - io->start_ns;
 
 		iogap_io_stat_add(&ds->lat[IOGAP_SLAT], slat);
-		if (j->slat_percentiles)
+		if (iogap_unlikely(j->slat_percentiles))
 			ds->plat[IOGAP_SLAT][iogap_plat_val_to_idx(slat)]++;
 	}
-	if (!j->disable_clat) {
+	if (iogap_likely(!j->disable_clat)) {
 		iogap_io_stat_add(&ds->lat[IOGAP_CLAT], clat);
 		ds->plat[IOGAP_CLAT][iogap_plat_val_to_idx(clat)]++;
 		iogap_lat_bucket_add(st, clat);
@@ -858,13 +858,13 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 	/* prio.c: fio keeps lat per priority with lat_percentiles, else clat */
 	if (j->lat_percentiles ? !j->disable_lat : !j->disable_clat)
 		iogap_clat_prio_add(st, io->ddir, io->prio_index, j->lat_percentiles ? lat : clat);
-	if (!j->disable_lat) {
+	if (iogap_likely(!j->disable_lat)) {
 		iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
-		if (j->lat_percentiles)
+		if (iogap_unlikely(j->lat_percentiles))
 			ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
-		if (j->proc.max_latency_ns[io->ddir] && lat > j->proc.max_latency_ns[io->ddir])
+		if (iogap_unlikely(j->proc.max_latency_ns[io->ddir]) && lat > j->proc.max_latency_ns[io->ddir])
 			lat_fatal(w, io, lat, w->job->proc.max_latency_ns[io->ddir]);
-		if (w->prof_state && w->opts->prof->io_lat(w->prof_state, lat))
+		if (iogap_unlikely(w->prof_state) && w->opts->prof->io_lat(w->prof_state, lat))
 			prof_fatal(w);
 	}
 }
@@ -1067,7 +1067,7 @@ static int do_sync(struct worker *w, unsigned *queued, enum sync_kind kind,
 static void log_request(struct worker *w, enum iogap_iolog_act act, unsigned file,
 			uint64_t offset, uint64_t len)
 {
-	if (!iogap_iolog_writing(&w->iolog))
+	if (iogap_likely(!iogap_iolog_writing(&w->iolog)))
 		return;
 	for (; w->iolog_closed < w->fs.nr_closed; w->iolog_closed++)
 		iogap_iolog_close_file(&w->iolog, w->fs.closed[w->iolog_closed]);
@@ -1284,7 +1284,7 @@ static bool min_rate_missed(struct worker *w, uint64_t now)
 {
 	const struct iogap_job *j = w->job;
 
-	if (!w->rate_floor || now - w->t_start < 2000000000ULL)
+	if (iogap_likely(!w->rate_floor) || now - w->t_start < 2000000000ULL)
 		return false;
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		uint64_t spent, got;
@@ -1355,7 +1355,7 @@ static int rate_wait(struct worker *w, uint8_t *ddir, bool may_switch, unsigned 
 	uint64_t due, now;
 	int r = 0;
 
-	if (w->in_ramp || !w->rated)   /* no clock read per request for nothing */
+	if (iogap_likely(w->in_ramp || !w->rated))   /* no clock read per request for nothing */
 		return 0;
 	now = iogap_now_ns();
 	due = rate_due(w, *ddir);
@@ -1417,7 +1417,7 @@ static int queue_retrying(struct worker *w, struct iogap_io *io, unsigned *queue
 	for (;;) {
 		int q = w->ops->queue(&w->ectx, io), r;
 
-		if (q != IOGAP_Q_BUSY)
+		if (iogap_likely(q != IOGAP_Q_BUSY))
 			return q;
 		r = commit(w, queued);
 		if (r >= 0 && in_flight(w) - 1 > *queued)   /* io's own slot is not in flight */
@@ -1600,23 +1600,25 @@ static int run_loop(struct worker *w)
 
 		done = 0;
 
-		if (w->in_ramp && now >= w->t_ramp_end)
+		if (iogap_unlikely(w->in_ramp) && now >= w->t_ramp_end)
 			end_ramp(w, now);
-		if (w->snap)
+		if (iogap_unlikely(w->snap))
 			answer_status(w, now);
-		if (now >= w->next_sample_due)
+		if (iogap_unlikely(now >= w->next_sample_due))
 			take_samples(w, now);
 		/* as fio, the pause follows the I/O, the last one included */
-		if (j->thinktime_ns && !w->verify_pass && !stop_requested && (r = think(w, &queued)) < 0)
+		if (iogap_unlikely(j->thinktime_ns) && !w->verify_pass && !stop_requested &&
+		    (r = think(w, &queued)) < 0)
 			break;
-		if (stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
-		    !budget_left(w) || atomic_load_explicit(&w->terminate, memory_order_relaxed))
+		if (iogap_unlikely(stop_requested || w->stat.error || (w->t_end && now >= w->t_end) ||
+				   !budget_left(w) ||
+				   atomic_load_explicit(&w->terminate, memory_order_relaxed)))
 			break;
-		if (!w->in_ramp && min_rate_missed(w, now)) {
+		if (iogap_unlikely(!w->in_ramp && min_rate_missed(w, now))) {
 			r = -EIO;   /* fio's td_verror(EIO, "check_min_rate") */
 			break;
 		}
-		if (w->turn_extras) {
+		if (iogap_unlikely(w->turn_extras)) {
 			enum turn t = turn_extras(w, &queued, now, &r);
 
 			if (t == TURN_STOP)
@@ -1640,7 +1642,7 @@ static int run_loop(struct worker *w)
 				break;
 			continue;
 		}
-		if (w->replay) {
+		if (iogap_unlikely(w->replay)) {
 			int rp = replay_next(w, io, &queued);   /* gives io back unless REPLAY_IO */
 
 			if (rp == REPLAY_OTHER)
@@ -1651,17 +1653,17 @@ static int run_loop(struct worker *w)
 			}
 		}
 		verifying = w->verify_pass || w->backlog_left;
-		trimming = !verifying && j->trim_percentage && iogap_vtrim_due(&w->vtrim, j, &w->vlog);
+		trimming = !verifying && iogap_unlikely(j->trim_percentage) && iogap_vtrim_due(&w->vtrim, j, &w->vlog);
 		ddir = verifying ? IOGAP_OP_READ : trimming ? IOGAP_OP_TRIM :
 		       w->replay ? io->ddir : pick_ddir(w);
-		if (w->zbd && !verifying)   /* zbd.c: a read mix writes first on empty zones */
+		if (iogap_unlikely(w->zbd) && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		if ((r = rate_wait(w, &ddir, !verifying && !trimming && !w->replay, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
 		io->ddir = ddir;
-		if (verifying) {
+		if (iogap_unlikely(verifying)) {
 			io->offset = verify_next(w, io);
 			if (w->backlog_left && io->offset == NO_MORE_IO) {   /* batch > log */
 				w->backlog_left = 0;
@@ -1670,7 +1672,7 @@ static int run_loop(struct worker *w)
 			}
 			if (w->backlog_left)
 				w->backlog_left--;
-		} else if (trimming) {   /* vtrim.c: a logged block, as fio's get_next_trim */
+		} else if (iogap_unlikely(trimming)) {   /* vtrim.c: a logged block, as fio's get_next_trim */
 			const struct iogap_verify_piece *p = iogap_vtrim_next(&w->vtrim, j, &w->vlog);
 
 			if (!p) {
@@ -1683,10 +1685,10 @@ static int run_loop(struct worker *w)
 			w->vslot[io->slot].check = false;
 		} else if (!w->replay) {
 			io->offset = pick_file_offset(w, ddir, &io->len);
-			if (w->vslot)
+			if (iogap_unlikely(w->vslot))
 				w->vslot[io->slot].check = false;
 		}
-		if (io->offset == NO_MORE_IO) {   /* the offset modifier left the region,
+		if (iogap_unlikely(io->offset == NO_MORE_IO)) {   /* the offset modifier left the region,
 						   * or the verify pass read everything */
 			put_slot(w, io);
 			break;
@@ -1697,14 +1699,14 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		if (ddir == IOGAP_OP_WRITE && j->verify_only) {   /* fio's dry run */
+		if (iogap_unlikely(j->verify_only) && ddir == IOGAP_OP_WRITE) {   /* fio's dry run */
 			r = verify_skip_write(w, io);
 			put_slot(w, io);
 			if (r < 0)
 				break;
 			continue;
 		}
-		if (w->zbd) {   /* zbd.c: write pointers, open-zone limits, zone resets */
+		if (iogap_unlikely(w->zbd)) {   /* zbd.c: write pointers, open-zone limits, zone resets */
 			int zr = iogap_zbd_prep(w->zbd, io, w->f->seq_pos);
 
 			if (zr == IOGAP_ZBD_DRAIN) {   /* complete our own I/O, choose again */
@@ -1742,12 +1744,12 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		if (j->proc.serialize_overlap && !sync_engine && (r = wait_overlap(w, io, &queued)) < 0) {
+		if (iogap_unlikely(j->proc.serialize_overlap) && !sync_engine && (r = wait_overlap(w, io, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
 		log_request(w, (enum iogap_iolog_act)ddir, io->file, io->offset, io->len);
-		if (w->flocks)   /* lockfile: from prep to queued, as fio (before its start_time) */
+		if (iogap_unlikely(w->flocks))   /* lockfile: from prep to queued, as fio (before its start_time) */
 			iogap_file_lock_take(j, w->flocks[io->file], ddir == IOGAP_OP_READ);
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
@@ -1760,9 +1762,9 @@ static int run_loop(struct worker *w)
 		iogap_dprint(IOGAP_DBG_IO, "queue: io_u %p: off=0x%llx,len=0x%x,ddir=%d,file=%s: %d\n",
 			     (void *)io, (unsigned long long)io->offset, io->len, ddir,
 			     w->fs.f[io->file].path, q);
-		if (w->flocks)
+		if (iogap_unlikely(w->flocks))
 			pthread_rwlock_unlock(w->flocks[io->file]);
-		if (q < 0) {
+		if (iogap_unlikely(q < 0)) {
 			io->result = q;
 			io->issue_ns = iogap_now_ns();
 			account(w, io, io->issue_ns, false);
@@ -1802,7 +1804,7 @@ static int run_loop(struct worker *w)
 			}
 			account(w, io, done, false);
 			put_slot(w, io);
-			if (w->stat.error)
+			if (iogap_unlikely(w->stat.error))
 				break;
 			continue;
 		}
