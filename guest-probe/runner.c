@@ -1343,7 +1343,7 @@ static uint64_t rate_due(const struct worker *w, uint8_t ddir)
 	return due;
 }
 
-/* rate_iops and rate: wait until this direction is due again.  As fio's
+/* rate_iops and rate (w->rated): wait until this direction is due again.  As fio's
  * rate_ddir, a job that reads and writes turns to the other direction
  * (*ddir, when may_switch) if that one is due first.  Ahead of the rate:
  * as fio (rate_ddir -> io_u_quiesce), first complete every request in
@@ -1355,7 +1355,7 @@ static int rate_wait(struct worker *w, uint8_t *ddir, bool may_switch, unsigned 
 	uint64_t due, now;
 	int r = 0;
 
-	if (iogap_likely(w->in_ramp || !w->rated))   /* no clock read per request for nothing */
+	if (w->in_ramp)
 		return 0;
 	now = iogap_now_ns();
 	due = rate_due(w, *ddir);
@@ -1658,7 +1658,9 @@ static int run_loop(struct worker *w)
 		       w->replay ? io->ddir : pick_ddir(w);
 		if (iogap_unlikely(w->zbd) && !verifying)   /* zbd.c: a read mix writes first on empty zones */
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
-		if ((r = rate_wait(w, &ddir, !verifying && !trimming && !w->replay, &queued)) < 0) {
+		/* only a job with a rate reads the clock once more per request */
+		if (iogap_unlikely(w->rated) &&
+		    (r = rate_wait(w, &ddir, !verifying && !trimming && !w->replay, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
