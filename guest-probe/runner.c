@@ -718,7 +718,8 @@ static bool vstate_stops(struct worker *w, const struct iogap_io *io, bool verif
 {
 	const struct iogap_job *j = w->job;
 
-	return iogap_unlikely(w->vstate_loaded) && j->verify && (verifying || !(j->rw & IOGAP_RW_WRITE)) &&
+	return iogap_unlikely(w->vstate_loaded) && j->verify &&
+	       (verifying || !(j->rw & IOGAP_RW_WRITE)) &&
 	       iogap_vstate_should_stop(&w->vstate, io->file, io->offset,
 					w->done_ios[IOGAP_OP_READ]);
 }
@@ -862,7 +863,8 @@ static void account(struct worker *w, struct iogap_io *io, uint64_t now, bool ha
 		iogap_io_stat_add(&ds->lat[IOGAP_LAT], lat);
 		if (iogap_unlikely(j->lat_percentiles))
 			ds->plat[IOGAP_LAT][iogap_plat_val_to_idx(lat)]++;
-		if (iogap_unlikely(j->proc.max_latency_ns[io->ddir]) && lat > j->proc.max_latency_ns[io->ddir])
+		if (iogap_unlikely(j->proc.max_latency_ns[io->ddir]) &&
+		    lat > j->proc.max_latency_ns[io->ddir])
 			lat_fatal(w, io, lat, w->job->proc.max_latency_ns[io->ddir]);
 		if (iogap_unlikely(w->prof_state) && w->opts->prof->io_lat(w->prof_state, lat))
 			prof_fatal(w);
@@ -1653,10 +1655,12 @@ static int run_loop(struct worker *w)
 			}
 		}
 		verifying = w->verify_pass || w->backlog_left;
-		trimming = !verifying && iogap_unlikely(j->trim_percentage) && iogap_vtrim_due(&w->vtrim, j, &w->vlog);
+		trimming = !verifying && iogap_unlikely(j->trim_percentage) &&
+			   iogap_vtrim_due(&w->vtrim, j, &w->vlog);
 		ddir = verifying ? IOGAP_OP_READ : trimming ? IOGAP_OP_TRIM :
 		       w->replay ? io->ddir : pick_ddir(w);
-		if (iogap_unlikely(w->zbd) && !verifying)   /* zbd.c: a read mix writes first on empty zones */
+		/* zbd.c: a read mix writes first on empty zones */
+		if (iogap_unlikely(w->zbd) && !verifying)
 			ddir = iogap_zbd_ddir(w->zbd, ddir);
 		/* only a job with a rate reads the clock once more per request */
 		if (iogap_unlikely(w->rated) &&
@@ -1674,7 +1678,8 @@ static int run_loop(struct worker *w)
 			}
 			if (w->backlog_left)
 				w->backlog_left--;
-		} else if (iogap_unlikely(trimming)) {   /* vtrim.c: a logged block, as fio's get_next_trim */
+		} else if (iogap_unlikely(trimming)) {
+			/* vtrim.c: a logged block, as fio's get_next_trim */
 			const struct iogap_verify_piece *p = iogap_vtrim_next(&w->vtrim, j, &w->vlog);
 
 			if (!p) {
@@ -1746,12 +1751,14 @@ static int run_loop(struct worker *w)
 			put_slot(w, io);
 			break;
 		}
-		if (iogap_unlikely(j->proc.serialize_overlap) && !sync_engine && (r = wait_overlap(w, io, &queued)) < 0) {
+		if (iogap_unlikely(j->proc.serialize_overlap) && !sync_engine &&
+		    (r = wait_overlap(w, io, &queued)) < 0) {
 			put_slot(w, io);
 			break;
 		}
 		log_request(w, (enum iogap_iolog_act)ddir, io->file, io->offset, io->len);
-		if (iogap_unlikely(w->flocks))   /* lockfile: from prep to queued, as fio (before its start_time) */
+		/* lockfile: from prep to queued, as fio (before its start_time) */
+		if (iogap_unlikely(w->flocks))
 			iogap_file_lock_take(j, w->flocks[io->file], ddir == IOGAP_OP_READ);
 		io->start_ns = iogap_now_ns();
 		q = w->ops->prep ? w->ops->prep(&w->ectx, io) : 0;   /* fio's ->prep */
