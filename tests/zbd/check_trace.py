@@ -7,7 +7,11 @@ usage: check_trace.py DUMP ZONE_SIZE CHECK...
                   of a zone holding data is a reset)
   maxopen=N       at no time more than N zones open (a zone opens with its
                   first write's start, closes with the completion of the
-                  write that fills it) nor more than N with writes in flight
+                  write that fills it, as in fio) nor more than N with writes
+                  in flight.  A write of a zone that completes after the one
+                  that filled it counts only until then: a zoned device has
+                  executed it by that time (writes at the pointer run in
+                  order), and a file may just report it late.
   readwp          every read ends at or below its zone's write pointer, taking
                   only writes completed before the read started
   job=K:LO:HI     every request of job K lies in [LO, HI)
@@ -77,15 +81,21 @@ def main():
         elif check.startswith("maxopen="):
             n = int(check.split("=")[1])
             ev_open, ev_fly = [], []
-            zwp, opened = {}, {}
+            opened, epoch, late = {}, {}, 0
             for r in writes:
                 z = r["off"] // zs
                 if z not in opened:
                     opened[z] = r["start"]
-                ev_fly += [(r["start"], 1, z), (r["done"], -1, z)]
+                epoch.setdefault(z, []).append(r)
                 end = r["off"] + r["len"]
                 if end == (z + 1) * zs:       # fills the zone: closes it
-                    ev_open += [(opened.pop(z), 1, z), (r["done"], -1, z)]
+                    closed = r["done"]
+                    ev_open += [(opened.pop(z), 1, z), (closed, -1, z)]
+                    for w in epoch.pop(z):    # a full zone took them all
+                        late += w["done"] > closed
+                        ev_fly += [(w["start"], 1, z), (min(w["done"], closed), -1, z)]
+            for z, ws in epoch.items():
+                ev_fly += [e for w in ws for e in ((w["start"], 1, z), (w["done"], -1, z))]
             for z, t in opened.items():
                 ev_open.append((t, 1, z))
             def peak(ev):
@@ -104,7 +114,8 @@ def main():
                 best_fly = max(best_fly, len(fly_zones), before)
             po = peak(ev_open)
             report(po <= n and best_fly <= n,
-                   "at most %d zones open (%d) and %d with writes in flight (%d)" % (n, po, n, best_fly))
+                   "at most %d zones open (%d) and %d with writes in flight (%d; %d writes completed "
+                   "after the one that filled their zone)" % (n, po, n, best_fly, late))
         elif check == "readwp":
             done = sorted(writes, key=lambda r: r["done"])
             bad_reads = 0
