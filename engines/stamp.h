@@ -65,16 +65,19 @@ extern struct iogap_stamp_clock iogap_stamp_clock;
 void iogap_stamp_init(void);
 /* "tsc", or "clock_gettime (why not the TSC)": for the ring's info text. */
 const char *iogap_stamp_source(void);
-/* The slow path of iogap_stamp_ns(): the map is older than a window. */
-uint64_t iogap_stamp_reanchor(uint64_t tsc);
+/* The slow path of iogap_stamp_ns(): the map is older than a window.  The
+ * slow paths stay out of line (also under link-time optimization): inlined,
+ * they made every stamp save and restore six registers. */
+__attribute__((cold, noinline)) uint64_t iogap_stamp_reanchor(uint64_t tsc);
 /* The slow path of iogap_stamp_ns_cached(): copy the current segment into
  * *cache (re-anchoring first if it is older than a window too); ns of tsc. */
-uint64_t iogap_stamp_refresh(struct iogap_stamp_segment *cache, uint64_t tsc);
+__attribute__((cold, noinline)) uint64_t iogap_stamp_refresh(struct iogap_stamp_segment *cache,
+								   uint64_t tsc);
 
 /* CLOCK_MONOTONIC ns from clock_gettime().  Out of line: its timespec would
  * give every caller that inlines a stamp a stack canary (the filter is built
  * with -fstack-protector-strong) on the TSC path too. */
-uint64_t iogap_stamp_monotonic(void);
+__attribute__((noinline)) uint64_t iogap_stamp_monotonic(void);
 
 static inline uint64_t iogap_stamp_tsc(void)
 {
