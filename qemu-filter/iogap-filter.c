@@ -35,8 +35,7 @@
 #include "iogap/trace.h"
 #include "ring.h"
 #include "procid.h"
-#include "stamp.h"
-#include "tagscan.h"
+#include "record.h"
 #include "qemu-syms.h"
 
 #ifndef IOGAP_QEMU_STAMP
@@ -92,131 +91,9 @@ static inline void coroutine_fn iogap_delay(BlockDriverState *bs)
 		iogap_sleep(s->delay_ns);
 }
 
-/*
- * Per thread: its id and its own copy of the stamp map (stamp.h: no shared
- * load per stamp).  Reached through iogap_this_thread() only, noinline with a
- * barrier: a coroutine may resume on another thread across a yield, so the TLS
- * address must not be cached by the compiler across the child call (QEMU's
- * coroutine-tls.h has the same trick); call it again after every yield.
- */
-struct iogap_thread {
-	struct iogap_stamp_segment seg;   /* zero at first: refreshed on first use */
-	uint32_t tid;                     /* 0 until first asked */
-};
-
-static __thread struct iogap_thread iogap_thread_state
-	__attribute__((tls_model("initial-exec")));
-
-static __attribute__((noinline)) struct iogap_thread *iogap_this_thread(void)
+static inline struct iogap_ring *iogap_ring_of(BlockDriverState *bs)
 {
-	__asm__ volatile("" ::: "memory");
-	return &iogap_thread_state;
-}
-
-/* Host CLOCK_MONOTONIC ns, from the TSC where the kernel trusts it (stamp.h). */
-static inline uint64_t iogap_thread_ns(struct iogap_thread *th)
-{
-	return iogap_stamp_ns_cached(&th->seg);
-}
-
-static inline uint64_t iogap_now_ns(void)
-{
-	return iogap_thread_ns(iogap_this_thread());
-}
-
-static inline uint32_t iogap_thread_id(struct iogap_thread *th)
-{
-	if (__builtin_expect(th->tid == 0, 0))
-		th->tid = (uint32_t)syscall(SYS_gettid);
-	return th->tid;
-}
-
-/*
- * One record, stored straight into its ring slot (one cache line, written
- * once).  th: the completing thread (iogap_this_thread() after the child call).
- */
-static inline __attribute__((always_inline)) void
-iogap_record(BDRVIogapState *s, struct iogap_thread *th, uint8_t op, int64_t offset,
-	     int64_t bytes, uint64_t t0, uint64_t t1, int ret, uint8_t flags, uint64_t tag)
-{
-	uint64_t seq = iogap_ring_reserve(s->ring);
-	struct iogap_trace_record *rec;
-
-	if (seq == IOGAP_RING_FULL)
-		return;         /* dropped and counted, the I/O goes on */
-	rec = iogap_ring_slot(s->ring, seq);
-	rec->tag = tag;
-	rec->offset = (uint64_t)offset;
-	rec->start_ns = t0;
-	rec->issue_ns = t0;
-	/* a TSC stamp taken on another CPU, or across a re-anchoring of the
-	 * tick-to-ns map, may come out a few ns early: never before the entry */
-	rec->complete_ns = t1 < t0 ? t0 : t1;
-	rec->length = bytes > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
-	rec->result = ret < 0 ? ret : (bytes > INT32_MAX ? INT32_MAX : (int32_t)bytes);
-	rec->thread = iogap_thread_id(th);
-	rec->job = 0;
-	rec->op = op;
-	rec->flags = flags;
-	rec->reserved = 0;
-	iogap_ring_publish(s->ring, seq);
-}
-
-/* A request that ended now: its record, stamped by the completing thread. */
-static inline __attribute__((always_inline)) void
-iogap_record_now(BDRVIogapState *s, uint8_t op, int64_t offset, int64_t bytes, uint64_t t0,
-		 int ret, uint8_t flags)
-{
-	struct iogap_thread *th = iogap_this_thread();
-
-	iogap_record(s, th, op, offset, bytes, t0, iogap_thread_ns(th), ret, flags, 0);
-}
-
-/* Write tags: one record per guest request found in the payload (tagscan.h). */
-struct iogap_write_ctx {
-	BDRVIogapState *s;
-	struct iogap_thread *th;
-	int64_t offset;
-	uint64_t t0, t1;
-	int ret;
-	uint8_t flags;
-};
-
-static inline void iogap_write_part(void *ctx, uint64_t start, uint64_t len, uint8_t flags,
-				    uint64_t tag)
-{
-	struct iogap_write_ctx *w = ctx;
-
-	iogap_record(w->s, w->th, IOGAP_OP_WRITE, w->offset + (int64_t)start, (int64_t)len,
-		     w->t0, w->t1, w->ret, w->flags | flags, tag);
-}
-
-/* A payload that may carry tags: the full scan, one record per part.  Out of
- * line: its context on the stack would give the write path a stack canary. */
-static __attribute__((noinline)) void
-iogap_record_parts(BDRVIogapState *s, struct iogap_thread *th, const struct iovec *iov,
-		   int niov, size_t qiov_offset, int64_t offset, uint64_t len, uint64_t t0,
-		   uint64_t t1, int ret, uint8_t flags)
-{
-	struct iogap_write_ctx w = { s, th, offset, t0, t1, ret, flags };
-
-	iogap_tagscan_parts(iov, niov, qiov_offset, len, s->run_id, iogap_write_part, &w);
-}
-
-static inline void iogap_record_write(BDRVIogapState *s, struct iogap_thread *th,
-				      QEMUIOVector *qiov, size_t qiov_offset, int64_t offset,
-				      int64_t bytes, uint64_t t0, uint64_t t1, int ret,
-				      uint8_t flags)
-{
-	const struct iovec *iov = qiov ? qiov->iov : NULL;
-	int niov = qiov ? qiov->niov : 0;
-	uint64_t len = bytes > 0 ? (uint64_t)bytes : 0;
-
-	if (iogap_tagscan_untagged(iov, niov, qiov_offset, len))
-		/* no tag (the common case): the scan's one part, without its callback */
-		iogap_record(s, th, IOGAP_OP_WRITE, offset, bytes, t0, t1, ret, flags, 0);
-	else
-		iogap_record_parts(s, th, iov, niov, qiov_offset, offset, len, t0, t1, ret, flags);
+	return ((BDRVIogapState *)bs->opaque)->ring;
 }
 
 static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
@@ -230,7 +107,7 @@ static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
 	iogap_delay(bs);
 	t0 = iogap_now_ns();
 	ret = bdrv_co_preadv_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
-	iogap_record_now(bs->opaque, IOGAP_OP_READ, offset, bytes, t0, ret, 0);
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_READ, offset, bytes, t0, ret, 0);
 	return ret;
 }
 
@@ -239,6 +116,7 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 					      QEMUIOVector *qiov, size_t qiov_offset,
 					      BdrvRequestFlags flags)
 {
+	BDRVIogapState *s = bs->opaque;
 	uint8_t rflags = (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0;
 	struct iogap_thread *th;
 	uint64_t t0, t1;
@@ -249,7 +127,8 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset, flags);
 	th = iogap_this_thread();
 	t1 = iogap_thread_ns(th);    /* before the tag scan: not part of the request's time */
-	iogap_record_write(bs->opaque, th, qiov, qiov_offset, offset, bytes, t0, t1, ret, rflags);
+	iogap_record_write(s->ring, s->run_id, th, qiov ? qiov->iov : NULL, qiov ? qiov->niov : 0,
+			   qiov_offset, offset, bytes, t0, t1, ret, rflags);
 	return ret;
 }
 
@@ -262,7 +141,7 @@ static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t off
 	iogap_delay(bs);
 	t0 = iogap_now_ns();
 	ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
-	iogap_record_now(bs->opaque, IOGAP_OP_WRITE_ZEROES, offset, bytes, t0, ret,
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_WRITE_ZEROES, offset, bytes, t0, ret,
 		     (flags & BDRV_REQ_FUA) ? IOGAP_REC_FUA : 0);
 	return ret;
 }
@@ -276,7 +155,7 @@ static int coroutine_fn iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
 	iogap_delay(bs);
 	t0 = iogap_now_ns();
 	ret = bdrv_co_pdiscard(bs->file, offset, bytes);
-	iogap_record_now(bs->opaque, IOGAP_OP_TRIM, offset, bytes, t0, ret, 0);
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_TRIM, offset, bytes, t0, ret, 0);
 	return ret;
 }
 
@@ -288,7 +167,7 @@ static int coroutine_fn iogap_co_flush(BlockDriverState *bs)
 	iogap_delay(bs);
 	t0 = iogap_now_ns();
 	ret = bdrv_co_flush(bs->file->bs);
-	iogap_record_now(bs->opaque, IOGAP_OP_FLUSH, 0, 0, t0, ret, 0);
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_FLUSH, 0, 0, t0, ret, 0);
 	return ret;
 }
 
@@ -304,7 +183,7 @@ static int coroutine_fn iogap_co_pwritev_compressed_part(BlockDriverState *bs,
 	t0 = iogap_now_ns();
 	ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov, qiov_offset,
 				   BDRV_REQ_WRITE_COMPRESSED);
-	iogap_record_now(bs->opaque, IOGAP_OP_WRITE, offset, bytes, t0, ret, 0);
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_WRITE, offset, bytes, t0, ret, 0);
 	return ret;
 }
 
@@ -323,7 +202,7 @@ static int coroutine_fn iogap_co_copy_range_from(BlockDriverState *bs,
 	ret = bdrv_co_copy_range_from(bs->file, src_offset, dst, dst_offset,
 				      bytes, read_flags, write_flags);
 	(void)src;
-	iogap_record_now(bs->opaque, IOGAP_OP_OTHER, src_offset, bytes, t0, ret, 0);
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_OTHER, src_offset, bytes, t0, ret, 0);
 	return ret;
 }
 
@@ -342,7 +221,7 @@ static int coroutine_fn iogap_co_copy_range_to(BlockDriverState *bs,
 	ret = bdrv_co_copy_range_to(src, src_offset, bs->file, dst_offset,
 				    bytes, read_flags, write_flags);
 	(void)dst;
-	iogap_record_now(bs->opaque, IOGAP_OP_OTHER, dst_offset, bytes, t0, ret, 0);
+	iogap_record_now(iogap_ring_of(bs), IOGAP_OP_OTHER, dst_offset, bytes, t0, ret, 0);
 	return ret;
 }
 
