@@ -135,11 +135,13 @@ static inline void iogap_record_write(struct iogap_ring *ring, uint64_t run_id,
 				      size_t iov_offset, int64_t offset, int64_t bytes, uint64_t t0,
 				      uint64_t t1, int ret, uint8_t flags)
 {
-	uint64_t len = bytes > 0 ? (uint64_t)bytes : 0;
+	uint64_t len = bytes > 0 ? (uint64_t)bytes : 0, tag;
+	uint8_t tflags;
 
-	if (iogap_tagscan_untagged(iov, niov, iov_offset, len))
-		/* no tag (the common case): the scan's one part, without its callback */
-		iogap_record(ring, th, IOGAP_OP_WRITE, offset, bytes, t0, t1, ret, flags, 0);
+	if (iogap_tagscan_one_part(iov, niov, iov_offset, len, run_id, &tflags, &tag))
+		/* untagged, or one request (the common cases): without the callback */
+		iogap_record(ring, th, IOGAP_OP_WRITE, offset, bytes, t0, t1, ret, flags | tflags,
+			     tag);
 	else
 		iogap_record_parts(ring, run_id, th, iov, niov, iov_offset, offset, len, t0, t1,
 				   ret, flags);

@@ -10,8 +10,9 @@
  * (a merged request's parts start on sectors) and one part is emitted per tag
  * found: each guest request then pairs exactly.
  *
- * Cost: a payload in one element without any magic (the untagged case) is a
- * pointer stepping by sectors, one 8-byte compare each (iogap_tagscan_none);
+ * Cost: a payload in one element that is one part (untagged, or the tags of
+ * one request) is a pointer stepping by sectors, one 8-byte compare each, and
+ * a tag check where the magic is (iogap_tagscan_one_part);
  * otherwise a forward-only cursor (element index, offset in element) follows the
  * sector position, so a scan is linear in sectors + elements, whatever the
  * shape of the vector (a 1 MiB write in 4 KiB elements: 2048 steps, not
@@ -135,40 +136,51 @@ static inline uint64_t iogap_tagscan_plain(struct iogap_iov_cursor *c, uint64_t 
 typedef void (*iogap_tagscan_emit)(void *ctx, uint64_t start, uint64_t len, uint8_t flags,
 				   uint64_t tag);
 
-/* No magic at any sector start of [p, p + bytes) where a whole tag fits: the
- * common untagged payload in one element, without the cursor. */
-static inline bool iogap_tagscan_none(const uint8_t *p, uint64_t bytes)
+/*
+ * The tags of a payload in one element, read by a pointer stepping through
+ * the sectors where a whole tag fits: true when they make it one part, the
+ * parts scan's result decided without its cursor.  That is when no valid tag
+ * (of run_id, when set) is there (*flags 0, *tag 0: an untagged payload, the
+ * common case of any other workload), or when all valid tags name one request
+ * that starts at the payload's start (*flags IOGAP_REC_TAGGED, *tag its id:
+ * the common case of the probe's writes).  A caller that gets true records the
+ * request directly, without the emit callback.
+ */
+static inline bool iogap_tagscan_one_part(const struct iovec *iov, int niov, size_t iov_offset,
+					  uint64_t bytes, uint64_t run_id, uint8_t *flags,
+					  uint64_t *tag)
 {
-	const uint8_t *end = p + (bytes - sizeof(struct iogap_write_tag)) / IOGAP_SECTOR *
-			     IOGAP_SECTOR;
+	const uint8_t *p, *end;
 
-	for (;; p += IOGAP_SECTOR) {
-		uint64_t magic;
+	if (!iov || niov < 1 || bytes < sizeof(struct iogap_write_tag) ||
+	    iov[0].iov_len < iov_offset || iov[0].iov_len - iov_offset < bytes)
+		return false;
+	*flags = 0;
+	*tag = 0;
+	p = (const uint8_t *)iov[0].iov_base + iov_offset;
+	end = p + (bytes - sizeof(struct iogap_write_tag)) / IOGAP_SECTOR * IOGAP_SECTOR;
+	for (uint64_t pos = 0;; p += IOGAP_SECTOR, pos += IOGAP_SECTOR) {
+		struct iogap_write_tag t;
 
-		memcpy(&magic, p, sizeof(magic));
-		if (magic == IOGAP_TAG_MAGIC)
-			return false;
+		memcpy(&t.magic, p, sizeof(t.magic));
+		if (__builtin_expect(t.magic == IOGAP_TAG_MAGIC, 0)) {
+			memcpy(&t, p, sizeof(t));
+			if (iogap_tag_valid(&t) && (!run_id || t.run_id == run_id)) {
+				/* a second request, or one that starts inside: two parts */
+				if (*flags ? t.request_id != *tag :
+					     (uint64_t)t.block * IOGAP_TAG_STRIDE < pos)
+					return false;
+				*flags = IOGAP_REC_TAGGED;
+				*tag = t.request_id;
+			}
+		}
 		if (p == end)
 			return true;
 	}
 }
 
-/*
- * The common case decided without the cursor: a payload in one element with no
- * magic at any sector start.  Then iogap_tagscan() would emit exactly one
- * untagged part (0, bytes, 0, 0): a caller may test this first and record the
- * request directly, without the emit callback.
- */
-static inline bool iogap_tagscan_untagged(const struct iovec *iov, int niov, size_t iov_offset,
-					  uint64_t bytes)
-{
-	return iov && niov > 0 && bytes >= sizeof(struct iogap_write_tag) &&
-	       iov[0].iov_len >= iov_offset && iov[0].iov_len - iov_offset >= bytes &&
-	       iogap_tagscan_none((const uint8_t *)iov[0].iov_base + iov_offset, bytes);
-}
-
 /* The scan with the cursor: any vector, any tags (iogap_tagscan() without its
- * shortcut, for a caller that tested iogap_tagscan_untagged() itself). */
+ * shortcut, for a caller that tried iogap_tagscan_one_part() itself). */
 static inline void iogap_tagscan_parts(const struct iovec *iov, int niov, size_t iov_offset,
 				       uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
 				       void *ctx)
@@ -213,8 +225,11 @@ static inline void iogap_tagscan(const struct iovec *iov, int niov, size_t iov_o
 				 uint64_t bytes, uint64_t run_id, iogap_tagscan_emit emit,
 				 void *ctx)
 {
-	if (iogap_tagscan_untagged(iov, niov, iov_offset, bytes))
-		emit(ctx, 0, bytes, 0, 0);
+	uint8_t flags;
+	uint64_t tag;
+
+	if (iogap_tagscan_one_part(iov, niov, iov_offset, bytes, run_id, &flags, &tag))
+		emit(ctx, 0, bytes, flags, tag);
 	else
 		iogap_tagscan_parts(iov, niov, iov_offset, bytes, run_id, emit, ctx);
 }
