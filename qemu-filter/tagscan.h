@@ -146,34 +146,50 @@ typedef void (*iogap_tagscan_emit)(void *ctx, uint64_t start, uint64_t len, uint
  * the common case of the probe's writes).  A caller that gets true records the
  * request directly, without the emit callback.
  */
+/* The rest of iogap_tagscan_one_part() from the first magic, at p: sectors
+ * from start to end.  Out of line, so that the untagged payload's pointer
+ * loop keeps everything in registers. */
+static __attribute__((noinline, unused)) bool
+iogap_tagscan_one_part_tags(const uint8_t *p, const uint8_t *start, const uint8_t *end,
+			    uint64_t run_id, uint8_t *flags, uint64_t *tag)
+{
+	for (;; p += IOGAP_SECTOR) {
+		struct iogap_write_tag t;
+
+		memcpy(&t, p, sizeof(t));
+		if (t.magic == IOGAP_TAG_MAGIC && iogap_tag_valid(&t) &&
+		    (!run_id || t.run_id == run_id)) {
+			/* a second request, or one that starts inside: two parts */
+			if (*flags ? t.request_id != *tag :
+				     (uint64_t)t.block * IOGAP_TAG_STRIDE < (uint64_t)(p - start))
+				return false;
+			*flags = IOGAP_REC_TAGGED;
+			*tag = t.request_id;
+		}
+		if (p == end)
+			return true;
+	}
+}
+
 static inline bool iogap_tagscan_one_part(const struct iovec *iov, int niov, size_t iov_offset,
 					  uint64_t bytes, uint64_t run_id, uint8_t *flags,
 					  uint64_t *tag)
 {
-	const uint8_t *p, *end;
+	const uint8_t *start, *end;
 
 	if (!iov || niov < 1 || bytes < sizeof(struct iogap_write_tag) ||
 	    iov[0].iov_len < iov_offset || iov[0].iov_len - iov_offset < bytes)
 		return false;
 	*flags = 0;
 	*tag = 0;
-	p = (const uint8_t *)iov[0].iov_base + iov_offset;
-	end = p + (bytes - sizeof(struct iogap_write_tag)) / IOGAP_SECTOR * IOGAP_SECTOR;
-	for (uint64_t pos = 0;; p += IOGAP_SECTOR, pos += IOGAP_SECTOR) {
-		struct iogap_write_tag t;
+	start = (const uint8_t *)iov[0].iov_base + iov_offset;
+	end = start + (bytes - sizeof(struct iogap_write_tag)) / IOGAP_SECTOR * IOGAP_SECTOR;
+	for (const uint8_t *p = start;; p += IOGAP_SECTOR) {
+		uint64_t magic;
 
-		memcpy(&t.magic, p, sizeof(t.magic));
-		if (__builtin_expect(t.magic == IOGAP_TAG_MAGIC, 0)) {
-			memcpy(&t, p, sizeof(t));
-			if (iogap_tag_valid(&t) && (!run_id || t.run_id == run_id)) {
-				/* a second request, or one that starts inside: two parts */
-				if (*flags ? t.request_id != *tag :
-					     (uint64_t)t.block * IOGAP_TAG_STRIDE < pos)
-					return false;
-				*flags = IOGAP_REC_TAGGED;
-				*tag = t.request_id;
-			}
-		}
+		memcpy(&magic, p, sizeof(magic));
+		if (__builtin_expect(magic == IOGAP_TAG_MAGIC, 0))
+			return iogap_tagscan_one_part_tags(p, start, end, run_id, flags, tag);
 		if (p == end)
 			return true;
 	}
