@@ -17,8 +17,7 @@
  *
  * Usage: filter-record-cost RING-DIR [ROUNDS [REQUESTS]]   (defaults 41 rounds of 200000)
  * Prints per case: median [25%, 75%] (min, max) ns added per request over the rounds.
- * Build: cc -O2 -I include -I engines -I qemu-filter -o filter-record-cost \
- *        bench/filter-record-cost.c qemu-filter/ring.c engines/stamp.c -lpthread
+ * Built by bench/meson.build into <build>/bench.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,6 @@
  * system CPU time per I/O (getrusage), which waiting for a CPU on a loaded machine does not
  * inflate, unlike iops.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * code change can remove; under a hypervisor a TSC read can cost several times bare metal's.
  *
  * Usage: stamp-cost [READS]   (prints "source=S stamp_ns=X rdtsc_ns=Y clock_gettime_ns=Z")
- * Build: cc -O2 -I engines -o stamp-cost bench/stamp-cost.c engines/stamp.c -lpthread
+ * Built by bench/meson.build into <build>/bench.
  */
 #include <stdint.h>
 #include <stdio.h>
