@@ -136,16 +136,6 @@ static inline uint64_t iogap_tagscan_plain(struct iogap_iov_cursor *c, uint64_t 
 typedef void (*iogap_tagscan_emit)(void *ctx, uint64_t start, uint64_t len, uint8_t flags,
 				   uint64_t tag);
 
-/*
- * The tags of a payload in one element, read by a pointer stepping through
- * the sectors where a whole tag fits: true when they make it one part, the
- * parts scan's result decided without its cursor.  That is when no valid tag
- * (of run_id, when set) is there (*flags 0, *tag 0: an untagged payload, the
- * common case of any other workload), or when all valid tags name one request
- * that starts at the payload's start (*flags IOGAP_REC_TAGGED, *tag its id:
- * the common case of the probe's writes).  A caller that gets true records the
- * request directly, without the emit callback.
- */
 /* The rest of iogap_tagscan_one_part() from the first magic, at p: sectors
  * from start to end.  Out of line, so that the untagged payload's pointer
  * loop keeps everything in registers. */
@@ -171,6 +161,16 @@ iogap_tagscan_one_part_tags(const uint8_t *p, const uint8_t *start, const uint8_
 	}
 }
 
+/*
+ * The tags of a payload in one element, read by a pointer stepping through
+ * the sectors where a whole tag fits: true when they make it one part, the
+ * parts scan's result decided without its cursor.  That is when no valid tag
+ * (of run_id, when set) is there (*flags 0, *tag 0: an untagged payload, the
+ * common case of any other workload), or when all valid tags name one request
+ * that starts at the payload's start (*flags IOGAP_REC_TAGGED, *tag its id:
+ * the common case of the probe's writes).  A caller that gets true records the
+ * request directly, without the emit callback.
+ */
 static inline bool iogap_tagscan_one_part(const struct iovec *iov, int niov, size_t iov_offset,
 					  uint64_t bytes, uint64_t run_id, uint8_t *flags,
 					  uint64_t *tag)
