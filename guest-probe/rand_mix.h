@@ -47,7 +47,8 @@ bool iogap_randmix_random(struct iogap_randmix *m, const struct iogap_job *j, ui
  * sizes are drawn until one fits the room left in the region (the caller
  * saw that the smallest does).  Out of line: inlined into the probe's
  * next_buflen() it made a fixed-bs request save six registers. */
-__attribute__((noinline)) uint32_t iogap_randmix_bs(struct iogap_randmix *m, const struct iogap_job *j, uint8_t ddir,
-			  uint64_t room);
+__attribute__((noinline)) uint32_t iogap_randmix_bs(struct iogap_randmix *m,
+						    const struct iogap_job *j, uint8_t ddir,
+						    uint64_t room);
 
 #endif
