@@ -130,7 +130,10 @@ int main(int argc, char **argv)
 	}
 	tag_payload();
 	for (int c = 0; c < NR_CASES; c++)
-		added[c] = calloc(rounds, sizeof(double));
+		if (!(added[c] = calloc(rounds, sizeof(double)))) {
+			fprintf(stderr, "out of memory for %u rounds\n", rounds);
+			return 1;
+		}
 	for (unsigned r = 0; r < rounds; r++) {
 		double ns[NR_CASES];
 
