@@ -121,6 +121,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s RING-DIR [ROUNDS [REQUESTS]]\n", argv[0]);
 		return 2;
 	}
+	for (int c = 0; c < NR_CASES; c++)
+		if (!(added[c] = calloc(rounds, sizeof(double)))) {
+			fprintf(stderr, "out of memory for %u rounds\n", rounds);
+			return 1;
+		}
 	iogap_stamp_init();
 	snprintf(path, sizeof(path), "%s/filter-record-cost.%d.ring", argv[1], (int)getpid());
 	if (iogap_ring_create(&ring, path, 65536, "bench", RUN_ID, NULL, iogap_now_ns(), err,
@@ -129,11 +134,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tag_payload();
-	for (int c = 0; c < NR_CASES; c++)
-		if (!(added[c] = calloc(rounds, sizeof(double)))) {
-			fprintf(stderr, "out of memory for %u rounds\n", rounds);
-			return 1;
-		}
 	for (unsigned r = 0; r < rounds; r++) {
 		double ns[NR_CASES];
 
