@@ -125,6 +125,7 @@ struct worker {
 	uint64_t last_think_blocks; /* thinktime: the count at the last pause */
 	uint64_t bytes_issued;
 	struct iogap_flow_member flow;   /* flow.c: flow_id and flow */
+	bool flow_token;                 /* flow: a share taken, no I/O issued on it yet */
 	uint64_t ios_issued[IOGAP_DDIR_NR];
 	uint64_t bytes_dir_issued[IOGAP_DDIR_NR];   /* for rate= */
 	uint64_t writes_since_sync;
@@ -1550,8 +1551,14 @@ static int flow_hold(struct worker *w, unsigned *queued)
 	const struct iogap_job *j = w->job;
 	int r;
 
-	if (!w->flow.flow || !iogap_flow_ahead(&w->flow))
+	/* one share per I/O, as fio's loop takes one per io_u: a turn that
+	 * issued nothing (queue full, zbd's drain) leaves its share to the next */
+	if (!w->flow.flow || w->flow_token)
 		return 0;
+	if (!iogap_flow_ahead(&w->flow)) {
+		w->flow_token = true;
+		return 0;
+	}
 	if ((j->flow_sleep_us || j->zone_mode == IOGAP_ZONE_MODE_ZBD) && (r = drain(w, queued)) < 0)
 		return r;
 	if (j->flow_sleep_us)
@@ -1799,6 +1806,7 @@ static int run_loop(struct worker *w)
 			iogap_fileset_issued(&w->fs, w->f, io->len);
 		}
 		w->ios_issued[ddir]++;
+		w->flow_token = false;
 		w->bytes_dir_issued[ddir] += io->len;
 		w->last_ddir = ddir;
 		w->ios_total++;

@@ -6,7 +6,7 @@
 # injected latency).  Ratios and rates get wide margins: TCG and a loaded
 # machine are slow and noisy.
 . "$(dirname "$0")/lib.sh"
-echo "1..13"
+echo "1..14"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 J() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
@@ -24,6 +24,13 @@ ok $? "flow=1 and flow=3 in one flow_id: 1:3 ($(ios f0.json 0) and $(ios f0.json
 flow_job "flow_sleep=100" > f1.fio && "$PROBE" --output-format=json f1.fio > f1.json
 ratio f1.json 0 1 2 4
 ok $? "with flow_sleep=100 (µs) too: $(ios f1.json 0) and $(ios f1.json 1) I/Os"
+
+# one share per request issued: a job at iodepth=8, whose turns often find its queue
+# full, keeps 3:1 against a synchronous one (fio takes one share per I/O unit)
+printf '[global]\nioengine=null\nsize=100g\ntime_based\nruntime=2\nflow_id=7\nthread\n[light]\nflow=1\n[deep]\nflow=3\niodepth=8\n' > fq.fio &&
+	"$PROBE" --output-format=json fq.fio > fq.json
+ratio fq.json 0 1 2.5 3.5
+ok $? "flow=1 at iodepth=1 beside flow=3 at iodepth=8: 1:3 ($(ios fq.json 0) and $(ios fq.json 1) I/Os)"
 
 # three jobs, 1:2:4, and the default flow_id (0), by command line
 "$PROBE" --output-format=json --ioengine=null --size=100g --time_based --runtime=2 --thread \
