@@ -133,6 +133,12 @@ static bool job_has_writes(const struct iogap_job *j)
 	return (j->rw & IOGAP_RW_WRITE) != 0;
 }
 
+/* Writes move write pointers, trims reset zones. */
+static bool job_changes_zones(const struct iogap_job *j)
+{
+	return (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) != 0;
+}
+
 /* ---- job checks (fio's fixup_options) ---------------------------------- */
 
 int iogap_zbd_job_check(struct iogap_job *j, char *err, size_t errlen)
@@ -160,9 +166,12 @@ int iogap_zbd_job_check(struct iogap_job *j, char *err, size_t errlen)
 	if (j->zone_capacity && j->zone_size && j->zone_capacity > j->zone_size)
 		return msg(err, errlen, "job '%s': zonecapacity %" PRIu64 " is larger than zonesize %" PRIu64,
 			   j->name, j->zone_capacity, j->zone_size);
-	if (j->rw & IOGAP_RW_TRIM)
-		return msg(err, errlen, "job '%s': trims (zone resets) with zonemode=zbd are not supported",
-			   j->name);
+	/* a trim resets a whole zone (fio's zbd_verify_bs; the size is checked
+	 * against the zones in check_region) */
+	if ((j->rw & IOGAP_RW_TRIM) &&
+	    (j->bs_min[IOGAP_OP_TRIM] != j->bs_max[IOGAP_OP_TRIM] || j->bssplit_nr[IOGAP_OP_TRIM]))
+		return msg(err, errlen, "job '%s': bsrange and bssplit are not allowed for trim with "
+			   "zonemode=zbd", j->name);
 	for (int d = 0; d < IOGAP_DDIR_NR; d++) {
 		if (!(j->rw & (1u << d)))
 			continue;
@@ -527,7 +536,7 @@ static struct zdev *find_dev(struct iogap_zbd_set *s, const struct stat *st)
 static bool any_writer(const struct iogap_job_list *jobs, const char *path)
 {
 	for (size_t i = 0; i < jobs->nr; i++)
-		if (jobs->jobs[i].zone_mode == IOGAP_ZONE_MODE_ZBD && job_has_writes(&jobs->jobs[i]) &&
+		if (jobs->jobs[i].zone_mode == IOGAP_ZONE_MODE_ZBD && job_changes_zones(&jobs->jobs[i]) &&
 		    !strcmp(jobs->jobs[i].filename, path))
 			return true;
 	return false;
@@ -624,7 +633,11 @@ static int check_region(struct zjob *zj, struct iogap_job *j, char *err, size_t 
 		if (j->rw & (1u << k) && j->bs_max[k] > d->zone_size)
 			return msg(err, errlen, "job '%s': block size %u is larger than the zone size %" PRIu64,
 				   j->name, j->bs_max[k], d->zone_size);
-	if (seq && job_has_writes(j)) {
+	if ((j->rw & IOGAP_RW_TRIM) && j->bs_min[IOGAP_OP_TRIM] != d->zone_size)
+		return msg(err, errlen, "job '%s': trim block size %u is not the zone size %" PRIu64
+			   " of %s (a trim resets one zone)", j->name, j->bs_min[IOGAP_OP_TRIM],
+			   d->zone_size, d->path);
+	if (seq && job_changes_zones(j)) {
 		const struct zinfo *z = &d->z[zone_idx(d, zj->start)];
 
 		if (z->start != zj->start)
@@ -1034,6 +1047,40 @@ static int prep_read(struct iogap_zbd_worker *zw, struct iogap_io *io)
 	return IOGAP_ZBD_ACCEPT;
 }
 
+/* fio's zbd_adjust_block() for a trim: a random trim moves from an empty
+ * zone to the nearest one with data; the zone is reset when the trim runs
+ * (iogap_zbd_reset_trim) */
+static int prep_trim(struct iogap_zbd_worker *zw, struct iogap_io *io)
+{
+	struct zdev *d = zw->dev;
+	struct zinfo *z = &d->z[zone_idx(d, io->offset)];
+	int r;
+
+	if (!z->has_wp)
+		return IOGAP_ZBD_ACCEPT;   /* conventional zone: a plain trim */
+	for (;;) {
+		if ((r = acquire(d, zw, z)))
+			return r;
+		if (!zw->rnd || z->wp > z->start)
+			break;
+		release(d, zw, z);
+		z = find_zone(zw, z, 1);
+		if (!z)
+			return IOGAP_ZBD_EOF;
+		io->offset = z->start;
+	}
+	if (z->inflight) {   /* our own writes to it first */
+		release(d, zw, z);
+		return IOGAP_ZBD_DRAIN;
+	}
+	if (io->offset != z->start) {
+		release(d, zw, z);
+		return fail(zw, EINVAL, "trim offset %" PRIu64 " is not at a zone start", io->offset);
+	}
+	track(zw, io, z);
+	return IOGAP_ZBD_RESET;
+}
+
 /* fio's zbd_open_zone() */
 static bool open_zone(struct iogap_zbd_worker *zw, struct zinfo *z)
 {
@@ -1253,7 +1300,8 @@ int iogap_zbd_prep(struct iogap_zbd_worker *zw, struct iogap_io *io, uint64_t *s
 		seq_zone_mode(zw, io);
 	if (io->offset + zw->min_bs[io->ddir] > zw->region_end)
 		io->offset = zw->region_start;
-	r = io->ddir == IOGAP_OP_WRITE ? prep_write(zw, io) : prep_read(zw, io);
+	r = io->ddir == IOGAP_OP_WRITE ? prep_write(zw, io) :
+	    io->ddir == IOGAP_OP_TRIM ? prep_trim(zw, io) : prep_read(zw, io);
 	pthread_mutex_unlock(&zw->dev->lock);
 	if (r == IOGAP_ZBD_DRAIN) {
 		/* the runner chooses again: a sequential job resumes where it was */
@@ -1261,7 +1309,7 @@ int iogap_zbd_prep(struct iogap_zbd_worker *zw, struct iogap_io *io, uint64_t *s
 		io->len = len;
 		if (!zw->rnd)
 			seq_pos[io->ddir] = off;
-	} else if (r == IOGAP_ZBD_ACCEPT) {
+	} else if (r == IOGAP_ZBD_ACCEPT || r == IOGAP_ZBD_RESET) {
 		if (!zw->rnd)
 			seq_pos[io->ddir] = io->offset + io->len;
 		zw->zone_bytes += io->len;
@@ -1328,6 +1376,18 @@ static void finish_io(struct iogap_zbd_worker *zw, const struct iogap_io *io, bo
 		pthread_cond_broadcast(&d->cond);
 	}
 	pthread_mutex_unlock(&d->lock);
+}
+
+int iogap_zbd_reset_trim(struct iogap_zbd_worker *zw, struct iogap_io *io)
+{
+	struct zdev *d = zw->dev;
+	int r;
+
+	pthread_mutex_lock(&d->lock);
+	r = reset_zone(zw, &d->z[zone_idx(d, io->offset)]);
+	pthread_mutex_unlock(&d->lock);
+	io->result = r < 0 ? r : (int64_t)io->len;
+	return IOGAP_Q_COMPLETED;
 }
 
 void iogap_zbd_complete(struct iogap_zbd_worker *zw, const struct iogap_io *io)

@@ -12,7 +12,8 @@
  * The runner calls, per request: iogap_zbd_ddir() after choosing the
  * direction, iogap_zbd_prep() after choosing offset and length (it moves
  * writes to the zone's write pointer, keeps reads below it, resets full
- * zones, honours open-zone limits), and iogap_zbd_complete() for every
+ * zones, honours open-zone limits; a trim of a sequential zone becomes its
+ * reset, iogap_zbd_reset_trim()), and iogap_zbd_complete() for every
  * completion (iogap_zbd_cancel() for a request the engine did not take).
  */
 #ifndef IOGAP_ZBD_H
@@ -33,6 +34,7 @@ enum iogap_zbd_verdict {
 	IOGAP_ZBD_ACCEPT = 0,   /* issue io as adjusted */
 	IOGAP_ZBD_DRAIN  = 1,   /* complete this worker's in-flight I/O, then call prep again */
 	IOGAP_ZBD_EOF    = 2,   /* no zone can take this request: the job ends, as fio's io_u_eof */
+	IOGAP_ZBD_RESET  = 3,   /* a trim of a sequential zone: run it as iogap_zbd_reset_trim() */
 };
 
 /* Job-level checks and derived defaults (fio's fixup_options part):
@@ -62,6 +64,11 @@ void iogap_zbd_worker_free(struct iogap_zbd_worker *zw);
 uint8_t iogap_zbd_ddir(struct iogap_zbd_worker *zw, uint8_t ddir);
 /* Returns a verdict, or -errno with the reason in iogap_zbd_error(). */
 int iogap_zbd_prep(struct iogap_zbd_worker *zw, struct iogap_io *io, uint64_t *seq_pos);
+/* A trim prep answered IOGAP_ZBD_RESET: reset its zone (fio's zbd_do_io_u_trim:
+ * the device's zone reset, or the write pointer alone on emulated zones;
+ * no discard), in place of the engine's queue().  Sets io->result and
+ * returns IOGAP_Q_COMPLETED. */
+int iogap_zbd_reset_trim(struct iogap_zbd_worker *zw, struct iogap_io *io);
 void iogap_zbd_complete(struct iogap_zbd_worker *zw, const struct iogap_io *io);
 void iogap_zbd_cancel(struct iogap_zbd_worker *zw, const struct iogap_io *io);
 const char *iogap_zbd_error(const struct iogap_zbd_worker *zw);

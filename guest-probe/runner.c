@@ -1616,7 +1616,7 @@ static int run_loop(struct worker *w)
 		uint64_t now = done ? done : iogap_now_ns();
 		struct iogap_io *io;
 		uint8_t ddir;
-		bool verifying, trimming;
+		bool verifying, trimming, zone_reset = false;
 		int q;
 
 		done = 0;
@@ -1741,7 +1741,8 @@ static int run_loop(struct worker *w)
 					break;
 				continue;
 			}
-			if (zr != IOGAP_ZBD_ACCEPT) {
+			zone_reset = zr == IOGAP_ZBD_RESET;
+			if (zr != IOGAP_ZBD_ACCEPT && !zone_reset) {
 				put_slot(w, io);
 				if (zr < 0 && !w->stat.error) {
 					w->stat.error = -zr;
@@ -1786,7 +1787,8 @@ static int run_loop(struct worker *w)
 		if (sync_engine || ddir == IOGAP_OP_TRIM)
 			io->issue_ns = w->ops->prep ? iogap_now_ns() : io->start_ns;
 		if (q == 0)
-			q = queue_retrying(w, io, &queued);
+			q = iogap_unlikely(zone_reset) ? iogap_zbd_reset_trim(w->zbd, io) :
+							 queue_retrying(w, io, &queued);
 		iogap_dprint(IOGAP_DBG_IO, "queue: io_u %p: off=0x%llx,len=0x%x,ddir=%d,file=%s: %d\n",
 			     (void *)io, (unsigned long long)io->offset, io->len, ddir,
 			     w->fs.f[io->file].path, q);

@@ -5,13 +5,14 @@
 # over 4 zones; the same job without zonemode=zbd fails with the device's
 # I/O error; with zonemode=zbd it succeeds with 4 zone resets; randwrite
 # numjobs=4 max_open_zones=2 (trace and blkzone report) then randread below
-# the write pointers; the streams fixture scaled to the device; bad input.
+# the write pointers; the streams fixture scaled to the device; trims that
+# reset two zones; bad input.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 CHECK="python3 $SRC/tests/zbd/check_trace.py"
 FIXTURE=${IOGAP_ZBD_FIXTURE:-$SRC/tests/data/zbd-streams.fio}
 Z=$((8 << 20))
-echo "1..36"
+echo "1..40"
 
 # guest_script DEV ENGINE IODEPTH > cmd.sh
 guest_script() {
@@ -66,6 +67,11 @@ $(awk -v dev="$dev" -v S=$S -v base=$((3 * S)) '
 JOB
 run streams /tmp/streams.fio --trace=/tmp/st.trace
 dumptrace st
+# trims reset zones (fio's zbd_do_io_u_trim): fill two zones, then trim them
+blkzone reset \$D
+run trim --filename=\$D --zonemode=zbd --direct=1 --offset=$((7 * S)) --size=$((2 * Z)) \
+	--name=tw --rw=write --bs=1m --ioengine=$eng --iodepth=$qd --name=tt --stonewall --rw=trim --bs=$Z
+zones trim $((7 * S >> 9)) 2
 B="--name=b --filename=\$D --rw=write --bs=1m --size=32m --zonemode=zbd"
 run bad-zonesize \$B --direct=1 --zonesize=4m
 run bad-direct \$B
@@ -106,6 +112,11 @@ checks() { # checks LOG LABEL QEMU-HAS-QD-WARNING(0/1)
 		$CHECK "$WORK/$l-st.txt" $Z "job=$k:$(((3 + k) * S)):$(((4 + k) * S))" > "$WORK/$l-st$k.chk"
 		ok $? "$l: stream $((k + 1)): $(cat "$WORK/$l-st$k.chk")"
 	done
+	[ "$(rc "$log" trim)" = 0 ] && section "$log" trim | grep -q 'issued rwts: total=0,0,2,0' &&
+		section "$log" trim | grep -q '(16.0MiB/.*; 0 zone resets$'
+	ok $? "$l: two zones written, then trimmed with zonemode=zbd: 2 trims of a zone each"
+	[ "$(section "$log" zones-trim | grep -c 'zcond: *1(em)')" = 2 ]
+	ok $? "$l: blkzone report: both zones empty again (reset, not discarded)"
 	[ "$(rc "$log" bad-zonesize)" = 1 ] && section "$log" bad-zonesize | grep -q 'zonesize=4194304 does not match the zone size 8388608'
 	ok $? "$l: zonesize not matching the device: $(section "$log" bad-zonesize | head -n 1)"
 	[ "$(rc "$log" bad-direct)" = 1 ] && section "$log" bad-direct | grep -q 'need direct=1'

@@ -14,6 +14,10 @@ usage: check_trace.py DUMP ZONE_SIZE CHECK...
                   order), and a file may just report it late.
   readwp          every read ends at or below its zone's write pointer, taking
                   only writes completed before the read started
+  trims           every trim is one whole zone at its start, of a zone holding
+                  data (a random trim moves to one, as fio's zbd_adjust_block),
+                  with no write of the zone in flight: a zone reset (the wp
+                  check then expects the zone's next write at its start)
   job=K:LO:HI     every request of job K lies in [LO, HI)
   resets=N        N writes reset a zone holding data
   writes=N        N write records
@@ -33,7 +37,7 @@ def load(path):
         if not m:
             continue
         kv = dict(KV.findall(m.group(1)))
-        if kv.get("op") in ("read", "write"):
+        if kv.get("op") in ("read", "write", "trim"):
             recs.append(dict(op=kv["op"], off=int(kv["offset"]), len=int(kv["length"]),
                              start=int(kv["start_ns"]), issue=int(kv["issue_ns"]),
                              done=int(kv["complete_ns"]), res=int(kv["result"]),
@@ -47,17 +51,27 @@ def main():
     failed = 0
     writes = sorted((r for r in recs if r["op"] == "write"), key=lambda r: (r["issue"], r["start"]))
     reads = [r for r in recs if r["op"] == "read"]
+    trims = sorted((r for r in recs if r["op"] == "trim"), key=lambda r: r["issue"])
 
     def report(okay, text):
         nonlocal failed
         print(("ok: " if okay else "FAILED: ") + text)
         failed += not okay
 
-    # replay the writes in issue order
-    wp, resets, bad = {}, 0, []
-    for r in writes:
+    # replay the writes and trims in issue order (a trim resets its zone)
+    wp, resets, bad, bad_trims = {}, 0, [], []
+    for r in sorted(writes + trims, key=lambda r: (r["issue"], r["start"])):
         z = r["off"] // zs
         zstart = z * zs
+        if r["op"] == "trim":
+            if r["off"] != zstart or r["len"] != zs:
+                bad_trims.append("trim %d+%d is not zone %d" % (r["off"], r["len"], z))
+            elif wp.get(z, zstart) == zstart:
+                bad_trims.append("trim of zone %d, which holds no data" % z)
+            elif any(w["off"] // zs == z and w["issue"] < r["issue"] < w["done"] for w in writes):
+                bad_trims.append("trim of zone %d with a write in flight" % z)
+            wp[z] = zstart
+            continue
         if (r["off"] + r["len"] - 1) // zs != z:
             bad.append("write %d+%d crosses a zone boundary" % (r["off"], r["len"]))
         cur = wp.get(z, None)
@@ -116,6 +130,10 @@ def main():
             report(po <= n and best_fly <= n,
                    "at most %d zones open (%d) and %d with writes in flight (%d; %d writes completed "
                    "after the one that filled their zone)" % (n, po, n, best_fly, late))
+        elif check == "trims":
+            report(trims and not bad_trims and all(t["res"] == t["len"] for t in trims),
+                   "%d trims, each a whole zone holding data, none beside a write in flight%s" %
+                   (len(trims), (": " + "; ".join(bad_trims[:3])) if bad_trims else ""))
         elif check == "readwp":
             done = sorted(writes, key=lambda r: r["done"])
             bad_reads = 0

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../probe/lib.sh"
 CHECK="python3 $(dirname "$0")/check_trace.py"
 FIXTURE=${IOGAP_ZBD_FIXTURE:-$IOGAP_SRC/tests/data/zbd-streams.fio}
-echo "1..27"
+echo "1..32"
 Z=$((1 << 20))               # 1 MiB zones
 img=$WORK/zoned.img
 probe() { "$PROBE" --eta=never --allow-destroy-data "$@"; }
@@ -110,7 +110,47 @@ awk '/op=read/ { sub(/.*offset=/, ""); split($0, a, " "); n++; if (a[1] % 104857
 	END { exit !(n == 16 && !bad && length(w) == 4) }' "$WORK/s.trace.txt"
 ok $? "strided: 16 reads, 64 KiB at the start of each of 4 windows"
 
-# 20-27: bad input, each a clear error before anything runs
+# 20-22: garbage collection by trim, after fio's examples/zbd-rand-write-trim-gc.fio:
+# a trim of a sequential zone resets it (fio's zbd_do_io_u_trim), random trims pick
+# zones holding data, flow=8 keeps one trim per eight writes (fio's rule lets either job run a share ahead: ±2 trims)
+rm -f "$img"; truncate -s 16m "$img"
+cat > "$WORK/gc.fio" <<JOB
+[global]
+filename=$img
+zonemode=zbd
+zonesize=1m
+direct=1
+time_based
+runtime=2
+offset=4z
+size=8z
+[warmup]
+rw=randwrite
+bs=128k
+runtime=1
+[wjob]
+wait_for=warmup
+rw=randwrite
+bs=128k
+ioengine=libaio
+iodepth=4
+flow=8
+[trimjob]
+wait_for=warmup
+rw=randtrim
+bs=1m
+flow=1
+JOB
+probe --trace="$WORK/gc.trace" "$WORK/gc.fio" > "$WORK/gc.out" 2>&1
+[ $? = 0 ] && ! grep -q 'err= *[1-9]' "$WORK/gc.out" && grep -A1 '^trimjob:' "$WORK/gc.out" | grep -q 'trim: IOPS='
+ok $? "trim-gc job: writes and trims of whole zones run without error"
+dump "$WORK/gc.trace"
+$CHECK "$WORK/gc.trace.txt" $Z wp trims > "$WORK/gc.chk"
+ok $? "$(tr '\n' ' ' < "$WORK/gc.chk")"
+awk '/op=write/ && / job=1 / { w++ } /op=trim/ { t++ } END { exit !(t > 0 && w >= 8 * (t - 2) && w <= 8 * (t + 2)) }' "$WORK/gc.trace.txt"
+ok $? "flow: $(grep -c 'op=trim' "$WORK/gc.trace.txt") trims, $(grep 'op=write' "$WORK/gc.trace.txt" | grep -c ' job=1 ') writes of wjob (8 per trim)"
+
+# 23-32: bad input, each a clear error before anything runs
 rm -f "$img"; truncate -s 8m "$img"
 bad() { # bad EXPECTED-REGEX DESCRIPTION OPTIONS...
 	local want=$1 what=$2; shift 2
@@ -127,4 +167,6 @@ bad "block size 2097152 is larger than the zone size" "block size above the zone
 bad "job_max_open_zones needs a max_open_zones" "job_max_open_zones without a limit" --zonemode=zbd --zonesize=1m --job_max_open_zones=2
 bad "max_open_zones.*expected an integer from 0 to 4096" "max_open_zones above fio's 4096" --zonemode=zbd --zonesize=1m --max_open_zones=5000
 bad "zonemode=none and zonesize are not compatible" "zonesize with zonemode=none" --zonemode=none --zonesize=1m
+bad "trim block size 65536 is not the zone size 1048576" "trim smaller than a zone" --zonemode=zbd --zonesize=1m --rw=randtrim --size=4m
+bad "bsrange and bssplit are not allowed for trim" "trim with a block size range" --zonemode=zbd --zonesize=1m --rw=trim --bsrange=1m-2m --size=4m
 finish
