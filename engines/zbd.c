@@ -1056,9 +1056,9 @@ static int prep_trim(struct iogap_zbd_worker *zw, struct iogap_io *io)
 	struct zinfo *z = &d->z[zone_idx(d, io->offset)];
 	int r;
 
-	if (!z->has_wp)
-		return IOGAP_ZBD_ACCEPT;   /* conventional zone: a plain trim */
 	for (;;) {
+		if (!z->has_wp)
+			return IOGAP_ZBD_ACCEPT;   /* conventional zone: a plain trim */
 		if ((r = acquire(d, zw, z)))
 			return r;
 		if (!zw->rnd || z->wp > z->start)
