@@ -7,7 +7,12 @@
 # LBAs they name); (requests stay within QEMU's 512 KiB maximum transfer:
 # passthrough commands are not split); fixedbufs, registerfiles, sqthread_poll and the
 # vectored command (nonvectored=0) work; block sizes below the LBA size, a
-# block device and a trim are refused or fail.
+# block device and a trim are refused or fail.  Every step runs at iodepth=1:
+# QEMU 7.2's NVMe emulation loses a completion now and then at queue depth > 1
+# when the host is loaded (the guest's dmesg: "I/O N QID 1 timeout, aborting",
+# the command ends with EINTR 30 s later), as its ZNS emulation does
+# (tests/vm/test_zoned.sh); the probe's queueing at depth is io_uring's, tested
+# on the host (tests/probe).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 echo "1..13"
@@ -16,16 +21,17 @@ cat > "$WORK/cmd.sh" <<'SH'
 P="iogap-probe --eta=never --allow-destroy-data"
 run() { t=$1; shift; echo "IOGAP-T-BEGIN $t"; $P "$@" 2>&1; echo "IOGAP-T-RC $t $?"; echo "IOGAP-T-END $t"; }
 echo "IOGAP-T-BEGIN devs"; ls /dev/ | grep -E '^(ng|nvme)'; echo "IOGAP-T-END devs"
-run size --name=size --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=read --bs=256k --iodepth=4 --output-format=json
-run wv --name=wv --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c
-run opts --name=opts --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bsrange=512-64k --size=4m --offset=8m --iodepth=8 --verify=md5 --fixedbufs=1 --registerfiles=1
-run sqpoll --name=sqpoll --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bs=8k --size=2m --offset=16m --iodepth=4 --verify=crc32c --sqthread_poll=1
-run vec --name=vec --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bs=16k --size=2m --offset=20m --iodepth=4 --verify=crc32c --nonvectored=0
-run xw --name=x --ioengine=io_uring_cmd --filename=/dev/ng0n2 --rw=randwrite --bs=4k --size=8m --iodepth=16 --verify=crc32c --do_verify=0
+run size --name=size --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=read --bs=256k --output-format=json
+run wv --name=wv --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bs=4k --size=4m --verify=crc32c
+run opts --name=opts --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bsrange=512-64k --size=4m --offset=8m --verify=md5 --fixedbufs=1 --registerfiles=1
+run sqpoll --name=sqpoll --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bs=8k --size=2m --offset=16m --verify=crc32c --sqthread_poll=1
+run vec --name=vec --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randwrite --bs=16k --size=2m --offset=20m --verify=crc32c --nonvectored=0
+run xw --name=x --ioengine=io_uring_cmd --filename=/dev/ng0n2 --rw=randwrite --bs=4k --size=8m --verify=crc32c --do_verify=0
 run xr --name=x --ioengine=psync --direct=1 --filename=/dev/nvme0n2 --rw=randwrite --bs=4k --size=8m --verify=crc32c --verify_only=1
 run lba --name=lba --ioengine=io_uring_cmd --filename=/dev/ng0n2 --rw=randread --bs=512 --size=1m
 run blk --name=blk --ioengine=io_uring_cmd --filename=/dev/nvme0n1 --rw=randread --bs=4k --size=1m
 run trim --name=trim --ioengine=io_uring_cmd --filename=/dev/ng0n1 --rw=randtrim --bs=4k --size=64k
+echo "IOGAP-T-BEGIN dmesg"; dmesg | grep -i nvme; echo "IOGAP-T-END dmesg"
 SH
 
 truncate -s 64M "$WORK/ns1.img"
@@ -49,7 +55,7 @@ ok $? "the guest kernel has the generic devices: $(section devs | tr '\n' ' ')"
 v=$(section size | sed -n '/^{/,/^}/p' | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["read"]["io_bytes"])' 2> /dev/null)
 [ "$(rc size)" = 0 ] && [ "$v" = $((64 << 20)) ]
 ok $? "without size=, the whole namespace from identify: $v bytes read"
-clean wv; ok $? "randwrite 4k QD8 then verify through passthrough $(section wv | grep -m1 -E 'err|verify' )"
+clean wv; ok $? "randwrite 4k then verify through passthrough $(section wv | grep -m1 -E 'err|verify' )"
 clean opts; ok $? "fixedbufs=1 registerfiles=1, 512 B-64 KiB blocks: verified $(section opts | grep -m1 -E 'err|verify|refus')"
 clean sqpoll; ok $? "sqthread_poll=1: verified $(section sqpoll | grep -m1 -E 'err|verify|refus')"
 clean vec; ok $? "nonvectored=0 (NVME_URING_CMD_IO_VEC): verified $(section vec | grep -m1 -E 'err|verify|refus')"
@@ -61,7 +67,9 @@ ok $? "bs=512 on 4 KiB LBAs is refused: $(section lba | head -n 1)"
 ok $? "a block device is refused: $(section blk | head -n 1)"
 [ "$(rc trim)" != 0 ]
 ok $? "trims fail, as in fio (no discard through passthrough): $(section trim | grep -m1 -E 'err|error')"
-grep -Eq 'nvme.*(timeout|[Aa]bort|controller reset)' "$L"
-[ $? != 0 ]; ok $? "no NVMe timeout, abort or reset in the guest's log"
+# the guest's kernel log (the console is quiet: warnings do not reach it)
+section dmesg | grep -q 'nvme0: .*queues' &&
+	! section dmesg | grep -Eq 'timeout|[Aa]bort|resetting controller|reset'
+ok $? "the guest's dmesg shows the controller and no NVMe timeout, abort or reset $(section dmesg | grep -Em2 'timeout|[Aa]bort|reset' | tr '\n' ' ')"
 [ $failed = 0 ] || diag "$L"
 finish
