@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,4 +180,51 @@ int iogap_parse_cpu_list(const char *val, unsigned char *mask, unsigned max_cpus
 			mask[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
 	}
 	return 0;
+}
+
+/* One /proc/PID/task/TID file, its lines indented, or why it cannot be read. */
+static void snapshot_file(FILE *out, const char *task, const char *name)
+{
+	char path[384], *text, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", task, name);
+	text = iogap_read_file(path, 1 << 16, NULL);
+	fprintf(out, "  %s:\n", name);
+	if (!text) {
+		fprintf(out, "    (%s)\n", strerror(errno));
+		return;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fprintf(out, "    %s\n", line);
+	free(text);
+}
+
+int iogap_snapshot_threads(pid_t pid, const char *path)
+{
+	char dir[64], task[384];
+	struct dirent *e;
+	FILE *out;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	out = fopen(path, "w");
+	if (!out) {
+		closedir(d);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(task, sizeof(task), "%s/%s", dir, e->d_name);
+		fprintf(out, "thread %s\n", e->d_name);
+		snapshot_file(out, task, "comm");
+		snapshot_file(out, task, "wchan");
+		snapshot_file(out, task, "syscall");
+		snapshot_file(out, task, "stack");
+	}
+	closedir(d);
+	return fclose(out) ? -1 : 0;
 }

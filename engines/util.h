@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The whole file, NUL-terminated (also when it holds NULs: *len says how
  * much), at most max bytes (0: no limit).  NULL with errno set (EFBIG when
@@ -52,5 +53,10 @@ int iogap_parse_bool(const char *s, bool *out);
 /* fio's CPU lists ("0-3,6") into mask (max_cpus bits, cleared first):
  * 0, or -1 for a malformed list or a CPU of max_cpus or more. */
 int iogap_parse_cpu_list(const char *val, unsigned char *mask, unsigned max_cpus);
+
+/* Where a process is waiting: per thread its name, wchan, system call and
+ * kernel stack (/proc; the stack needs root), into path.  Taken before a
+ * hung child is stopped, for the report.  0, or -1 with errno. */
+int iogap_snapshot_threads(pid_t pid, const char *path);
 
 #endif

@@ -6,8 +6,11 @@
  *
  *   HELLO                     -> OK <version> boot_id=<id> kernel=<release>
  *   PUT <name> <len>\n<bytes> -> OK            (stores /tmp/iogap/<name>)
- *   RUN <len>\n<argv>         -> DONE <status> (argv NUL-separated; the
- *                                probe runs as a child, output to files)
+ *   RUN <len> [<limit_ms>]\n<argv>
+ *                             -> DONE <status> [stuck] (argv NUL-separated;
+ *                                the probe runs as a child, output to files;
+ *                                past the limit its threads' stacks go to
+ *                                probe.stuck.txt and it is stopped)
  *   GET <name>                -> DATA <len>\n<bytes> | ERR <why>
  *   SYNC <rounds>             -> <rounds> x (host "P\n", guest "<ns>\n")
  *   SH <len>\n<command>       -> DONE <status>  (busybox sh -c, for dmesg etc.)
@@ -22,6 +25,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,47 +150,99 @@ static int do_get(struct iogap_chan *c, const char *name)
 	return 0;
 }
 
-/* Run argv (NUL-separated in buf) with stdout/stderr into AGENT_DIR files. */
-static int run_child(char **argv, const char *out_name)
+/* Sleep until a child ends (SIGCHLD, blocked by run_child) or until
+ * the time t_ns: no wakeups while the job is measured. */
+static void sleep_for_child(uint64_t t_ns)
 {
-	char out[PATH_MAX], errp[PATH_MAX];
-	pid_t pid;
+	uint64_t now = iogap_now_ns(), left = t_ns > now ? t_ns - now : 0;
+	struct timespec ts = { (time_t)(left / 1000000000ULL), (long)(left % 1000000000ULL) };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigtimedwait(&chld, NULL, &ts);
+}
+
+/* Wait for pid until limit_ns (0: none); past it, where its threads wait
+ * goes to stuck_path and it is stopped: SIGTERM, SIGKILL 5 s later. */
+static int wait_child(pid_t pid, uint64_t limit_ns, const char *stuck_path, bool *stuck)
+{
+	uint64_t wake = limit_ns ? limit_ns : UINT64_MAX;
 	int status;
+	pid_t r;
+
+	while ((r = waitpid(pid, &status, WNOHANG)) <= 0) {
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (iogap_now_ns() >= wake) {
+			if (!*stuck) {
+				*stuck = true;
+				iogap_snapshot_threads(pid, stuck_path);
+				kill(pid, SIGTERM);
+				wake = iogap_now_ns() + 5000000000ULL;
+			} else {
+				kill(pid, SIGKILL);
+				wake = UINT64_MAX;
+			}
+		}
+		sleep_for_child(wake);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Run argv with stdout/stderr into AGENT_DIR files, for at most limit_ms
+ * (0: no limit). */
+static int run_child(char **argv, const char *out_name, unsigned long limit_ms, bool *stuck)
+{
+	char out[PATH_MAX], errp[PATH_MAX], stuck_path[PATH_MAX];
+	uint64_t limit_ns = limit_ms ? iogap_now_ns() + limit_ms * 1000000ULL : 0;
+	sigset_t chld, old;
+	pid_t pid;
+	int r;
 
 	snprintf(out, sizeof(out), AGENT_DIR "/%s.out", out_name);
 	snprintf(errp, sizeof(errp), AGENT_DIR "/%s.err", out_name);
+	snprintf(stuck_path, sizeof(stuck_path), AGENT_DIR "/%s.stuck.txt", out_name);
+	unlink(stuck_path);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);   /* before the fork: no SIGCHLD missed */
 	pid = fork();
 	if (pid == 0) {
 		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || chdir(AGENT_DIR))
 			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r = pid < 0 ? -1 : wait_child(pid, limit_ns, stuck_path, stuck);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
 }
 
-static int do_run(struct iogap_chan *c, const char *lenstr, bool shell)
+/* RUN and SH: "<len> [<limit_ms>]", then the payload. */
+static int do_run(struct iogap_chan *c, const char *args, bool shell)
 {
 	size_t len, argc = 0;
-	char *data = read_payload(c, lenstr, &len), **argv;
+	const char *sp = strchr(args, ' ');
+	unsigned long limit_ms = sp ? strtoul(sp + 1, NULL, 10) : 0;
+	char lenstr[32], *data, **argv;
+	bool stuck = false;
 	int status;
 
+	snprintf(lenstr, sizeof(lenstr), "%.*s", (int)(sp ? sp - args : (long)strlen(args)), args);
+	data = read_payload(c, lenstr, &len);
 	if (!data)
 		return -1;
 	if (shell) {
 		char *sh_argv[] = { "/bin/sh", "-c", data, NULL };
 
-		status = run_child(sh_argv, "sh");
+		status = run_child(sh_argv, "sh", limit_ms, &stuck);
 		free(data);
-		return reply(c, "DONE %d", status);
+		return reply(c, "DONE %d%s", status, stuck ? " stuck" : "");
 	}
 	for (size_t i = 0; i < len; i++)
 		argc += data[i] == '\0';
@@ -198,10 +254,10 @@ static int do_run(struct iogap_chan *c, const char *lenstr, bool shell)
 	argv[0] = "/proc/self/exe";
 	for (size_t i = 0, k = 1; i < len; i += strlen(data + i) + 1)
 		argv[k++] = data + i;
-	status = run_child(argv, "probe");
+	status = run_child(argv, "probe", limit_ms, &stuck);
 	free(argv);
 	free(data);
-	return reply(c, "DONE %d", status);
+	return reply(c, "DONE %d%s", status, stuck ? " stuck" : "");
 }
 
 static int do_env(struct iogap_chan *c, const char *lenstr)

@@ -267,6 +267,11 @@ void iogap_child_release(struct iogap_child *c)
 	c->err_fd = c->err_copy_fd = -1;
 }
 
+int iogap_child_snapshot(const struct iogap_child *c, const char *path)
+{
+	return c->pid > 0 ? iogap_snapshot_threads(c->pid, path) : -1;
+}
+
 void iogap_child_describe(const struct iogap_child *c, char *out, size_t outlen)
 {
 	if (c->signal)

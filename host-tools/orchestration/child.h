@@ -56,6 +56,10 @@ bool iogap_child_wait(struct iogap_child *c, uint64_t deadline_ns);
 void iogap_child_stop(struct iogap_child *c, unsigned grace_ms);
 /* Close the captured stderr (after the child ended). */
 void iogap_child_release(struct iogap_child *c);
+/* Where a child that does not end is waiting: per thread its name, state,
+ * wchan, system call and kernel stack (/proc, the stack needs root), into
+ * path.  For a hang's report, before the child is stopped; 0, or -1. */
+int iogap_child_snapshot(const struct iogap_child *c, const char *path);
 /* "exit status 3", "killed by signal 9 (SIGKILL)". */
 void iogap_child_describe(const struct iogap_child *c, char *out, size_t outlen);
 

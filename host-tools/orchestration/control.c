@@ -197,16 +197,17 @@ int iogap_ctl_get(struct iogap_ctl *c, const char *name, const char *dest_path)
 }
 
 static int run_payload(struct iogap_ctl *c, const char *verb, const char *payload, size_t len,
-		       int *status)
+		       unsigned long limit_ms, int *status, bool *stuck)
 {
 	char hdr[64], line[512];
-	int n = snprintf(hdr, sizeof(hdr), "%s %zu\n", verb, len);
+	int n = snprintf(hdr, sizeof(hdr), "%s %zu %lu\n", verb, len, limit_ms), end = 0;
 
 	if (send_all(c, hdr, (size_t)n) || send_all(c, payload, len) ||
 	    read_line(c, line, sizeof(line)))
 		return -1;
-	if (sscanf(line, "DONE %d", status) != 1)
+	if (sscanf(line, "DONE %d%n", status, &end) != 1)
 		return fail(c, "%s: unexpected answer '%s'", verb, line);
+	*stuck = !strcmp(line + end, " stuck");
 	return 0;
 }
 
@@ -246,7 +247,8 @@ int iogap_ctl_env(struct iogap_ctl *c, char *const *assignments)
 	return r;
 }
 
-int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, int *status)
+int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, unsigned long limit_ms, int *status,
+		  bool *stuck)
 {
 	size_t len;
 	char *buf;
@@ -255,14 +257,16 @@ int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, int *status)
 	buf = join_nul(argv, &len);
 	if (!buf)
 		return fail(c, "out of memory");
-	r = run_payload(c, "RUN", buf, len, status);
+	r = run_payload(c, "RUN", buf, len, limit_ms, status, stuck);
 	free(buf);
 	return r;
 }
 
 int iogap_ctl_sh(struct iogap_ctl *c, const char *cmd, int *status)
 {
-	return run_payload(c, "SH", cmd, strlen(cmd), status);
+	bool stuck;
+
+	return run_payload(c, "SH", cmd, strlen(cmd), 0, status, &stuck);
 }
 
 int iogap_ctl_sync(struct iogap_ctl *c, struct iogap_sync_sample *s, size_t rounds)

@@ -31,8 +31,12 @@ int iogap_ctl_request(struct iogap_ctl *c, const char *req, char *line, size_t m
 int iogap_ctl_put(struct iogap_ctl *c, const char *name, const void *data, size_t len);
 /* GET name into a local file. */
 int iogap_ctl_get(struct iogap_ctl *c, const char *name, const char *dest_path);
-/* RUN argv in the guest (probe args without argv[0]); *status = exit code. */
-int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, int *status);
+/* RUN argv in the guest (probe args without argv[0]); *status = exit code.
+ * A probe still running after limit_ms (0: no limit) is stopped by the
+ * agent, its threads' stacks left in the guest as probe.stuck.txt, and
+ * *stuck set. */
+int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, unsigned long limit_ms, int *status,
+		  bool *stuck);
 /* Shell command in the guest, output kept in the guest as sh.out/sh.err. */
 int iogap_ctl_sh(struct iogap_ctl *c, const char *cmd, int *status);
 /* Set NAME=VALUE entries in the agent's environment. */

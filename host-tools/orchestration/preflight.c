@@ -107,19 +107,34 @@ static int check_writable(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* How long a job runs by its own clock, at most; 0: no bound (no runtime,
+ * or a verify pass read back after the runtime ended). */
+static uint64_t job_time_bound(const struct iogap_job *j)
+{
+	bool verify_pass = j->do_verify && j->verify != IOGAP_VERIFY_NONE &&
+			   (j->rw & IOGAP_RW_WRITE);
+
+	if (!j->runtime_ns || verify_pass || j->proc.pre_read)
+		return 0;
+	return j->startdelay_ns + j->ramp_time_ns + j->runtime_ns;
+}
+
 static int check_jobs(const struct iogap_job_list *l, size_t nr, const struct target_facts *f,
-		      const char *what, uint64_t *write_span, bool *writes, char *err,
-		      size_t errlen)
+		      const char *what, uint64_t *write_span, struct iogap_job_needs *needs,
+		      bool *unbounded, char *err, size_t errlen)
 {
 	for (size_t k = 0; k < nr; k++) {
 		const struct iogap_job *j = &l->jobs[k];
+		uint64_t bound = job_time_bound(j);
 
 		if (check_region(j, f, what, err, errlen))
 			return -1;
 		if (j->rw & (IOGAP_RW_WRITE | IOGAP_RW_TRIM)) {
-			*writes = true;
+			needs->writes = true;
 			*write_span += region_len(j, f->size);
 		}
+		needs->time_bound_ns += bound;
+		*unbounded |= !bound;
 	}
 	return 0;
 }
@@ -129,6 +144,7 @@ int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs
 {
 	struct target_facts f;
 	uint64_t write_span = 0;
+	bool unbounded = false;
 	char what[4200];
 
 	memset(needs, 0, sizeof(*needs));
@@ -151,16 +167,21 @@ int iogap_preflight(const struct iogap_target *t, char *const *jobs, int nr_jobs
 		size_t valid;
 		int r;
 
-		if (iogap_jobfile_parse(jobs[i], NULL, &l, perr, sizeof(perr)))
+		if (iogap_jobfile_parse(jobs[i], NULL, &l, perr, sizeof(perr))) {
+			unbounded = true;
 			continue;   /* the probe reports job errors itself */
+		}
 		for (valid = 0; valid < l.nr; valid++)
 			if (iogap_job_finalize(&l.jobs[valid], perr, sizeof(perr)))
 				break;   /* ditto: the jobs before it are checked */
-		r = check_jobs(&l, valid, &f, what, &write_span, &needs->writes, err, errlen);
+		unbounded |= valid < l.nr;
+		r = check_jobs(&l, valid, &f, what, &write_span, needs, &unbounded, err, errlen);
 		iogap_job_list_free(&l);
 		if (r)
 			return -1;
 	}
+	if (unbounded)
+		needs->time_bound_ns = 0;
 	if (!needs->writes || t->kind == IOGAP_TARGET_NULL || t->kind == IOGAP_TARGET_RBD)
 		return 0;
 	/* a domain's disk: its QEMU holds the lock (iogap run checks the domain) */

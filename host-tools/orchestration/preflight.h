@@ -9,11 +9,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "vm.h"
 
 struct iogap_job_needs {
 	bool writes;              /* some job writes or trims */
+	/* every job's startdelay + ramp_time + runtime, summed: the most the
+	 * jobs run by their own clocks; 0 when some job is not bounded so
+	 * (no runtime, a verify pass after it, or a job file left to the
+	 * probe to reject) */
+	uint64_t time_bound_ns;
 };
 
 /* Check the jobs against the target: every job's region inside the target

@@ -44,6 +44,8 @@
 #include "vm.h"
 
 #define SYNC_ROUNDS 200
+#define DEFAULT_JOB_TIMEOUT_S 600
+#define STUCK_FILE "probe.stuck.txt"
 #define IOGAP_HOST_TRACEFS "/sys/kernel/tracing"   /* the guest's too */
 
 struct run_opts {
@@ -391,6 +393,47 @@ static void say_interrupted(struct phase *p, const char *what)
  * (it ends its jobs and writes what it has), SIGKILL 5 s later.  Its stderr
  * goes to SIDE/probe.err through iogap, which keeps the last of it in
  * memory: the reason of a failure survives a full disk. */
+/* How long a side's probe may take: --timeout; else, for jobs bounded
+ * by their clocks, twice that plus two minutes of set-up (a TCG guest's
+ * included); else DEFAULT_JOB_TIMEOUT_S.  A hung probe fails the run. */
+static uint64_t job_limit_ns(const struct run_state *s)
+{
+	uint64_t bound = s->needs.time_bound_ns;
+
+	if (s->o.timeout_s)
+		return (uint64_t)s->o.timeout_s * 1000000000ULL;
+	if (bound)
+		return bound > UINT64_MAX / 8 ? UINT64_MAX / 4 : 2 * bound + 120000000000ULL;
+	return DEFAULT_JOB_TIMEOUT_S * 1000000000ULL;
+}
+
+static void snapshot_stuck(const struct iogap_child *c, const char *dir)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/" STUCK_FILE, dir);
+	if (iogap_child_snapshot(c, path))
+		unlink(path);
+}
+
+/* Why a side failed when its probe was stopped at the limit. */
+static int say_stuck(const struct run_state *s, const char *side, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64], where[96];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s/" STUCK_FILE, s->dir, side);
+	if (stat(path, &st))
+		snprintf(where, sizeof(where), "where it waited could not be read");
+	else
+		snprintf(where, sizeof(where), "where its threads waited: %s/" STUCK_FILE, side);
+	return iogap_seterr(err, errlen, "the probe did not end within %" PRIu64 " s (%s): it was "
+			    "stopped; %s", (uint64_t)(job_limit_ns(s) / 1000000000ULL),
+			    s->o.timeout_s ? "--timeout" : s->needs.time_bound_ns ?
+			    "twice the jobs' runtime plus 120 s" : "the jobs are not bounded by time",
+			    where);
+}
+
 static enum phase_result run_host_probe(struct run_state *s, struct phase *p, enum iogap_side sd,
 					char **jobs, int nr_jobs)
 {
@@ -410,9 +453,17 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, en
 	probe_argv(s, sd, dir, jobs, nr_jobs, argv);
 	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
 		return PHASE_FAILED;
-	if (!iogap_child_wait(&c, UINT64_MAX)) {
+	if (!iogap_child_wait(&c, iogap_now_ns() + job_limit_ns(s))) {
+		bool stuck = !iogap_interrupted();
+
+		if (stuck)
+			snapshot_stuck(&c, dir);
 		iogap_child_stop(&c, 5000);
 		iogap_child_release(&c);
+		if (stuck) {
+			say_stuck(s, side, p->message, sizeof(p->message));
+			return PHASE_FAILED;
+		}
 		say_interrupted(p, "the probe was stopped");
 		return PHASE_INTERRUPTED;
 	}
@@ -483,12 +534,13 @@ static int job_env(const struct run_state *s, char *env[65])
 }
 
 /* Talk to the agent: environment, job files, sync, run, sync, results. */
-static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir,
-		      uint64_t job_deadline, char *err, size_t errlen)
+static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir, char *err,
+		      size_t errlen)
 {
 	char line[512], runid[32], *argv[64], path[PATH_MAX + 32], names[60][16], guest_dev[64];
 	char *env[65];
 	int argc = 0, status;
+	bool stuck;
 
 	if (iogap_ctl_request(c, "HELLO", line, sizeof(line)) || strncmp(line, "OK ", 3)) {
 		snprintf(err, errlen, "guest agent: %s", c->err[0] ? c->err : line);
@@ -549,10 +601,16 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	snprintf(path, sizeof(path), "%s/sync-before.txt", vmdir);
 	if (iogap_sync_save(path, s->sync_before, s->n_before))
 		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
-	c->deadline_ns = job_deadline;
-	if (iogap_ctl_run(c, argv, &status)) {
+	/* the agent stops a stuck probe at the limit: give it time to say so */
+	c->deadline_ns = iogap_now_ns() + job_limit_ns(s) + 60000000000ULL;
+	if (iogap_ctl_run(c, argv, job_limit_ns(s) / 1000000, &status, &stuck)) {
 		snprintf(err, errlen, "running the job in the guest: %s", c->err);
 		return -1;
+	}
+	if (stuck) {
+		guest_get(c, vmdir, STUCK_FILE, NULL);
+		guest_get(c, vmdir, "probe.err", NULL);
+		return say_stuck(s, iogap_side_dir[IOGAP_SIDE_VM], err, errlen);
 	}
 	s->vm.probe_status = status;
 	c->deadline_ns = iogap_now_ns() + 120000000000ULL;
@@ -590,13 +648,6 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 get_failed:
 	snprintf(err, errlen, "fetching results from the guest: %s", c->err);
 	return -1;
-}
-
-static uint64_t expected_job_ns(struct run_state *s)
-{
-	/* generous: the sum of every job's ramp+runtime+delay, times the
-	 * emulation slowdown margin; untimed jobs get the user's timeout */
-	return (uint64_t)s->o.timeout_s * 1000000000ULL;
 }
 
 /* The filter rings live in tmpfs while QEMU runs; a drain thread per ring
@@ -755,8 +806,7 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 		snprintf(what, sizeof(what), "QEMU did not start: %s", c.err);
 		r = -1;
 	} else {
-		r = vm_session(s, &c, vmdir, iogap_now_ns() + expected_job_ns(s), what,
-			       sizeof(what));
+		r = vm_session(s, &c, vmdir, what, sizeof(what));
 		iogap_ctl_close(&c);
 	}
 	unlink(vm.ctl_sock);
@@ -900,7 +950,7 @@ static int domain_job(struct run_state *s, const char *vmdir, const char *const 
 	if (job_env(s, env) < 0)
 		return iogap_seterr(err, errlen, "out of memory");
 	rc = iogap_domain_exec(s->dom, argv, (const char *const *)env,
-			       iogap_now_ns() + expected_job_ns(s), iogap_interrupt_flag(), &status,
+			       iogap_now_ns() + job_limit_ns(s), iogap_interrupt_flag(), &status,
 			       tail, sizeof(tail), e, sizeof(e));
 	free_env(env);
 	if (rc)
@@ -1014,7 +1064,7 @@ static int align_vm(struct run_state *s, char *err, size_t errlen)
 	return stage_stats(s, err, errlen);
 }
 
-static void phase_json(struct jw *w, const struct phase *p)
+static void phase_json(struct jw *w, const struct phase *p, const struct run_state *s)
 {
 	jw_obj(w, p->name);
 	jw_member(w, IOGAP_MF_STATUS);
@@ -1022,6 +1072,7 @@ static void phase_json(struct jw *w, const struct phase *p)
 	jw_member(w, IOGAP_MF_MESSAGE);
 	jw_string(w, p->message);
 	jw_int(w, "probe_status", p->probe_status);
+	jw_u64(w, "limit_s", job_limit_ns(s) / 1000000000ULL);
 	jw_end(w);
 }
 
@@ -1148,10 +1199,10 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 	jw_u64(&w, "bottom_dropped", s->ring_dropped[1]);
 	jw_end(&w);
 	jw_obj(&w, IOGAP_MF_PHASES);
-	phase_json(&w, &s->bare);
-	phase_json(&w, &s->vm);
+	phase_json(&w, &s->bare, s);
+	phase_json(&w, &s->vm, s);
 	if (s->o.match_load)
-		phase_json(&w, &s->matched);
+		phase_json(&w, &s->matched, s);
 	jw_end(&w);
 	kernel_points_json(&w, s);
 	if (s->have_pairing) {
@@ -1380,7 +1431,8 @@ static void usage(FILE *f)
 	      "  --machine TYPE        default pc\n"
 	      "  --smp N --memory MB   default 1, 512\n"
 	      "  --kernel PATH --initrd PATH   guest to boot (default: iogap's image)\n"
-	      "  --timeout SEC         the guest job's limit (default 600)\n"
+	      "  --timeout SEC         each side's probe limit (default: twice the jobs'\n"
+	      "                        runtime + 120 s; 600 if a job has no runtime)\n"
 	      "  --boot-timeout SEC    the guest must answer within this (default 60)\n"
 	      "  --append ARGS         more guest kernel command line (e.g. null_blk.zoned=1)\n"
 	      "  --allow-destroy-data  write even to a target that holds data\n"
@@ -2154,7 +2206,7 @@ int iogap_cmd_run(int argc, char **argv)
 	if (!s)
 		return 1;
 	s->o = (struct run_opts){ .accel = "auto", .cache = "none", .aio = "native",
-				  .machine = "pc", .smp = 1, .memory_mb = 512, .timeout_s = 600,
+				  .machine = "pc", .smp = 1, .memory_mb = 512,
 				  .boot_timeout_s = 60 };
 	s->bare = (struct phase){ .name = iogap_side_key[IOGAP_SIDE_BARE], .status = "skipped" };
 	s->vm = (struct phase){ .name = iogap_side_key[IOGAP_SIDE_VM], .status = "skipped" };
