@@ -40,9 +40,9 @@ for r in $(seq "$ROUNDS"); do
 		D=$BASE
 		[ $c = step ] && D=$((BASE + STEP))
 		d=$WORK/$c.$r
-		"$IOGAP" run --vm-only --accel tcg --iothread --dir "$d" --target "file:$WORK/disk.img" \
-			--inject-delay-ns "$D" "$WORK/j.fio" > "$d.log" 2>&1 &&
-			"$IOGAP" report "$d" --json "$d.json" > "$d.txt" 2>> "$d.log"
+		limited 150 "$IOGAP" run --vm-only --accel tcg --iothread --dir "$d" \
+			--target "file:$WORK/disk.img" --inject-delay-ns "$D" "$WORK/j.fio" > "$d.log" 2>&1 &&
+			limited 60 "$IOGAP" report "$d" --json "$d.json" > "$d.txt" 2>> "$d.log"
 		ok $? "round $r, $c: TCG run on a file target with kernel points (filter delay-ns=$D) and its report" "$d.log"
 		runs+=("$c.$r")
 	done

@@ -15,14 +15,14 @@
 echo "1..12"
 dd if=/dev/urandom of="$WORK/disk.img" bs=1M count=32 status=none
 job libaio > "$WORK/j.fio"
-"$IOGAP" run --accel tcg --dir "$WORK/k" --target "file:$WORK/disk.img" "$WORK/j.fio" \
+limited 420 "$IOGAP" run --accel tcg --dir "$WORK/k" --target "file:$WORK/disk.img" "$WORK/j.fio" \
 	> "$WORK/k.out" 2>&1
 ok $? "file target: run succeeds ($(tail -1 "$WORK/k.out"))"
 [ -s "$WORK/k/vm/kernel.trace" ] && [ -s "$WORK/k/bare/kernel.trace" ] && [ -s "$WORK/k/bare/extents.txt" ] &&
 	[ -s "$WORK/k/vm/host-kernel.trace" ] && [ -s "$WORK/k/vm/extents.txt" ] &&
 	manifest "$WORK/k" 'm["kernel_points"]["vm"]["trace"] == "vm/kernel.trace" and m["kernel_points"]["bare"]["trace"] == "bare/kernel.trace" and m["kernel_points"]["vm_host"]["trace"] == "vm/host-kernel.trace"'
 ok $? "run directory holds vm/kernel.trace, vm/host-kernel.trace, bare/kernel.trace and both extent maps, named in the manifest"
-"$IOGAP" report "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.report" 2>&1
+limited 60 "$IOGAP" report "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.report" 2>&1
 ok $? "report succeeds"
 # per side: matched > 0 and matched >= 90% of the requests counted
 python3 - "$WORK/k.json" > "$WORK/match.txt" 2>&1 <<'PY'
@@ -88,7 +88,7 @@ ok $? "text report: both sides' matching and their kernel/device stages" "$WORK/
 grep -q "bare K.sub" "$WORK/k.html" && grep -q "Q-&gt;GK\|Q->GK" "$WORK/k.html"
 ok $? "HTML report: the new stages in the stage table"
 
-"$IOGAP" run --bare-only --no-kernel-points --dir "$WORK/off" --target "file:$WORK/disk.img" \
+limited 90 "$IOGAP" run --bare-only --no-kernel-points --dir "$WORK/off" --target "file:$WORK/disk.img" \
 	"$WORK/j.fio" > "$WORK/off.out" 2>&1
 ok $? "--no-kernel-points: run succeeds"
 [ ! -e "$WORK/off/bare/kernel.trace" ] && [ ! -e "$WORK/off/bare/extents.txt" ] &&

@@ -8,6 +8,44 @@ trap 'rm -rf "$WORK"' EXIT
 manifest() {
 	python3 -c "import json,sys; m=json.load(open('$1/manifest.json')); sys.exit(0 if ($2) else 1)"
 }
+# limited SECS CMD...: CMD, stopped (status 124) when it runs longer than
+# SECS, after where it and its children waited is printed as TAP comments
+# (fd 3, the test's own stdout): a hang in CI says where it was.
+exec 3>&1
+limited() {
+	local secs=$1 pid tenths=0
+	shift
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		if [ $tenths -ge $((secs * 10)) ]; then
+			echo "# $* ran longer than $secs s; where it waited:" >&3
+			where_waiting "$pid" | sed 's/^/# /' >&3
+			kill -TERM "$pid"; sleep 5; kill -KILL "$pid" 2> /dev/null
+			wait "$pid"
+			return 124
+		fi
+		sleep 0.1
+		tenths=$((tenths + 1))
+	done
+	wait "$pid"
+}
+# where_waiting PID: each thread of PID and its descendants: name, state,
+# kernel stack; user stacks too when gdb is installed
+where_waiting() {
+	local p t
+	for p in $1 $(pgrep -P "$1"); do
+		[ "$p" = "$1" ] || { where_waiting "$p"; continue; }
+		echo "process $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null | cut -c1-200)"
+		for t in /proc/"$p"/task/*; do
+			echo " thread ${t##*/} $(cat "$t/comm" 2> /dev/null)" \
+				"$(grep '^State' "$t/status" 2> /dev/null)"
+			sed 's/^/   /' "$t/stack" 2> /dev/null
+		done
+		command -v gdb > /dev/null &&
+			timeout 30 gdb -p "$p" -batch -ex "thread apply all bt" 2> /dev/null | grep '^#\|^Thread'
+	done
+}
 mval() { python3 -c "import json; m=json.load(open('$1/manifest.json')); print($2)"; }
 # a short read phase and a write phase, as in the seed profile
 job() { # job ENGINE
