@@ -2,7 +2,7 @@
 # iogap run failure paths: each ends in a clear message within its timeout
 # and a run directory whose manifest says why; no QEMU is left behind.
 . "$(dirname "$0")/lib.sh"
-echo "1..17"
+echo "1..18"
 job psync > "$WORK/j.fio"
 qemus() { pgrep -f "qemu-system-x86_64.*$WORK" | wc -l; }
 
@@ -43,36 +43,32 @@ size=16m
 time_based=1
 runtime=600
 JOB
-start=$(date +%s)
-"$IOGAP" run --bare-only --timeout 3 --dir "$WORK/stuckbare" --target null:64m "$WORK/long.fio" \
-	> /dev/null 2> "$WORK/e5"
-rc=$?; took=$(( $(date +%s) - start ))
-[ $rc = 1 ] && [ $took -le 30 ] &&
-	grep -q "the probe did not end within 3 s (--timeout): it was stopped; where its threads waited: bare/probe.stuck.txt" "$WORK/e5"
-ok $? "bare metal: a probe past --timeout is stopped after ${took}s: $(grep -m1 'did not end' "$WORK/e5")" "$WORK/e5"
-grep -q "^thread [0-9]" "$WORK/stuckbare/bare/probe.stuck.txt" &&
-	grep -q "^  comm:" "$WORK/stuckbare/bare/probe.stuck.txt" &&
-	grep -q "^  stack:" "$WORK/stuckbare/bare/probe.stuck.txt" &&
-	grep -A1 "^  comm:" "$WORK/stuckbare/bare/probe.stuck.txt" | grep -q "iogap-probe"
-ok $? "bare metal: probe.stuck.txt names each thread, its comm, wchan, syscall and stack" \
-	"$WORK/stuckbare/bare/probe.stuck.txt"
-manifest "$WORK/stuckbare" 'm["phases"]["bare"]["status"] == "failed" and "did not end within 3 s" in m["phases"]["bare"]["message"] and m["phases"]["bare"]["limit_s"] == 3'
-ok $? "bare metal: the manifest says why, with the limit"
-pgrep -f -- "--output=$WORK/stuckbare" > /dev/null; [ $? = 1 ]
-ok $? "bare metal: no probe left running"
-
-start=$(date +%s)
-"$IOGAP" run --accel tcg --vm-only --timeout 4 --dir "$WORK/stuckvm" --target null:64m \
-	"$WORK/long.fio" > /dev/null 2> "$WORK/e6"
-rc=$?; took=$(( $(date +%s) - start ))
-[ $rc = 1 ] && [ $took -le 120 ] &&
-	grep -q "the probe did not end within 4 s (--timeout): it was stopped; where its threads waited: vm/probe.stuck.txt" "$WORK/e6"
-ok $? "VM: the guest agent stops a probe past --timeout, after ${took}s: $(grep -m1 'did not end' "$WORK/e6")" "$WORK/e6"
-grep -q "^thread [0-9]" "$WORK/stuckvm/vm/probe.stuck.txt" &&
-	grep -q "^  wchan:" "$WORK/stuckvm/vm/probe.stuck.txt" &&
-	grep -A1 "^  stack:" "$WORK/stuckvm/vm/probe.stuck.txt" | grep -q "\[<"
-ok $? "VM: the guest's probe.stuck.txt fetched" "$WORK/stuckvm/vm/probe.stuck.txt"
-[ "$(qemus)" = 0 ]; ok $? "VM: no QEMU left running"
+# stuck SIDE LIMIT MAX-SECONDS RUN-OPTIONS...: iogap run of long.fio stopped
+# at --timeout LIMIT within MAX-SECONDS, SIDE/probe.stuck.txt kept (its
+# kernel stacks), the manifest saying why; no probe or QEMU left
+stuck() {
+	local side=$1 limit=$2 max=$3 d=$WORK/stuck-$1 start rc took
+	shift 3
+	start=$(date +%s)
+	"$IOGAP" run --timeout "$limit" --dir "$d" --target null:64m "$@" "$WORK/long.fio" \
+		> /dev/null 2> "$d.err"
+	rc=$?; took=$(( $(date +%s) - start ))
+	[ $rc = 1 ] && [ "$took" -le "$max" ] && grep -q "the probe did not end within $limit s \
+(--timeout): it was stopped; where its threads waited: $side/probe.stuck.txt" "$d.err"
+	ok $? "$side: a probe past --timeout is stopped after ${took}s: $(grep -m1 'did not end' "$d.err")" \
+		"$d.err"
+	grep -q "^thread [0-9]" "$d/$side/probe.stuck.txt" && grep -q "^  wchan:" "$d/$side/probe.stuck.txt" &&
+		grep -A1 "^  stack:" "$d/$side/probe.stuck.txt" | grep -q "\[<"
+	ok $? "$side: probe.stuck.txt names each thread, its comm, wchan, syscall and kernel stack" \
+		"$d/$side/probe.stuck.txt"
+	manifest "$d" "m['phases']['$side']['status'] == 'failed' and 'did not end within $limit s' in \
+m['phases']['$side']['message'] and m['phases']['$side']['limit_s'] == $limit"
+	ok $? "$side: the manifest says why, with the limit"
+	! pgrep -f -- "$d" > /dev/null
+	ok $? "$side: no probe or QEMU left running"
+}
+stuck bare 3 30 --bare-only
+stuck vm 4 120 --accel tcg --vm-only
 
 # without --timeout the limit follows the jobs: j.fio's two runtime=2 jobs
 # give 2 x (2 + 2) + 120 s
