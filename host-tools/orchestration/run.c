@@ -389,10 +389,6 @@ static void say_interrupted(struct phase *p, const char *what)
 		     sig ? sig : "a signal", what);
 }
 
-/* The probe on the host into RUN/SIDE.  On SIGINT/SIGTERM it gets SIGTERM
- * (it ends its jobs and writes what it has), SIGKILL 5 s later.  Its stderr
- * goes to SIDE/probe.err through iogap, which keeps the last of it in
- * memory: the reason of a failure survives a full disk. */
 /* How long a side's probe may take: --timeout; else, for jobs bounded
  * by their clocks, twice that plus two minutes of set-up (a TCG guest's
  * included); else DEFAULT_JOB_TIMEOUT_S.  A hung probe fails the run. */
@@ -407,6 +403,7 @@ static uint64_t job_limit_ns(const struct run_state *s)
 	return DEFAULT_JOB_TIMEOUT_S * 1000000000ULL;
 }
 
+/* DIR/probe.stuck.txt: where the child's threads wait (no file if unread). */
 static void snapshot_stuck(const struct iogap_child *c, const char *dir)
 {
 	char path[PATH_MAX + 32];
@@ -434,6 +431,11 @@ static int say_stuck(const struct run_state *s, const char *side, char *err, siz
 			    where);
 }
 
+/* The probe on the host into RUN/SIDE.  On SIGINT/SIGTERM it gets SIGTERM
+ * (it ends its jobs and writes what it has), SIGKILL 5 s later; past
+ * job_limit_ns the same, where it waited kept first.  Its stderr
+ * goes to SIDE/probe.err through iogap, which keeps the last of it in
+ * memory: the reason of a failure survives a full disk. */
 static enum phase_result run_host_probe(struct run_state *s, struct phase *p, enum iogap_side sd,
 					char **jobs, int nr_jobs)
 {
