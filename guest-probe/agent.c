@@ -164,26 +164,26 @@ static void sleep_for_child(uint64_t t_ns)
 }
 
 /* Wait for pid until limit_ns (0: none); past it, where its threads wait
- * goes to stuck_path and it is stopped: SIGTERM, SIGKILL 5 s later. */
+ * goes to stuck_path and it is stopped: SIGTERM, SIGKILL 5 s later, and
+ * 10 s after that it is given up (a task in D state, waiting for I/O that
+ * never completes, cannot die): 128 + SIGKILL. */
 static int wait_child(pid_t pid, uint64_t limit_ns, const char *stuck_path, bool *stuck)
 {
 	uint64_t wake = limit_ns ? limit_ns : UINT64_MAX;
-	int status;
+	int status, signals = 0;
 	pid_t r;
 
 	while ((r = waitpid(pid, &status, WNOHANG)) <= 0) {
 		if (r < 0 && errno != EINTR)
 			return -1;
 		if (iogap_now_ns() >= wake) {
-			if (!*stuck) {
-				*stuck = true;
+			if (signals == 2)
+				return 128 + SIGKILL;
+			if (!signals)
 				iogap_snapshot_threads(pid, stuck_path);
-				kill(pid, SIGTERM);
-				wake = iogap_now_ns() + 5000000000ULL;
-			} else {
-				kill(pid, SIGKILL);
-				wake = UINT64_MAX;
-			}
+			*stuck = true;
+			kill(pid, signals++ ? SIGKILL : SIGTERM);
+			wake = iogap_now_ns() + (signals == 1 ? 5000000000ULL : 10000000000ULL);
 		}
 		sleep_for_child(wake);
 	}

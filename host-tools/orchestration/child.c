@@ -245,11 +245,14 @@ void iogap_child_stop(struct iogap_child *c, unsigned grace_ms)
 		usleep(20000);
 	}
 	if (c->pid > 0) {
-		int ws;
-
+		/* a task in D state (I/O that never completes) cannot die: after
+		 * 10 s it is left to init, not waited for forever */
+		until = iogap_now_ns() + 10000000000ULL;
 		kill(c->pid, SIGKILL);
-		while (waitpid(c->pid, &ws, 0) < 0 && errno == EINTR)
-			;
+		while (!iogap_child_ended(c) && iogap_now_ns() < until)
+			usleep(20000);
+		if (c->ended)
+			return;
 		c->ended = true;
 		c->pid = 0;
 		c->status = 128 + SIGKILL;

@@ -52,7 +52,8 @@ bool iogap_child_ended(struct iogap_child *c);
 /* Wait until it ends (true), or until deadline_ns or an interrupt (false),
  * copying its captured stderr meanwhile. */
 bool iogap_child_wait(struct iogap_child *c, uint64_t deadline_ns);
-/* SIGTERM, grace_ms to end, then SIGKILL; always reaped after. */
+/* SIGTERM, grace_ms to end, then SIGKILL; reaped after, unless it cannot
+ * die (D state) within 10 s more. */
 void iogap_child_stop(struct iogap_child *c, unsigned grace_ms);
 /* Close the captured stderr (after the child ended). */
 void iogap_child_release(struct iogap_child *c);

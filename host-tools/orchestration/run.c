@@ -511,6 +511,15 @@ static int guest_get(struct iogap_ctl *c, const char *dir, const char *name, con
 	return iogap_ctl_get(c, name, path);
 }
 
+/* The guest kernel's log as vm/dmesg.txt, best effort. */
+static void guest_dmesg(struct iogap_ctl *c, const char *vmdir)
+{
+	int status;
+
+	if (!iogap_ctl_sh(c, "dmesg > /tmp/iogap/dmesg.txt", &status))
+		guest_get(c, vmdir, "dmesg.txt", NULL);
+}
+
 static void free_env(char **env)
 {
 	for (size_t i = 0; env[i]; i++)
@@ -609,9 +618,10 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		snprintf(err, errlen, "running the job in the guest: %s", c->err);
 		return -1;
 	}
-	if (stuck) {
+	if (stuck) {   /* what the guest knows of it, best effort */
 		guest_get(c, vmdir, STUCK_FILE, NULL);
 		guest_get(c, vmdir, "probe.err", NULL);
+		guest_dmesg(c, vmdir);
 		return say_stuck(s, iogap_side_dir[IOGAP_SIDE_VM], err, errlen);
 	}
 	s->vm.probe_status = status;
@@ -626,8 +636,7 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
 	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
 		goto get_failed;
-	iogap_ctl_sh(c, "dmesg > /tmp/iogap/dmesg.txt", &status);
-	guest_get(c, vmdir, "dmesg.txt", NULL);
+	guest_dmesg(c, vmdir);
 	if (s->vm.probe_status) {
 		char tail[600];
 		char errf[PATH_MAX + 32];

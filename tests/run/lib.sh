@@ -46,6 +46,18 @@ where_waiting() {
 			timeout 30 gdb -p "$p" -batch -ex "thread apply all bt" 2> /dev/null | grep '^#\|^Thread'
 	done
 }
+# show_stuck DIR: a probe of run DIR stopped at its limit: where its threads
+# waited (SIDE/probe.stuck.txt) and the guest's last kernel messages
+show_stuck() {
+	local f
+	for f in "$1"/*/probe.stuck.txt; do
+		[ -f "$f" ] || continue
+		echo "# ${f#"$1"/}:"; sed 's/^/#   /' "$f"
+	done
+	[ -f "$1/vm/probe.stuck.txt" ] && [ -f "$1/vm/dmesg.txt" ] &&
+		{ echo "# vm/dmesg.txt:"; tail -n 30 "$1/vm/dmesg.txt" | sed 's/^/#   /'; }
+	return 0
+}
 mval() { python3 -c "import json; m=json.load(open('$1/manifest.json')); print($2)"; }
 # a short read phase and a write phase, as in the seed profile
 job() { # job ENGINE
