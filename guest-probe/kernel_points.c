@@ -38,7 +38,7 @@
 /* per CPU: an event takes ~50-70 bytes in the ring, so ~140k events of
  * slack between two reads; overflow is counted (the stats' overrun), never
  * silent */
-#define KP_BUFFER_KB "8192"
+#define KP_BUFFER_KIB 8192
 /* The reader's sleep between two reads of the buffers: ~20 wakeups a
  * second, while a CPU would need ~1 s at 100k requests/s to fill its 8 MiB. */
 #define KP_PERIOD_MS 50
@@ -299,16 +299,21 @@ static void bad_page(struct iogap_kpoints *k, const char *cpu, const char *why)
 }
 
 /* Read every page the CPUs' buffers hold now (the writer's page partly
- * filled included), then pair what is before horizon. */
+ * filled included), then pair what is before horizon.  At most a whole
+ * buffer per CPU while tracing is on (the last drain, horizon UINT64_MAX,
+ * reads all): a CPU writing as fast as this reads cannot keep the reader
+ * from its stop. */
 static void drain(struct iogap_kpoints *k, uint64_t horizon)
 {
 	size_t psize = iogap_kdecoder_page_size(k->dec);
+	size_t max_reads = horizon == UINT64_MAX ? SIZE_MAX : KP_BUFFER_KIB * 1024 / psize;
 	char why[200];
 
 	for (size_t c = 0; c < k->ncpu; c++) {
-		ssize_t n;
+		size_t reads = 0;
+		ssize_t n = 0;
 
-		while ((n = read(k->cpu[c].fd, k->page, psize)) > 0)
+		while (reads++ < max_reads && (n = read(k->cpu[c].fd, k->page, psize)) > 0)
 			if (iogap_kdecoder_page(k->dec, k->page, (size_t)n, hold, &k->cpu[c], why,
 						sizeof(why)) < 0)
 				bad_page(k, k->cpu[c].name, why);
@@ -396,8 +401,9 @@ static int count_lost(struct iogap_kpoints *k, char *err, size_t errlen)
 static int setup_instance(struct iogap_kpoints *k, const char *root, unsigned maj,
 			  unsigned min, char *err, size_t errlen)
 {
-	char filter[64];
+	char filter[64], kib[16];
 
+	snprintf(kib, sizeof(kib), "%d", KP_BUFFER_KIB);
 	snprintf(k->dir, sizeof(k->dir), "%s/instances/iogap-%d", root, (int)getpid());
 	rmdir(k->dir);   /* our own pid's, left by an exec'd predecessor */
 	if (mkdir(k->dir, 0700)) {
@@ -407,7 +413,7 @@ static int setup_instance(struct iogap_kpoints *k, const char *root, unsigned ma
 	}
 	snprintf(filter, sizeof(filter), "dev == %" PRIu64, ((uint64_t)maj << 20) | min);
 	if (write_file(k->dir, "trace_clock", "mono", err, errlen) ||
-	    write_file(k->dir, "buffer_size_kb", KP_BUFFER_KB, err, errlen) ||
+	    write_file(k->dir, "buffer_size_kb", kib, err, errlen) ||
 	    write_file(k->dir, "events/block/block_rq_issue/filter", filter, err, errlen) ||
 	    write_file(k->dir, "events/block/block_rq_complete/filter", filter, err, errlen))
 		return -1;
