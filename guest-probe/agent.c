@@ -13,7 +13,9 @@
  *                                probe.stuck.txt and it is stopped)
  *   GET <name>                -> DATA <len>\n<bytes> | ERR <why>
  *   SYNC <rounds>             -> <rounds> x (host "P\n", guest "<ns>\n")
- *   SH <len>\n<command>       -> DONE <status>  (busybox sh -c, for dmesg etc.)
+ *   SH <len> [<limit_ms>]\n<command>
+ *                             -> DONE <status> [stuck]  (busybox sh -c, for
+ *                                dmesg etc.; the limit as RUN's, sh.stuck.txt)
  *   ENV <len>\n<NAME=VALUE>   -> OK   (NUL-separated; for ${VAR} in job files)
  *   QUIT                      -> OK, then the agent exits
  *
@@ -195,7 +197,9 @@ static int wait_child(pid_t pid, uint64_t limit_ns, const char *stuck_path, bool
 static int run_child(char **argv, const char *out_name, unsigned long limit_ms, bool *stuck)
 {
 	char out[PATH_MAX], errp[PATH_MAX], stuck_path[PATH_MAX];
-	uint64_t limit_ns = limit_ms ? iogap_now_ns() + limit_ms * 1000000ULL : 0;
+	/* a limit too far to add to the clock is none */
+	uint64_t limit_ns = limit_ms && limit_ms < UINT64_MAX / 4000000 ?
+			    iogap_now_ns() + limit_ms * 1000000ULL : 0;
 	sigset_t chld, old;
 	pid_t pid;
 	int r;

@@ -196,6 +196,9 @@ int iogap_ctl_get(struct iogap_ctl *c, const char *name, const char *dest_path)
 	return 0;
 }
 
+/* a guest shell command (dmesg, a test) is quick, or stuck */
+#define SH_LIMIT_MS 30000
+
 static int run_payload(struct iogap_ctl *c, const char *verb, const char *payload, size_t len,
 		       unsigned long limit_ms, int *status, bool *stuck)
 {
@@ -266,7 +269,7 @@ int iogap_ctl_sh(struct iogap_ctl *c, const char *cmd, int *status)
 {
 	bool stuck;
 
-	return run_payload(c, "SH", cmd, strlen(cmd), 0, status, &stuck);
+	return run_payload(c, "SH", cmd, strlen(cmd), SH_LIMIT_MS, status, &stuck);
 }
 
 int iogap_ctl_sync(struct iogap_ctl *c, struct iogap_sync_sample *s, size_t rounds)

@@ -37,7 +37,8 @@ int iogap_ctl_get(struct iogap_ctl *c, const char *name, const char *dest_path);
  * *stuck set. */
 int iogap_ctl_run(struct iogap_ctl *c, char *const *argv, unsigned long limit_ms, int *status,
 		  bool *stuck);
-/* Shell command in the guest, output kept in the guest as sh.out/sh.err. */
+/* Shell command in the guest, output kept in the guest as sh.out/sh.err;
+ * stopped after 30 s. */
 int iogap_ctl_sh(struct iogap_ctl *c, const char *cmd, int *status);
 /* Set NAME=VALUE entries in the agent's environment. */
 int iogap_ctl_env(struct iogap_ctl *c, char *const *assignments);
