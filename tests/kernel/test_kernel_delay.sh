@@ -44,7 +44,6 @@ for r in $(seq "$ROUNDS"); do
 			--target "file:$WORK/disk.img" --inject-delay-ns "$D" "$WORK/j.fio" > "$d.log" 2>&1 &&
 			limited 60 "$IOGAP" report "$d" --json "$d.json" > "$d.txt" 2>> "$d.log"
 		ok $? "round $r, $c: TCG run on a file target with kernel points (filter delay-ns=$D) and its report" "$d.log"
-		show_stuck "$d"
 		runs+=("$c.$r")
 	done
 done

@@ -18,7 +18,6 @@ job libaio > "$WORK/j.fio"
 limited 420 "$IOGAP" run --accel tcg --dir "$WORK/k" --target "file:$WORK/disk.img" "$WORK/j.fio" \
 	> "$WORK/k.out" 2>&1
 ok $? "file target: run succeeds ($(tail -1 "$WORK/k.out"))"
-show_stuck "$WORK/k"
 [ -s "$WORK/k/vm/kernel.trace" ] && [ -s "$WORK/k/bare/kernel.trace" ] && [ -s "$WORK/k/bare/extents.txt" ] &&
 	[ -s "$WORK/k/vm/host-kernel.trace" ] && [ -s "$WORK/k/vm/extents.txt" ] &&
 	manifest "$WORK/k" 'm["kernel_points"]["vm"]["trace"] == "vm/kernel.trace" and m["kernel_points"]["bare"]["trace"] == "bare/kernel.trace" and m["kernel_points"]["vm_host"]["trace"] == "vm/host-kernel.trace"'
@@ -92,7 +91,6 @@ ok $? "HTML report: the new stages in the stage table"
 limited 90 "$IOGAP" run --bare-only --no-kernel-points --dir "$WORK/off" --target "file:$WORK/disk.img" \
 	"$WORK/j.fio" > "$WORK/off.out" 2>&1
 ok $? "--no-kernel-points: run succeeds"
-show_stuck "$WORK/off"
 [ ! -e "$WORK/off/bare/kernel.trace" ] && [ ! -e "$WORK/off/bare/extents.txt" ] &&
 	manifest "$WORK/off" 'm["kernel_points"]["bare"]["why"] == "turned off (--no-kernel-points)"'
 ok $? "--no-kernel-points: no kernel trace, the manifest says why"

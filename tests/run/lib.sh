@@ -3,7 +3,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 IOGAP=${IOGAP_BUILD:?}/host-tools/iogap
 WORK=$(mktemp -d "$IOGAP_BUILD/run-test-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# a probe stopped at its limit in any run of the test says where it waited
+trap 'for d in "$WORK"/*/; do show_stuck "$d"; done; rm -rf "$WORK"' EXIT
 # manifest DIR PYTHON-EXPR: evaluate EXPR with m = the manifest; exit 0 if true
 manifest() {
 	python3 -c "import json,sys; m=json.load(open('$1/manifest.json')); sys.exit(0 if ($2) else 1)"
