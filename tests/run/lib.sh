@@ -1,7 +1,10 @@
 # Shared helpers for the iogap run tests (TCG guests).
 # shellcheck shell=bash
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
-IOGAP=${IOGAP_BUILD:?}/host-tools/iogap
+# iogap, through tests/run/iogap-tcg: a run whose guest lost an I/O completion
+# under TCG runs once more (the evidence on stderr)
+export IOGAP_BIN=${IOGAP_BUILD:?}/host-tools/iogap
+IOGAP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../run" && pwd)/iogap-tcg
 WORK=$(mktemp -d "$IOGAP_BUILD/run-test-XXXXXX")
 # a probe stopped at its limit in any run of the test says where it waited
 trap 'for d in "$WORK"/*/; do show_stuck "$d"; done; rm -rf "$WORK"' EXIT
@@ -22,7 +25,8 @@ limited() {
 		if [ $tenths -ge $((secs * 10)) ]; then
 			echo "# $* ran longer than $secs s; where it waited:" >&3
 			where_waiting "$pid" | sed 's/^/# /' >&3
-			kill -TERM "$pid"; sleep 5; kill -KILL "$pid" 2> /dev/null
+			kill -TERM $(pgrep -P "$pid") "$pid"; sleep 5
+			kill -KILL $(pgrep -P "$pid") "$pid" 2> /dev/null
 			wait "$pid"
 			return 124
 		fi
