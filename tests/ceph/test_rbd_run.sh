@@ -5,7 +5,9 @@
 # + Ceph as QEMU sees it) is measured, the manifest records the rbd cache
 # settings; a missing image fails the run with a clear message.
 . "$(dirname "$0")/lib.sh"
-IOGAP=$IOGAP_BUILD/host-tools/iogap
+# iogap through tests/run/iogap-tcg (see tests/run/lib.sh)
+export IOGAP_BIN=$IOGAP_BUILD/host-tools/iogap
+IOGAP=$(cd "$(dirname "$0")/../run" && pwd)/iogap-tcg
 echo "1..8"
 manifest() { python3 -c "import json,sys; m=json.load(open('$1/manifest.json')); sys.exit(0 if ($2) else 1)"; }
 mval() { python3 -c "import json; m=json.load(open('$1/manifest.json')); print($2)"; }
