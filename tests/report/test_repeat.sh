@@ -78,7 +78,8 @@ ok $? "--repeat 0 is refused, naming the option" bad.out
 # interrupted in its second run: stops, lists what ran, exit 128+SIGINT
 job long.fio
 sed -i 's/runtime=2/runtime=8/' long.fio
-"$IOGAP" run --repeat 3 --bare-only --no-kernel-points --target file:t.img --dir I long.fio >int.out 2>&1 &
+# the signal goes to iogap itself, not to iogap-tcg (bash) around it
+"$IOGAP_BIN" run --repeat 3 --bare-only --no-kernel-points --target file:t.img --dir I long.fio >int.out 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do [ -d I/rep-2/bare ] && break; sleep 0.1; done
 sleep 1

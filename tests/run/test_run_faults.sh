@@ -6,6 +6,8 @@
 # its unique run directory), that manifest.json is valid JSON with the right
 # statuses, and at the end that no file outside the run directories changed.
 . "$(dirname "$0")/lib.sh"
+# the signals here go to iogap itself, not to iogap-tcg (bash) around it
+IOGAP=$IOGAP_BIN
 MNT=$WORK/small
 cleanup() {
 	[ -n "${QEMU_IO:-}" ] && kill "$QEMU_IO" 2> /dev/null
