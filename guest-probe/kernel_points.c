@@ -129,7 +129,7 @@ static int read_sysfs(const char *path, char *buf, size_t len)
 
 /* The whole disk under target and the sector where target's device starts on
  * it (a partition's start; 0 for a disk).  A file maps to its file system's
- * device: its offsets are not the disk's (FIEMAP is issue 13, part 2). */
+ * device: its offsets are not the disk's (iogap run maps a file's offsets through FIEMAP). */
 static int target_disk(const char *target, unsigned *maj, unsigned *min, uint64_t *base,
 		       const char **kind, char *err, size_t errlen)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Clock alignment and request pairing: see align.h and DESIGN.md "Pairing
- * requests and aligning clocks".
+ * Clock alignment and request pairing: see align.h and docs/architecture.md,
+ * "Pairing requests and aligning clocks".
  *
  * Conventions: offset = guest - host (guest_ns = host_ns + offset_at(host)).
  * Every guest time is mapped onto the host clock; all host values stay

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Clock alignment and request pairing (DESIGN.md "Pairing requests and
- * aligning clocks"): guest probe records, filter records at the top and
+ * Clock alignment and request pairing (docs/architecture.md, "Pairing requests
+ * and aligning clocks"): guest probe records, filter records at the top and
  * bottom of QEMU's block graph, and control-channel sync samples in; one
  * time line (host CLOCK_MONOTONIC) and per-request pairs out.
  */

@@ -7,7 +7,7 @@
  *   after:   device ─▶ FORMAT ─file─▶ iogap-DEV (compress = iogap) ─file─▶ STORAGE
  *
  * blockdev-add of the filter over STORAGE, then blockdev-reopen of FORMAT
- * with file = the filter (DESIGN.md, "libvirt ... live filter insertion").
+ * with file = the filter (docs/architecture.md, "QEMU": live insertion).
  * blockdev-reopen resets every option it is not given, so FORMAT is
  * reopened with exactly the options it was opened with: libvirt's own
  * -blockdev JSON from QEMU's command line, only `file` changed.

@@ -149,7 +149,7 @@ static void warn(struct run_state *s, const char *fmt, ...)
 }
 
 /* QEMU 7.2's ZNS emulation loses completions above queue depth 1
- * (DESIGN.md): say so before the run rather than after a hang. */
+ * (docs/architecture.md): say so before the run rather than after a hang. */
 static void check_zns_depth(struct run_state *s)
 {
 	for (int i = 0; i < s->o.nr_jobs; i++) {
@@ -1726,8 +1726,8 @@ static enum phase_result copy_bare_phase(struct run_state *s, struct phase *p)
 }
 
 /* Can this host's tracefs record block events in a private instance?  ""
- * or why not, into why.  Mounts tracefs where it is missing (DESIGN.md,
- * "Tracing"); $IOGAP_TRACEFS names another place, as for the probe. */
+ * or why not, into why.  Mounts tracefs where it is missing
+ * (docs/architecture.md, "The host"); $IOGAP_TRACEFS names another place, as for the probe. */
 static void host_tracefs(char *why, size_t n)
 {
 	const char *root = getenv("IOGAP_TRACEFS");

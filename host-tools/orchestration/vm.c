@@ -4,7 +4,7 @@
  * the top (device -> filter -> format) and the bottom (format -> filter
  * -> protocol), a virtio-serial control port, console to a file.  The
  * filter driver is not in QEMU's QAPI enum, so the disk is described as a
- * json: filename on -drive (DESIGN.md).
+ * json: filename on -drive (docs/architecture.md, "QEMU").
  */
 #include <errno.h>
 #include <fcntl.h>

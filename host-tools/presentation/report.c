@@ -3,7 +3,7 @@
  * iogap report RUN_DIR [--json FILE|-] [--html FILE] [--timing]
  *
  * btt-style tables of where a request's time goes, VM vs bare metal
- * (DESIGN.md's layer model; every number is defined in docs/reports.md).
+ * (docs/architecture.md's layer model; every number is defined in docs/reports.md).
  */
 #include <ctype.h>
 #include <errno.h>

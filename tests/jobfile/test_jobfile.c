@@ -206,7 +206,7 @@ static struct iogap_job *one_job(const char *text, struct iogap_job_list *l)
 	return &l->jobs[0];
 }
 
-/* The options issue 16 added, as parsed (their runs: tests/probe/test_options.sh). */
+/* fio options of a later batch, as parsed (their runs: tests/probe/test_options.sh). */
 static void test_fio_options(void)
 {
 	struct iogap_job_list l;

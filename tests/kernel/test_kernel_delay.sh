@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host-side accuracy of kernel points (issue 13), judged by differences: a
+# Host-side accuracy of kernel points, judged by differences: a
 # file target on this host's disk under a TCG guest, the bottom filter's
 # delay-ns (iogap run --inject-delay-ns, between top and bottom: stage Q.fmt)
 # at a base of 100 us and stepped by S, in interleaved rounds (TCG guests

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest kernel points, differential (issue 13's acceptance): in a TCG guest,
+# Guest kernel points, differential: in a TCG guest,
 # two null_blk devices whose completion takes a known time (irqmode=2, a
 # timer: completion_nsec 100 us and 1100 us); the probe reads each at QD1
 # with --kernel-trace, in three interleaved rounds (TCG's speed drifts with
@@ -7,7 +7,7 @@
 # the median over rounds of each round's median: the "device" stage (kernel
 # issue -> completion) grows by more than half the 1 ms step and by more
 # than the submit and return paths move together: the step lands in the
-# device stage.  Not asserted: issue 13's "within 5%" and "others < 10%":
+# device stage.  Not asserted: "within 5%" and "others < 10%":
 # under TCG the null_blk timer's overshoot differs between the two sleeps
 # (the device step measured 0.98-1.07 of the step here) and the return path
 # after a longer idle moves by up to 20% of it (docs/kernel-points.md).

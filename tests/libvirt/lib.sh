@@ -25,7 +25,7 @@ trap lv_cleanup EXIT
 # the QEMU user (libvirt-qemu) reads the kernel, the script, the image
 chmod 755 "$WORK"
 
-# daemon NAME: start it unless it runs (as root, no systemd: DESIGN.md)
+# daemon NAME: start it unless it runs (as root, no systemd: docs/architecture.md)
 daemon() {
 	local pidfile=/run/$1.pid
 	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2> /dev/null; then return 0; fi

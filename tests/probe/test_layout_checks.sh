@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every parameter check before any layout or I/O (issue 16, item 5): a zbd
+# Every parameter check before any layout or I/O: a zbd
 # job on a regular file without zonesize fails at once and creates nothing
 # (as fio); files that do not fit in free space are refused with the sizes
 # before a byte is written; nothing is written before a job's offset.

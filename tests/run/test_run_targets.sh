@@ -33,7 +33,7 @@ ok $? "the rings left tmpfs; their records are in vm/top.trace and vm/bottom.tra
 ok $? "vm/top.trace is a valid trace of the top layer"
 # null-co sleeps on a QEMU timer: no request's B is shorter than L, and the
 # timer wakes late by 30-60 us at the median under TCG with --iothread
-# (DESIGN.md; docs/reports.md, "Accuracy"), so the median B stays within
+# (docs/architecture.md; docs/reports.md, "Accuracy"), so the median B stays within
 # L + 200 us, the overshoot bound the docs state (> 3x the measured overshoot,
 # for a loaded host; a guest crossing or a second sleep counted in B breaks it)
 OVERSHOOT_MAX=200000
