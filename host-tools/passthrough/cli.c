@@ -13,7 +13,7 @@ static void usage(FILE *f)
 	fputs("usage: iogap passthrough check [--domain DOMAIN | --qemu-pid PID] [--device BDF]\n"
 	      "                               [--root DIR] [--json]\n"
 	      "       iogap passthrough check --guest [--device BDF] [--root DIR] [--json]\n"
-	      "       iogap passthrough check --bare FIO_OUTPUT --vm FIO_OUTPUT | --run RUN_DIR\n"
+	      "       iogap passthrough check --bare FIO_OUTPUT --vm FIO_OUTPUT | --run RUN_DIR | PASTE\n"
 	      "                               [--p50-within 5us,10%] [--p99-within T] [--force] [--json]\n"
 	      "       iogap passthrough run --device nvme|BDF [--p50-within T] [--p99-within T]\n"
 	      "                             [--force] [--bare-run DIR] [iogap run options] JOBFILE...\n"
@@ -21,7 +21,10 @@ static void usage(FILE *f)
 	      "  or whether two fio outputs compare (docs/passthrough.md).  Findings: LEVEL\n"
 	      "  CODE: message / why / do, then the verdict.  --root reads sysfs and procfs\n"
 	      "  under DIR (a tree from scripts/passthrough-collect.sh).  --run: RUN_DIR/bare\n"
-	      "  and RUN_DIR/vm probe.json (iogap import of the two sides, or iogap run).\n"
+	      "  and RUN_DIR/vm probe.json (iogap run), or the two subdirectories iogap import\n"
+	      "  made whose names say which is bare metal and which the VM.  PASTE: one file\n"
+	      "  holding both outputs, each after a line naming its side ('Bare metal:',\n"
+	      "  'From vm:').\n"
 	      "  run: the job on bare metal and in the guest, the report and the verdict\n"
 	      "  (the usage of iogap passthrough run has the rest).\n"
 	      "  Exit 0 pass, 1 fail (a warning or worse), 2 usage or unusable input.\n", f);
@@ -62,7 +65,7 @@ bool pt_parse_within(const char *s, struct pt_within *w)
 
 struct args {
 	struct pt_host_opts host;
-	const char *root, *bare, *vm, *run;
+	const char *root, *bare, *vm, *run, *paste;
 	char run_bare[4096], run_vm[4096];
 	bool guest, json, force;
 	struct pt_within p50, p99;
@@ -83,6 +86,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->json |= !strcmp(o, "--json");
 			a->guest |= !strcmp(o, "--guest");
 			a->force |= !strcmp(o, "--force");
+			continue;
+		}
+		if (o[0] != '-' && !a->paste) {
+			a->paste = o;
 			continue;
 		}
 		if (!v) {
@@ -118,11 +125,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 static const char *usage_conflict(const struct args *a)
 {
-	bool fio = a->bare || a->vm || a->run;
+	bool fio = a->bare || a->vm || a->run || a->paste;
 
-	if (a->run && (a->bare || a->vm))
-		return "--run or --bare/--vm, not both";
-	if (fio && !a->run && !(a->bare && a->vm))
+	if ((a->run != NULL) + (a->paste != NULL) + (a->bare || a->vm) > 1)
+		return "one of --run, --bare/--vm or a paste";
+	if (fio && !a->run && !a->paste && !(a->bare && a->vm))
 		return "--bare and --vm go together";
 	if (fio && (a->guest || a->root || a->host.domain || a->host.qemu_pid || a->host.device))
 		return "--bare/--vm compare fio outputs: no --guest, --root, --domain, --qemu-pid "
@@ -169,15 +176,21 @@ int iogap_cmd_passthrough(int argc, char **argv)
 		fprintf(stderr, "iogap passthrough: %s\n", conflict);
 		return 2;
 	}
-	if (a.run) {    /* a run directory's two sides, as iogap import writes them */
-		snprintf(a.run_bare, sizeof(a.run_bare), "%.4000s/bare/probe.json", a.run);
-		snprintf(a.run_vm, sizeof(a.run_vm), "%.4000s/vm/probe.json", a.run);
+	if (a.run) {    /* a run directory's two sides, as iogap run or import wrote them */
+		char err[1024];
+
+		if (pt_run_sides(a.run, a.run_bare, a.run_vm, sizeof(a.run_bare), err, sizeof(err))) {
+			fprintf(stderr, "iogap passthrough: %s\n", err);
+			return 2;
+		}
 		a.bare = a.run_bare;
 		a.vm = a.run_vm;
 	}
 	if (a.root && strcmp(a.root, "/"))
 		p.root = a.root;
-	if (a.bare)
+	if (a.paste)
+		rc = pt_check_paste(&p, a.paste, &a.p50, &a.p99, a.force, verdict, sizeof(verdict));
+	else if (a.bare)
 		rc = pt_check_fio(&p, a.bare, a.vm, &a.p50, &a.p99, a.force, verdict, sizeof(verdict));
 	else
 		rc = a.guest ? pt_check_guest(&p, a.host.device) : pt_check_host(&p, &a.host);
@@ -185,7 +198,7 @@ int iogap_cmd_passthrough(int argc, char **argv)
 		pt_free(&p);
 		return 2;
 	}
-	if (!a.bare)
+	if (!a.bare && !a.paste)
 		verdict_of(&p, verdict, sizeof(verdict));
 	if (a.json)
 		pt_print_json(&p, verdict);

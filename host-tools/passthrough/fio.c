@@ -181,21 +181,45 @@ int pt_lint_jobs(struct pt *p, const char *const *jobs, size_t n, char *verdict,
 	return ls.invalid;
 }
 
-int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt_within *p50,
-		 const struct pt_within *p99, bool force, char *verdict, size_t n)
+/* Two parsed outputs, bare metal and VM, named for messages: lint's
+ * findings, then each job and direction against the thresholds. */
+static void judge_outputs(struct pt *p, const struct fioi_result r[2], const char *const what[2],
+			  const struct pt_within *p50, const struct pt_within *p99, bool force,
+			  char *verdict, size_t n)
 {
-	struct fioi_result r[2];
 	const struct fioi_result *rp[2] = { &r[0], &r[1] };
-	const char *what[2] = { bare, vm };
 	struct lint_sink ls = { .p = p };
-	/* the example: QD1 p50 within 5 µs or 10% */
+	/* QD1 p50 within 5 µs or 10% when no threshold is given */
 	const struct pt_within def = { .set = true, .abs_ns = 5e3, .pct = 10 };
-	char err[1024];
 	unsigned judged;
 	bool ok;
 
 	if (!p50->set && !p99->set)
 		p50 = &def;
+	pt_finding(p, PT_INFO, "sides", "the VM's output is judged against bare metal's",
+		   "if the sides are swapped, label them 'Bare metal:' and 'VM:'",
+		   "bare metal: '%s'; VM: '%s'", what[0], what[1]);
+	iogap_lint_results(rp, what, 2, 0, take_lint, &ls);
+	if (ls.invalid && !force) {
+		snprintf(verdict, n, "comparison invalid: %s (lint's findings above say why and what "
+			 "to do; --force compares anyway)", ls.reasons);
+		return;
+	}
+	ok = judge_all(p, &r[0], &r[1], p50, p99, &judged);
+	snprintf(verdict, n, "%s%s", ls.invalid ? "comparison invalid, compared anyway "
+		 "(--force): " : "", !judged ? "fail: no job and direction on both sides" :
+		 ok ? "pass: the VM is within the thresholds" :
+		 "fail: the VM is beyond a threshold (or one could not be judged)");
+	if (!judged || !ok || ls.invalid)
+		p->worst = p->worst < PT_WARNING ? PT_WARNING : p->worst;
+}
+
+int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt_within *p50,
+		 const struct pt_within *p99, bool force, char *verdict, size_t n)
+{
+	struct fioi_result r[2];
+	const char *what[2] = { bare, vm };
+	char err[1024];
 
 	memset(r, 0, sizeof(r));
 	for (int i = 0; i < 2; i++)
@@ -204,19 +228,25 @@ int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt
 			fioi_free(&r[0]);
 			return -1;
 		}
-	iogap_lint_results(rp, what, 2, 0, take_lint, &ls);
-	if (ls.invalid && !force) {
-		snprintf(verdict, n, "comparison invalid: %s (lint's findings above say why and what "
-			 "to do; --force compares anyway)", ls.reasons);
-	} else {
-		ok = judge_all(p, &r[0], &r[1], p50, p99, &judged);
-		snprintf(verdict, n, "%s%s", ls.invalid ? "comparison invalid, compared anyway "
-			 "(--force): " : "", !judged ? "fail: no job and direction on both sides" :
-			 ok ? "pass: the VM is within the thresholds" :
-			 "fail: the VM is beyond a threshold (or one could not be judged)");
-		if (!judged || !ok || ls.invalid)
-			p->worst = p->worst < PT_WARNING ? PT_WARNING : p->worst;
+	judge_outputs(p, r, what, p50, p99, force, verdict, n);
+	fioi_free(&r[0]);
+	fioi_free(&r[1]);
+	return 0;
+}
+
+int pt_check_paste(struct pt *p, const char *file, const struct pt_within *p50,
+		   const struct pt_within *p99, bool force, char *verdict, size_t n)
+{
+	struct fioi_result r[2];
+	char names[2][80], err[1024];
+	const char *what[2] = { names[0], names[1] };
+
+	memset(r, 0, sizeof(r));
+	if (pt_parse_paste(file, r, names, err, sizeof(err))) {
+		fprintf(stderr, "iogap passthrough: %s\n", err);
+		return -1;
 	}
+	judge_outputs(p, r, what, p50, p99, force, verdict, n);
 	fioi_free(&r[0]);
 	fioi_free(&r[1]);
 	return 0;

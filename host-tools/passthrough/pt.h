@@ -84,6 +84,27 @@ struct pt_within {
 };
 int pt_check_fio(struct pt *p, const char *bare, const char *vm, const struct pt_within *p50,
 		 const struct pt_within *p99, bool force, char *verdict, size_t n);
+/* A paste holding a bare-metal and a VM fio output (told apart by their
+ * labels, pt_side_of_label), judged as pt_check_fio judges two files. */
+int pt_check_paste(struct pt *p, const char *file, const struct pt_within *p50,
+		   const struct pt_within *p99, bool force, char *verdict, size_t n);
+
+/* Which side a label names, from its words ("Bare metal", "From-vm",
+ * "host", "guest"); UNKNOWN for neither or both. */
+enum pt_side { PT_SIDE_UNKNOWN, PT_SIDE_BARE, PT_SIDE_VM };
+enum pt_side pt_side_of_label(const char *label);
+/* The one label of each side among n: which[PT_SIDE_BARE], which[PT_SIDE_VM];
+ * 0, or -1 with the labels found and how to name them in err. */
+int pt_pick_sides(const char *const *labels, size_t n, size_t which[3], char *err,
+		  size_t errlen);
+/* The paste's two outputs parsed into r[0] (bare metal) and r[1], with their labels. */
+struct fioi_result;
+int pt_parse_paste(const char *file, struct fioi_result *r, char names[2][80], char *err,
+		   size_t errlen);
+/* A run directory's probe.json of each side: bare/ and vm/, else the
+ * subdirectories whose names tell the sides apart (iogap import's). */
+int pt_run_sides(const char *dir, char bare[], char vm[], size_t n, char *err, size_t errlen);
+
 /* "5us,10%", "5us", "10%" into w; false if malformed. */
 bool pt_parse_within(const char *s, struct pt_within *w);
 /* Lint's findings on job files before they run (pt_check_fio's rule: a

@@ -11,7 +11,7 @@ trap 'rm -rf "$WORK"' EXIT
 run() { "$IOGAP" passthrough check "$@" > "$WORK/out" 2> "$WORK/err"; rc=$?; }
 verdict() { sed -n 's/^verdict: //p' "$WORK/out"; }
 codes() { sed -n 's/^\(INFO\|WARNING\|ERROR\) \([a-z0-9-]*\):.*/\1 \2/p' "$WORK/out" | sort | uniq -c | awk '{print $2 " " $3 " x" $1}' | paste -sd, -; }
-echo "1..15"
+echo "1..20"
 
 # the NVMe passthrough report (fixture): QD1 randrw, libaio, no direct=1
 run --bare "$DATA/nvme-passthrough-baremetal.txt" --vm "$DATA/nvme-passthrough-vm.txt"
@@ -40,9 +40,38 @@ ok $? "--force compares, says the comparison is not valid and still fails: $(ver
 	grep -q "^WARNING buffered-async: $WORK/run/vm/probe.json: job 'test'" "$WORK/out"
 ok $? "imported run directory (--run): the same invalid verdict"
 
+# the mailing-list thread pasted whole: each output after a line naming its side
+paste_of() { # paste_of LABEL1 FILE1 LABEL2 FILE2
+	printf '%s\n' "$1"; cat "$2"; printf '\n%s\n' "$3"; cat "$4"
+}
+paste_of "Bare metal:" "$DATA/nvme-passthrough-baremetal.txt" ">From vm:" "$DATA/nvme-passthrough-vm.txt" > "$WORK/thread.txt"
+run "$WORK/thread.txt"
+[ $rc = 1 ] && verdict | grep -q '^comparison invalid: the runs were buffered (direct=0)' &&
+	grep -q "^INFO sides: bare metal: 'Bare-metal'; VM: 'From-vm'" "$WORK/out" &&
+	grep -q "^WARNING buffered-async: From-vm: job 'test': ioengine=libaio without direct=1: read slat avg 115.27 us" "$WORK/out"
+ok $? "a pasted thread: the sides named from its words, the same verdict in one command"
+paste_of "NVMe guest results:" "$DATA/nvme-passthrough-vm.txt" "NVMe host results:" "$DATA/nvme-passthrough-baremetal.txt" > "$WORK/swapped.txt"
+run "$WORK/swapped.txt"
+[ $rc = 1 ] && grep -q "^INFO sides: bare metal: 'NVMe-host-results'; VM: 'NVMe-guest-results'" "$WORK/out" &&
+	grep -q "^WARNING buffered-async: NVMe-guest-results: job 'test': .*read slat avg 115.27 us" "$WORK/out"
+ok $? "the VM pasted first, 'NVMe' in both labels: the sides still told apart"
+paste_of "run one:" "$DATA/nvme-passthrough-baremetal.txt" "run two:" "$DATA/nvme-passthrough-vm.txt" > "$WORK/unnamed.txt"
+run "$WORK/unnamed.txt"
+[ $rc = 2 ] && grep -q "cannot tell bare metal from the VM: 2 outputs labelled 'run-one' (neither), 'run-two' (neither); exactly one must name bare metal (a line 'Bare metal:'" "$WORK/err"
+ok $? "labels that name no side: exit $rc, the labels found and how to name them"
+paste_of "host:" "$DATA/nvme-passthrough-baremetal.txt" "host again:" "$DATA/nvme-passthrough-vm.txt" > "$WORK/twohosts.txt"
+run "$WORK/twohosts.txt"
+[ $rc = 2 ] && grep -q "'host' (bare metal), 'host-again' (bare metal)" "$WORK/err"
+ok $? "two bare-metal labels and no VM: exit $rc, refused"
+"$IOGAP" import --dir "$WORK/imp" "$WORK/thread.txt" > /dev/null && [ -f "$WORK/imp/From-vm/probe.json" ] &&
+	run --run "$WORK/imp"
+[ $rc = 1 ] && verdict | grep -q '^comparison invalid: the runs were buffered' &&
+	grep -q "^INFO sides: bare metal: '$WORK/imp/Bare-metal/probe.json'; VM: '$WORK/imp/From-vm/probe.json'" "$WORK/out"
+ok $? "iogap import of the thread, then --run: Bare-metal/ and From-vm/ found by their names"
+
 # valid runs (fio 3.33, psync/libaio with direct=1): one against itself
 run --bare "$DATA/fio333-multi.json" --vm "$DATA/fio333-multi.json"
-[ $rc = 0 ] && [ "$(codes)" = "INFO few-samples x10,INFO within x5" ] && verdict | grep -q '^pass'
+[ $rc = 0 ] && [ "$(codes)" = "INFO few-samples x10,INFO sides x1,INFO within x5" ] && verdict | grep -q '^pass'
 ok $? "a run against itself: exit $rc, $(codes): $(verdict)"
 
 # the VM side: every clat percentile 20 us later (a known, injected delay)
@@ -57,12 +86,12 @@ for j in d["jobs"]:
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 EOF
 run --bare "$DATA/fio333-multi.json" --vm "$WORK/vm.json"
-[ $rc = 1 ] && [ "$(codes)" = "INFO few-samples x10,WARNING beyond x5" ] && verdict | grep -q '^fail'
+[ $rc = 1 ] && [ "$(codes)" = "INFO few-samples x10,INFO sides x1,WARNING beyond x5" ] && verdict | grep -q '^fail'
 ok $? "+20 us against 5us,10% (the default): all 5 beyond, exit $rc: $(verdict)"
 grep -q "^WARNING beyond: job 'seqread' read: clat p50 36.32 us in the VM, 16.32 us on bare metal (+20.00 us, +122.5%): beyond 5.00 us and 10.0%" "$WORK/out"
 ok $? "the beyond finding gives both p50s, the gap and the threshold"
 run --bare "$DATA/fio333-multi.json" --vm "$WORK/vm.json" --p50-within 25us
-[ $rc = 0 ] && [ "$(codes)" = "INFO few-samples x10,INFO within x5" ]
+[ $rc = 0 ] && [ "$(codes)" = "INFO few-samples x10,INFO sides x1,INFO within x5" ]
 ok $? "+20 us against --p50-within 25us: all within, exit $rc"
 # 15%: only trimless-libaio read (173.06 us: +11.6%) is within
 run --bare "$DATA/fio333-multi.json" --vm "$WORK/vm.json" --p50-within 15%
@@ -70,7 +99,7 @@ run --bare "$DATA/fio333-multi.json" --vm "$WORK/vm.json" --p50-within 15%
 	grep -q "^INFO within: job 'trimless-libaio' read: .*(+20.00 us, +11.6%)" "$WORK/out"
 ok $? "+20 us against --p50-within 15%: only the 173 us job is within"
 run --bare "$DATA/fio333-multi.json" --vm "$WORK/vm.json" --p99-within 30us,1%
-[ $rc = 0 ] && [ "$(codes)" = "INFO few-samples x10,INFO within x5" ] && grep -q "clat p99 " "$WORK/out"
+[ $rc = 0 ] && [ "$(codes)" = "INFO few-samples x10,INFO sides x1,INFO within x5" ] && grep -q "clat p99 " "$WORK/out"
 ok $? "--p99-within alone judges p99 only: all within 30 us"
 
 # usage and unusable input: exit 2 and a message
