@@ -561,7 +561,7 @@ static void run_key(struct crun *run, const char *rundir, const char *first_json
 		char *t;
 
 		snprintf(path, sizeof(path), "%s/job%d.fio", rundir, i);
-		if (!rundir[0] || !(t = iogap_read_file(path, 0, &len)))
+		if (!rundir[0] || !(t = iogap_input_read(path, IOGAP_INPUT_MAX, &len, NULL, 0)))
 			break;
 		h = fnv(h, t, len);
 		free(t);
@@ -745,7 +745,7 @@ static int load_paste(const char *file, struct crun **runs, size_t *n, char *err
 {
 	struct fioi_segment *segs = NULL;
 	size_t nseg = 0, len;
-	char *text = iogap_read_file(file, 0, &len);
+	char *text = iogap_input_read(file, IOGAP_INPUT_MAX, &len, NULL, 0);
 	int rc = 0;
 
 	*n = 0;

@@ -604,10 +604,8 @@ static int load_file(struct side **sides, size_t *ns, const char *path, char *er
 	size_t len;
 	int ret;
 
-	if (!(text = iogap_read_file(path, 0, &len))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!(text = iogap_input_read(path, IOGAP_INPUT_MAX, &len, err, errlen)))
 		return -1;
-	}
 	if (fioi_looks_like_output(text, len)) {
 		ret = load_output(sides, ns, path, text, len, err, errlen);
 	} else if (looks_like_job(text)) {
