@@ -28,6 +28,7 @@
 #include "json_writer.h"
 #include "jobs.h"
 #include "manifest.h"
+#include "rundir.h"
 #include "trace_file.h"
 
 /* ------------------------------------------------------------ bootstrap */
@@ -699,6 +700,9 @@ static int load_run(struct crun *run, const char *arg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", arg, strerror(ENOENT));
 		return -1;
 	}
+	/* an interrupted run or another run's traces would be pooled as data */
+	if (rundir[0] && iogap_rundir_check(rundir, err, errlen))
+		return -1;
 	run_key(run, rundir, first[0] ? first : NULL);
 	return 0;
 }
