@@ -736,6 +736,19 @@ void iogap_lint_results(const struct fioi_result *const *r, const char *const *w
 	free(s);
 }
 
+int iogap_lint_job_direct(const struct fioi_result *r, size_t job)
+{
+	struct side *s = calloc(1, sizeof(*s));
+	int direct;
+
+	if (!s)
+		return -1;
+	s->r = *r;              /* a shallow copy: read only, never freed here */
+	direct = direct_of(s, &r->jobs[job]);
+	free(s);
+	return direct;
+}
+
 int iogap_lint_jobfiles(const char *const *paths, size_t n, iogap_lint_sink sink, void *ctx,
 			char *err, size_t errlen)
 {

@@ -3,7 +3,8 @@
 # (mkrun): a FIFO or a device where a run's file should be is refused at once;
 # a phase a killed iogap left running or pending is incomplete data (exit 3);
 # a run_id that is no run id is refused; compare refuses an interrupted run and
-# another run's traces.
+# another run's traces; no per-layer verdict over too few pairs or a buffered
+# job, whose lint warning comes first.
 . "$(dirname "$0")/lib.sh"
 
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
@@ -92,4 +93,27 @@ compare longid "$WORK/base" "$WORK/longid"
 [ $rc = 1 ] && grep -q 'is not a run id' "$WORK/longid.cmp"
 ok $? "compare: a 20-digit run_id refused (exit 1)" "$WORK/longid.cmp"
 
+# --- verdicts only where the pairs support them -----------------------------------
+report "$WORK/base"
+[ $rc = 0 ] && grep -q "firm" "$WORK/base.txt" && ! grep -q "no per-layer verdict" "$WORK/base.txt"
+ok $? "a complete run with every request paired: a firm verdict" "$WORK/base.txt"
+
+# the guest's page cache absorbed 63 of 64 requests: few reach the filters
+mkrun --dir "$WORK/few" --filter-every 64
+report "$WORK/few"
+json "$WORK/few.json" 'all("no per-layer verdict: only" in d["jobs"][0][x]["verdict"] and
+	"a verdict needs at least half" in d["jobs"][0][x]["verdict"] for x in ("read", "write"))' &&
+	! grep -q "firm" "$WORK/few.txt"
+ok $? "about 1 in 64 requests paired: no per-layer verdict, the counts said, nothing firm" "$WORK/few.txt"
+
+mkrun --dir "$WORK/buffered" --buffered
+report "$WORK/buffered"
+first=$(grep -n "^lint: WARNING buffered-async: .*job 'mixed': ioengine=libaio without direct=1" \
+	"$WORK/buffered.txt" | cut -d: -f1)
+table=$(grep -n "^== mixed (job 0), read ==" "$WORK/buffered.txt" | cut -d: -f1)
+[ -n "$first" ] && [ -n "$table" ] && [ "$first" -lt "$table" ] &&
+	json "$WORK/buffered.json" 'all("no per-layer verdict: the job ran without direct=1" in
+		d["jobs"][0][x]["verdict"] for x in ("read", "write"))' &&
+	! grep -q "firm" "$WORK/buffered.txt"
+ok $? "a buffered job: lint's warning before the first table, no per-layer verdict" "$WORK/buffered.txt"
 finish
