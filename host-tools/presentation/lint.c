@@ -131,6 +131,43 @@ static bool opt_true(const char *v)
 		     !strcasecmp(v, "yes"));
 }
 
+/* An engine whose I/O goes through the page cache unless direct=1 (NULL:
+ * unknown, maybe); io_uring_cmd and sg send commands to the device, rbd,
+ * nbd, http and the like talk to a store of their own. */
+static bool cached_engine(const char *e)
+{
+	return !e || is_sync_engine(e) || is_async(e) || !strcmp(e, "splice");
+}
+
+/* A character device never goes through the page cache: NVMe's generic
+ * /dev/ngXnY, SCSI's /dev/sgN and the /dev/bsg/ nodes. */
+static bool char_device_target(const char *filename)
+{
+	return filename && (!strncmp(filename, "/dev/ng", 7) || !strncmp(filename, "/dev/sg", 7) ||
+			    !strncmp(filename, "/dev/bsg/", 9));
+}
+
+/* Every write flushed to the device before the next (fsync=N, fdatasync=N,
+ * sync=1): a buffered write then ends on the device, not in memory. */
+static bool writes_flushed(const struct side *s, const struct fioi_job *j)
+{
+	const char *fs = fioi_opt(&s->r, j, "fsync"), *fds = fioi_opt(&s->r, j, "fdatasync");
+	const char *sync = fioi_opt(&s->r, j, "sync");
+
+	return (fs && strtoul(fs, NULL, 10) > 0) || (fds && strtoul(fds, NULL, 10) > 0) ||
+	       (sync && (opt_true(sync) || !strcmp(sync, "sync") || !strcmp(sync, "dsync")));
+}
+
+/* The job reads (rw=, fio's default read; unknown: it may). */
+static bool job_reads(const struct side *s, const struct fioi_job *j)
+{
+	const char *rw = j->rw[0] ? j->rw : fioi_opt(&s->r, j, "rw");
+
+	if (!rw)
+		return true;
+	return strstr(rw, "read") || !strncmp(rw, "rw", 2) || !strncmp(rw, "randrw", 6);
+}
+
 /* Does an option's absence mean fio's default (else: unknown)? */
 static bool opts_known(const struct side *s)
 {
@@ -229,13 +266,15 @@ static void check_job(struct lint *L, const struct side *s, const struct fioi_jo
 			"for parallel synchronous I/O",
 			"%s: job '%s': ioengine=%s with iodepth=%u", s->what, j->name, eng, depth);
 
-	/* the working set fits in the page cache */
-	if (direct != 1 && (!eng || strcmp(eng, "null"))) {
+	/* the working set fits in the page cache, for a job whose I/O goes
+	 * through it and stays there (reads, or writes not each flushed) */
+	if (direct != 1 && cached_engine(eng) &&
+	    !char_device_target(fioi_opt(&s->r, j, "filename"))) {
 		uint64_t size = 0, ram = s->ram ? s->ram : L->ram;
 
 		if ((v = fioi_opt(&s->r, j, "size")) && !strchr(v, '$') && !strchr(v, '%'))
 			iogap_parse_size(v, &size);
-		if (size && ram && size <= ram)
+		if (size && ram && size <= ram && (job_reads(s, j) || !writes_flushed(s, j)))
 			finding(L, L_WARNING, "cache-working-set",
 				"buffered I/O over a working set smaller than RAM is served from the "
 				"page cache after the first touch: the numbers are memory numbers",
