@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_parse.h"
 #include "json_writer.h"
@@ -155,13 +158,25 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return k;
 }
 
+/* The source length of the string whose text starts at start: up to its
+ * closing quote (or the end of the input). */
+static size_t string_span(const struct jp_ctx *c, size_t start)
+{
+	size_t i = start;
+
+	while (i < c->len && c->s[i] != '"')
+		i += c->s[i] == '\\' ? 2 : 1;
+	return (i < c->len ? i : c->len) - start;
+}
+
 static int parse_string(struct jp_ctx *c, char **out, size_t *outlen)
 {
 	size_t start = ++c->pos, n = 0, k;
 	char *buf;
 
-	/* decoded text is never longer than the source */
-	buf = malloc(c->len - start + 1);
+	/* decoded text is never longer than its source (not the rest of the
+	 * input: that is a whole document's worth for every string) */
+	buf = malloc(string_span(c, start) + 1);
 	if (!buf)
 		return jp_fail(c, "out of memory");
 	for (;;) {
@@ -744,16 +759,82 @@ void jp_write(FILE *f, const struct jp_value *v)
 	fputc('\n', f);
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" :
+	       S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+int iogap_input_open(const char *path, size_t max, size_t *size, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO without a writer would wait for one */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+	struct stat st;
+
+	if (fd < 0) {
+		e = errno;
+		iogap_seterr(err, errlen, "%.3000s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, 0))
+		iogap_seterr(err, errlen, "%.3000s: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		iogap_seterr(err, errlen, "%.3000s: not a regular file (%s)", path,
+			     file_kind(st.st_mode));
+	else if (max && (uint64_t)st.st_size > max)
+		iogap_seterr(err, errlen, "%.3000s: %jd bytes, more than the limit of %zu MiB", path,
+			     (intmax_t)st.st_size, max >> 20);
+	else {
+		*size = (size_t)st.st_size;
+		return fd;
+	}
+	close(fd);
+	errno = EINVAL;
+	return -1;
+}
+
+char *iogap_input_read(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+{
+	size_t size, n = 0;
+	int fd = iogap_input_open(path, max, &size, err, errlen);
+	char *buf = fd < 0 ? NULL : malloc(size + 1);
+	ssize_t got = 1;
+
+	if (fd >= 0 && !buf)
+		iogap_seterr(err, errlen, "%.3000s: out of memory", path);
+	/* to the size seen at open: a file growing meanwhile is read as it was */
+	while (buf && n < size && (got = read(fd, buf + n, size - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			iogap_seterr(err, errlen, "%.3000s: %s", path, strerror(errno));
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		n += (size_t)got;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (buf) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
 int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen)
 {
 	char perr[256];
 	size_t len;
-	char *text = iogap_read_file(path, 0, &len);
+	char *text;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
-	if (!text)
-		return iogap_seterr(err, errlen, "%.3000s: %.200s", path, strerror(errno));
+	if (!(text = iogap_input_read(path, IOGAP_INPUT_MAX, &len, err, errlen)))
+		return -1;
 	rc = jp_parse(text, len, false, v, NULL, perr, sizeof(perr));
 	free(text);
 	return rc ? iogap_seterr(err, errlen, "%.3000s: %.200s", path, perr) : 0;

@@ -43,9 +43,21 @@ struct jp_member {
 int jp_parse(const char *text, size_t len, bool allow_trailing, struct jp_value *out,
 	     size_t *end_off, char *err, size_t errlen);
 void jp_free(struct jp_value *v);
-/* Parse a whole JSON file; 0, or -1 with err naming the file (missing:
- * "PATH: strerror", errno kept; malformed: "PATH: line L, column C: ..."). */
+/* Parse a whole JSON file (an input: iogap_input_read, IOGAP_INPUT_MAX);
+ * 0, or -1 with err naming the file (missing: "PATH: strerror", errno kept;
+ * malformed: "PATH: line L, column C: ..."). */
 int iogap_json_load(const char *path, struct jp_value *v, char *err, size_t errlen);
+
+/* Inputs (run directories' files, fio's outputs, job files) are read only
+ * when they are regular files no larger than a limit: a FIFO blocks its
+ * reader until a writer comes, a device such as /dev/zero never ends. */
+#define IOGAP_INPUT_MAX ((size_t)256 << 20)   /* bytes: fio output, JSON, text */
+/* PATH opened for reading, blocking; *size its size: an fd, or -1 with err
+ * ("PATH: strerror", errno kept; "PATH: not a regular file (a FIFO)";
+ * "PATH: N bytes, more than the limit of M MiB").  max 0: no limit. */
+int iogap_input_open(const char *path, size_t max, size_t *size, char *err, size_t errlen);
+/* The whole of PATH (at most max bytes), NUL-terminated; NULL with err. */
+char *iogap_input_read(const char *path, size_t max, size_t *len, char *err, size_t errlen);
 
 /* Object member by key (first match), or NULL; NULL-safe. */
 struct jp_value *jp_get(const struct jp_value *obj, const char *key);

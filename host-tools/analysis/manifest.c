@@ -23,6 +23,14 @@ static uint64_t null_latency(const char *spec)
 	return l ? strtoull(l + 11, NULL, 10) : 0;
 }
 
+/* s: a run id as `iogap run` writes it, 16 hex digits (fewer accepted) */
+static bool run_id_valid(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdefABCDEF");
+
+	return n && n <= 16 && !s[n];
+}
+
 int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 32];
@@ -32,8 +40,15 @@ int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, si
 	snprintf(path, sizeof(path), "%s/" IOGAP_MANIFEST_FILE, dir);
 	if (iogap_json_load(path, &m->doc, err, errlen))
 		return -1;
-	m->present = true;
 	s = jp_str(jp_get(&m->doc, IOGAP_MF_RUN_ID));
+	if (s && !run_id_valid(s)) {
+		snprintf(err, errlen, "%s: run_id \"%.40s%s\" is not a run id (1 to 16 hex digits)",
+			 path, s, strlen(s) > 40 ? "..." : "");
+		jp_free(&m->doc);
+		memset(m, 0, sizeof(*m));
+		return IOGAP_MANIFEST_BAD_ID;
+	}
+	m->present = true;
 	m->run_id = s ? strtoull(s, NULL, 16) : 0;
 	m->target_spec = jp_str(jp_path(&m->doc, PATH_OF(IOGAP_MF_TARGET, IOGAP_MF_SPEC)));
 	s = jp_str(jp_path(&m->doc, PATH_OF(IOGAP_MF_VM, IOGAP_MF_ACCEL)));

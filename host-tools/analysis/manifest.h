@@ -76,7 +76,10 @@ extern const char *const iogap_manifest_config[];
 bool iogap_manifest_imported(const struct iogap_manifest *m, const char *phase);
 
 /* DIR/manifest.json: 0, or -1 with err ("PATH: No such file or directory",
- * "PATH: <parse error>"); m is then not present. */
+ * "PATH: <parse error>"), or IOGAP_MANIFEST_BAD_ID when its run_id is no
+ * run id (1 to 16 hex digits: a longer one would be cut to 64 bits and
+ * could match another run's); m is then not present. */
+#define IOGAP_MANIFEST_BAD_ID (-2)
 int iogap_manifest_read(const char *dir, struct iogap_manifest *m, char *err, size_t errlen);
 void iogap_manifest_free(struct iogap_manifest *m);
 

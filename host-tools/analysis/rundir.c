@@ -117,33 +117,92 @@ static void check_trace_state(struct iogap_rundir *rd, const char *rel,
 		incomplete(rd, "%s: its writer dropped %" PRIu64 " records", rel, tf->header.dropped);
 }
 
-/* The manifest: the run id, and every phase that did not end well. */
-static void read_manifest(const char *dir, struct iogap_rundir *rd)
+/* What a phase's status in the manifest says about its data: NULL when
+ * nothing is missing ("ok", "skipped"). */
+static const char *phase_lacks(const char *status)
+{
+	if (!strcmp(status, "failed") || !strcmp(status, "interrupted"))
+		return status;
+	/* `iogap run` marks a phase running while it runs and leaves none
+	 * pending when it ends: either means iogap was stopped (kill -9) */
+	if (!strcmp(status, "running"))
+		return "still running: iogap stopped during it and the run never ended";
+	if (!strcmp(status, "pending"))
+		return "still pending: iogap stopped before it and the run never ended";
+	return NULL;
+}
+
+/* The manifest: the run id, and every phase that did not end well; -1
+ * with err when its run id is no run id (nothing could be checked). */
+static int read_manifest(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen)
 {
 	static const enum iogap_side order[] = { IOGAP_SIDE_BARE, IOGAP_SIDE_VM,
 						  IOGAP_SIDE_MATCHED };
 	const struct iogap_manifest *m = &rd->manifest;
-	char path[PATH_MAX + 32], err[4096];
+	char path[PATH_MAX + 32], e[4096];
+	int rc = iogap_manifest_read(dir, &rd->manifest, e, sizeof(e));
 
-	if (iogap_manifest_read(dir, &rd->manifest, err, sizeof(err))) {
+	if (rc == IOGAP_MANIFEST_BAD_ID)
+		return iogap_seterr(err, errlen, "%s", e);
+	if (rc) {
+		/* e: "PATH: why" (too large, malformed) */
 		snprintf(path, sizeof(path), "%s/" IOGAP_MANIFEST_FILE, dir);
 		incomplete(rd, "no readable manifest.json (%.200s): the phases' outcome and the run "
-			   "id are unknown", access(path, F_OK) ? "missing" : "malformed");
-		return;
+			   "id are unknown", access(path, F_OK) ? "missing" :
+			   !strncmp(e, path, strlen(path)) ? e + strlen(path) + 2 : e);
+		return 0;
 	}
 	rd->run_id = m->run_id;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		const char *phase = iogap_side_key[order[i]], *sd = iogap_side_dir[order[i]];
 		const char *st = m->phase[order[i]].status, *msg = m->phase[order[i]].message;
+		const char *lacks = st ? phase_lacks(st) : NULL;
 
-		if (st && (!strcmp(st, "failed") || !strcmp(st, "interrupted")))
-			incomplete(rd, "the %s phase %s (manifest.json)%s%.200s", phase, st,
+		if (lacks)
+			incomplete(rd, "the %s phase %s (manifest.json)%s%.200s", phase, lacks,
 				   msg && msg[0] ? ": " : "", msg ? msg : "");
 		snprintf(path, sizeof(path), "%s/%s/probe.trace", dir, sd);
 		if (st && !strcmp(st, "ok") && access(path, F_OK))
 			incomplete(rd, "the %s phase is ok in manifest.json but %s/probe.trace is missing",
 				   phase, sd);
 	}
+	return 0;
+}
+
+/* path, where there, is a regular file (iogap_input_open): no reader
+ * blocks on a FIFO or reads a device without end. */
+static int check_input(const char *path, char *err, size_t errlen)
+{
+	size_t size;
+	int fd;
+
+	if (access(path, F_OK))
+		return 0;
+	if ((fd = iogap_input_open(path, 0, &size, err, errlen)) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* Every file of a run directory a reader may open (check_input). */
+static int check_inputs(const char *dir, char *err, size_t errlen)
+{
+	static const char *const in_side[] = {
+		"probe.trace", "top.trace", "bottom.trace", "top.ring", "bottom.ring", "probe.json",
+		"cpuload.txt", "sync-before.txt", "sync-after.txt", IOGAP_KERNEL_TRACE,
+		IOGAP_HOST_KERNEL_TRACE, IOGAP_EXTENTS_FILE, NULL };
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/" IOGAP_MANIFEST_FILE, dir);
+	if (check_input(path, err, errlen))
+		return -1;
+	for (int s = 0; s < IOGAP_SIDES; s++)
+		for (int i = 0; in_side[i]; i++) {
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, iogap_side_dir[s], in_side[i]);
+			if (check_input(path, err, errlen))
+				return -1;
+		}
+	return 0;
 }
 
 /* Refuse traces from another run: each names its run id in the header
@@ -821,7 +880,8 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 	bool vm;
 
 	memset(rd, 0, sizeof(*rd));
-	read_manifest(dir, rd);
+	if (check_inputs(dir, err, errlen) || read_manifest(dir, rd, err, errlen))
+		goto fail;
 	rd->filters = !(rd->manifest.passthrough && rd->manifest.passthrough[0]);
 	snprintf(path, sizeof(path), "%s/vm/probe.trace", dir);
 	vm = !access(path, F_OK);
@@ -836,6 +896,51 @@ int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_
 fail:
 	iogap_rundir_free(rd);
 	return -1;
+}
+
+/* The phase that did not end well, by the manifest: -1 with err. */
+static int check_phases(const char *dir, const struct iogap_manifest *m, char *err, size_t errlen)
+{
+	for (int i = 0; i < IOGAP_SIDES; i++) {
+		const char *st = m->phase[i].status, *lacks = st ? phase_lacks(st) : NULL;
+
+		if (lacks)
+			return iogap_seterr(err, errlen, "%s: the %s phase %s (manifest.json): its data "
+					    "is incomplete", dir, iogap_side_key[i], lacks);
+	}
+	return 0;
+}
+
+int iogap_rundir_check(const char *dir, char *err, size_t errlen)
+{
+	struct iogap_rundir *rd = calloc(1, sizeof(*rd));
+	struct trace_slot sl[6];
+	int rc = -1;
+
+	if (!rd)
+		return iogap_seterr(err, errlen, "out of memory");
+	if (check_inputs(dir, err, errlen) || read_manifest(dir, rd, err, errlen) ||
+	    check_phases(dir, &rd->manifest, err, errlen))
+		goto out;
+	slots(rd, sl);
+	for (int i = 0; sl[i].tf; i++) {
+		struct iogap_trace_file *tf = sl[i].tf;
+		struct iogap_trace_reader *r;
+
+		snprintf(tf->path, sizeof(tf->path), "%s/%s/%s.trace", dir, sl[i].side, sl[i].name);
+		if (access(tf->path, F_OK))
+			continue;
+		if (!(r = iogap_trace_reader_open(tf->path, err, errlen)))
+			goto out;
+		tf->header = *iogap_trace_reader_header(r);
+		tf->loaded = true;
+		iogap_trace_reader_close(r);
+	}
+	rc = check_run_ids(dir, rd, err, errlen);
+out:
+	iogap_rundir_free(rd);
+	free(rd);
+	return rc;
 }
 
 void iogap_rundir_free(struct iogap_rundir *rd)

@@ -122,6 +122,12 @@ int iogap_sync_load(const char *path, struct iogap_sync_sample **s, size_t *n, c
 int iogap_rundir_load(const char *dir, struct iogap_rundir *rd, char *err, size_t errlen);
 void iogap_rundir_free(struct iogap_rundir *rd);
 
+/* What a run directory must be to be compared, without reading it whole:
+ * its files regular (no FIFO, no device), its manifest's run id valid, no
+ * phase failed, interrupted or left running or pending, every trace of
+ * this run.  0, or -1 with err. */
+int iogap_rundir_check(const char *dir, char *err, size_t errlen);
+
 /* The one way to go through a run's requests (every command's statistics
  * come from these visits, nothing else reads the records): fn gets each
  * request once, in trace order, and a non-zero return stops the visit and

@@ -359,6 +359,10 @@ static int parse_json(const char *name, const char *text, size_t len, size_t lin
 	/* fio lists every option a job set; an import of a paste says itself */
 	r->opts_complete = jp_get(&r->doc, "iogap_options_complete") ?
 			   jp_num(jp_get(&r->doc, "iogap_options_complete"), 0) != 0 : true;
+	if (jobs->n > FIOI_MAX_JOBS)
+		return iogap_seterr(err, errlen, "%s: %zu jobs, more than the %d iogap converts (split "
+				    "the output, or run fio with group_reporting)", name, jobs->n,
+				    FIOI_MAX_JOBS);
 	r->jobs = calloc(jobs->n ? jobs->n : 1, sizeof(*r->jobs));
 	if (!r->jobs)
 		return iogap_seterr(err, errlen, "%s: out of memory", name);
@@ -377,7 +381,6 @@ static int parse_json(const char *name, const char *text, size_t len, size_t lin
 		j->groupid = to_int(jp_num(jp_get(o, "groupid"), 0));
 		j->error = to_int(jp_num(jp_get(o, "error"), 0));
 		j->members = 1;
-		jp_copy(&j->src, o);
 		opts_from_json(jp_get(o, "job options"), &j->opts, &j->opts_nr);
 		r->opts_complete &= jp_get(o, "job options") != NULL;
 		for (int dd = 0; dd < IOGAP_DDIR_NR; dd++) {
@@ -1058,6 +1061,9 @@ static int text_line(struct tctx *c, const struct tline *l, enum kind k)
 		parse_jobhdr(c, l);
 		return 0;
 	case K_JOBRES:
+		if (c->r->nr == FIOI_MAX_JOBS)
+			return TFAIL(c, l, "more than %d job results: more than iogap converts (split "
+				     "the output, or run fio with group_reporting)", FIOI_MAX_JOBS);
 		c->job = new_result(c, l);
 		if (!c->job)
 			return TFAIL(c, l, "out of memory");
@@ -1622,12 +1628,12 @@ int fioi_parse_buf(const char *name, const char *text, size_t len, struct fioi_r
 int fioi_parse_file(const char *path, struct fioi_result *r, char *err, size_t errlen)
 {
 	size_t len;
-	char *buf = iogap_read_file(path, 0, &len);
+	char *buf = iogap_input_read(path, IOGAP_INPUT_MAX, &len, err, errlen);
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	if (!buf)
-		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
 	ret = fioi_parse_buf(path, buf, len, r, err, errlen);
 	free(buf);
 	return ret;
@@ -1642,7 +1648,6 @@ void fioi_free(struct fioi_result *r)
 		for (int d = 0; d < IOGAP_DDIR_NR; d++)
 			for (int k = 0; k < 3; k++)
 				free(j->dir[d].bins[k]);
-		jp_free(&j->src);
 	}
 	free(r->jobs);
 	kv_free(r->global_opts, r->global_nr);

@@ -21,6 +21,10 @@
 enum fioi_format { FIOI_JSON, FIOI_JSONPLUS, FIOI_TEXT2, FIOI_TEXT3 };
 enum { FIOI_SLAT = 0, FIOI_CLAT = 1, FIOI_LAT = 2 };
 #define FIOI_MAX_PCT 64
+/* Jobs of one fio output converted at most: each takes ~0.4 MiB of
+ * statistics while converted to fio's JSON (iogap import), so 8192 bound
+ * that to ~3.5 GiB; more is refused by the parser. */
+#define FIOI_MAX_JOBS 8192
 
 struct fioi_lat {               /* ns */
 	bool have;
@@ -84,7 +88,6 @@ struct fioi_job {
 	double depth[7], submit[7], complete[7];   /* percent */
 	bool have_latdist;
 	double lat_n[10], lat_u[10], lat_m[12];    /* percent */
-	struct jp_value src;    /* JSON: the job object as fio wrote it */
 };
 
 struct fioi_result {

@@ -489,11 +489,12 @@ static int import_file(const char *dir, const char *file, const char *label, boo
 {
 	struct fioi_segment *segs = NULL;
 	size_t len, nseg = 0;
-	char *text = iogap_read_file(file, 0, &len), (*names)[140] = NULL;
+	char err[4096], (*names)[140] = NULL;
+	char *text = iogap_input_read(file, IOGAP_INPUT_MAX, &len, err, sizeof(err));
 	int ret = 1;
 
 	if (!text) {
-		fprintf(stderr, "iogap import: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "iogap import: %s\n", err);
 		return 1;
 	}
 	if (fioi_split_runs(text, len, &segs, &nseg) || nseg < 2) {

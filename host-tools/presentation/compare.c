@@ -28,6 +28,7 @@
 #include "json_writer.h"
 #include "jobs.h"
 #include "manifest.h"
+#include "rundir.h"
 #include "trace_file.h"
 
 /* ------------------------------------------------------------ bootstrap */
@@ -561,7 +562,7 @@ static void run_key(struct crun *run, const char *rundir, const char *first_json
 		char *t;
 
 		snprintf(path, sizeof(path), "%s/job%d.fio", rundir, i);
-		if (!rundir[0] || !(t = iogap_read_file(path, 0, &len)))
+		if (!rundir[0] || !(t = iogap_input_read(path, IOGAP_INPUT_MAX, &len, NULL, 0)))
 			break;
 		h = fnv(h, t, len);
 		free(t);
@@ -699,6 +700,9 @@ static int load_run(struct crun *run, const char *arg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", arg, strerror(ENOENT));
 		return -1;
 	}
+	/* an interrupted run or another run's traces would be pooled as data */
+	if (rundir[0] && iogap_rundir_check(rundir, err, errlen))
+		return -1;
 	run_key(run, rundir, first[0] ? first : NULL);
 	return 0;
 }
@@ -745,7 +749,7 @@ static int load_paste(const char *file, struct crun **runs, size_t *n, char *err
 {
 	struct fioi_segment *segs = NULL;
 	size_t nseg = 0, len;
-	char *text = iogap_read_file(file, 0, &len);
+	char *text = iogap_input_read(file, IOGAP_INPUT_MAX, &len, NULL, 0);
 	int rc = 0;
 
 	*n = 0;

@@ -131,6 +131,43 @@ static bool opt_true(const char *v)
 		     !strcasecmp(v, "yes"));
 }
 
+/* An engine whose I/O goes through the page cache unless direct=1 (NULL:
+ * unknown, maybe); io_uring_cmd and sg send commands to the device, rbd,
+ * nbd, http and the like talk to a store of their own. */
+static bool cached_engine(const char *e)
+{
+	return !e || is_sync_engine(e) || is_async(e) || !strcmp(e, "splice");
+}
+
+/* A character device never goes through the page cache: NVMe's generic
+ * /dev/ngXnY, SCSI's /dev/sgN and the /dev/bsg/ nodes. */
+static bool char_device_target(const char *filename)
+{
+	return filename && (!strncmp(filename, "/dev/ng", 7) || !strncmp(filename, "/dev/sg", 7) ||
+			    !strncmp(filename, "/dev/bsg/", 9));
+}
+
+/* Every write flushed to the device before the next (fsync=N, fdatasync=N,
+ * sync=1): a buffered write then ends on the device, not in memory. */
+static bool writes_flushed(const struct side *s, const struct fioi_job *j)
+{
+	const char *fs = fioi_opt(&s->r, j, "fsync"), *fds = fioi_opt(&s->r, j, "fdatasync");
+	const char *sync = fioi_opt(&s->r, j, "sync");
+
+	return (fs && strtoul(fs, NULL, 10) > 0) || (fds && strtoul(fds, NULL, 10) > 0) ||
+	       (sync && (opt_true(sync) || !strcmp(sync, "sync") || !strcmp(sync, "dsync")));
+}
+
+/* The job reads (rw=, fio's default read; unknown: it may). */
+static bool job_reads(const struct side *s, const struct fioi_job *j)
+{
+	const char *rw = j->rw[0] ? j->rw : fioi_opt(&s->r, j, "rw");
+
+	if (!rw)
+		return true;
+	return strstr(rw, "read") || !strncmp(rw, "rw", 2) || !strncmp(rw, "randrw", 6);
+}
+
 /* Does an option's absence mean fio's default (else: unknown)? */
 static bool opts_known(const struct side *s)
 {
@@ -229,13 +266,15 @@ static void check_job(struct lint *L, const struct side *s, const struct fioi_jo
 			"for parallel synchronous I/O",
 			"%s: job '%s': ioengine=%s with iodepth=%u", s->what, j->name, eng, depth);
 
-	/* the working set fits in the page cache */
-	if (direct != 1 && (!eng || strcmp(eng, "null"))) {
+	/* the working set fits in the page cache, for a job whose I/O goes
+	 * through it and stays there (reads, or writes not each flushed) */
+	if (direct != 1 && cached_engine(eng) &&
+	    !char_device_target(fioi_opt(&s->r, j, "filename"))) {
 		uint64_t size = 0, ram = s->ram ? s->ram : L->ram;
 
 		if ((v = fioi_opt(&s->r, j, "size")) && !strchr(v, '$') && !strchr(v, '%'))
 			iogap_parse_size(v, &size);
-		if (size && ram && size <= ram)
+		if (size && ram && size <= ram && (job_reads(s, j) || !writes_flushed(s, j)))
 			finding(L, L_WARNING, "cache-working-set",
 				"buffered I/O over a working set smaller than RAM is served from the "
 				"page cache after the first touch: the numbers are memory numbers",
@@ -604,10 +643,8 @@ static int load_file(struct side **sides, size_t *ns, const char *path, char *er
 	size_t len;
 	int ret;
 
-	if (!(text = iogap_read_file(path, 0, &len))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!(text = iogap_input_read(path, IOGAP_INPUT_MAX, &len, err, errlen)))
 		return -1;
-	}
 	if (fioi_looks_like_output(text, len)) {
 		ret = load_output(sides, ns, path, text, len, err, errlen);
 	} else if (looks_like_job(text)) {
@@ -736,6 +773,19 @@ void iogap_lint_results(const struct fioi_result *const *r, const char *const *w
 		compare_sides(&L, &s[0], &s[i]);
 	emit(&L, sink, ctx);
 	free(s);
+}
+
+int iogap_lint_job_direct(const struct fioi_result *r, size_t job)
+{
+	struct side *s = calloc(1, sizeof(*s));
+	int direct;
+
+	if (!s)
+		return -1;
+	s->r = *r;              /* a shallow copy: read only, never freed here */
+	direct = direct_of(s, &r->jobs[job]);
+	free(s);
+	return direct;
 }
 
 int iogap_lint_jobfiles(const char *const *paths, size_t n, iogap_lint_sink sink, void *ctx,

@@ -26,6 +26,9 @@ typedef void (*iogap_lint_sink)(void *ctx, int level, const char *code, const ch
 				const char *why, const char *todo);
 void iogap_lint_results(const struct fioi_result *const *r, const char *const *what, size_t n,
 			uint64_t ram, iogap_lint_sink sink, void *ctx);
+/* Did job of r run with direct=1, as lint reads its options: 1 direct, 0
+ * buffered, -1 unknown (the output does not show every option). */
+int iogap_lint_job_direct(const struct fioi_result *r, size_t job);
 /* Lint's checks of job files before they run (this machine's RAM for the
  * cache check), each finding to sink.  0, or -1 with err for a file that
  * cannot be read or is neither a job file nor fio output. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cpuload.h"
+#include "fio_import.h"
 #include "json_parse.h"
 #include "json_writer.h"
 #include "jobs.h"
@@ -166,6 +167,7 @@ struct unit {
 	struct iogap_rstat *stage[2], *bstage[2];
 	uint64_t not_paired[2];
 	uint64_t cpu_sat[SIDES];  /* requests submitted in a CPU-saturated second */
+	bool buffered;            /* its job ran without direct=1 (lint's reading) */
 };
 
 /* What the backend is, for the advice (manifest's target.spec). */
@@ -177,6 +179,9 @@ struct cpu_side {
 	struct iogap_cpuload cl;
 	struct iogap_cpu_summary sum;
 };
+
+/* A lint finding as the report shows it: level, code, message. */
+#define LINT_LINE 640
 
 struct gap {
 	bool ok;
@@ -208,6 +213,9 @@ struct report {
 	double t_load, t_stats;
 	uint64_t t0[SIDES];
 	struct gap gap[256][2];   /* per unit (first 256) and direction */
+	/* lint's warnings over the VM's job options, for the first screen */
+	char (*lint)[LINT_LINE];
+	size_t nlint;
 };
 
 static double now_s(void)
@@ -758,6 +766,47 @@ static void verdict_cpu(const struct report *rep, const struct unit *u, char *ou
 	}
 }
 
+/*
+ * Why no stage may be named for this job and direction, said in out: a job
+ * without direct=1 (the guest's page cache answers or absorbs requests, and
+ * the filters see only what it sends on), fewer than half of the requests
+ * paired (the stage means then describe a selection, not the requests the
+ * gap is over: the gap's "other" row is larger than any stage), or a stage
+ * mean below zero by more than its error bar (no request can spend negative
+ * time: the pairs are not the requests').  false: a verdict may be given.
+ */
+static bool verdict_withheld(const struct report *rep, const struct unit *u, int d, char *out,
+			     size_t n, size_t *l)
+{
+	uint64_t paired = total_of(rep, u, d)->n, all = paired + u->not_paired[d];
+
+	if (u->buffered) {
+		cat(out, n, l, "%s %s: no per-layer verdict: the job ran without direct=1, so the "
+		    "guest's page cache answered or absorbed requests and the filters saw only those "
+		    "it sent on (see lint's warning at the top).", u->name, dir_key[d]);
+		return true;
+	}
+	if (rep->rd.filters && 2 * paired < all) {
+		cat(out, n, l, "%s %s: no per-layer verdict: only %" PRIu64 " of %" PRIu64 " %ss "
+		    "(%.1f%%) were seen at both filters; a verdict needs at least half, for the "
+		    "stage means to describe the requests the gap is over.", u->name, dir_key[d],
+		    paired, all, dir_key[d], all ? 100.0 * (double)paired / (double)all : 0);
+		return true;
+	}
+	for (size_t i = 0; paired && i < rep->vm.n; i++) {
+		const struct iogap_stage *s = &rep->vm.s[i];
+		double m = mean_of(&u->stage[d][i]), e = stage_err(rep, s);
+
+		if (!(s->flags & IOGAP_STAGE_DETAIL) && m < -e) {
+			cat(out, n, l, "%s %s: no per-layer verdict: %s's mean, %.1f us, is below zero "
+			    "by more than its error bar (+-%.1f us): the pairs do not describe these "
+			    "requests.", u->name, dir_key[d], s->key, m / 1e3, e / 1e3);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The verdict for one job and direction, in words; "" if nothing to say. */
 static void verdict(const struct report *rep, size_t k, int d, char *out, size_t n)
 {
@@ -770,12 +819,14 @@ static void verdict(const struct report *rep, size_t k, int d, char *out, size_t
 		return;
 	if (rep->rd.n_incomplete)
 		cat(out, n, &l, "PROVISIONAL, over incomplete data (see the first line): ");
-	if (g && g->ok && g->load_differs)
-		verdict_load(rep, u, d, g, out, n, &l);
-	else if (g && g->ok)
-		verdict_gap(rep, u, d, g, out, n, &l);
-	else
-		verdict_vm_only(rep, u, d, out, n, &l);
+	if (!(rep->rd.have_vm && verdict_withheld(rep, u, d, out, n, &l))) {
+		if (g && g->ok && g->load_differs)
+			verdict_load(rep, u, d, g, out, n, &l);
+		else if (g && g->ok)
+			verdict_gap(rep, u, d, g, out, n, &l);
+		else
+			verdict_vm_only(rep, u, d, out, n, &l);
+	}
 	verdict_cpu(rep, u, out, n, &l);
 }
 
@@ -1096,6 +1147,8 @@ static void print_text(const struct report *rep, FILE *f)
 				", injected top->bottom delay-ns=%" PRIu64 "\n",
 				rep->null_latency_ns, rep->inject_delay_ns);
 	}
+	for (size_t i = 0; i < rep->nlint; i++)
+		fprintf(f, "lint: %s\n", rep->lint[i]);
 	print_kernel_points(rep, f);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++)
@@ -1912,6 +1965,45 @@ static void read_manifest(struct report *rep)
 	rep->backend = backend_of(m->target_spec);
 }
 
+static void lint_take(void *ctx, int level, const char *code, const char *msg, const char *why,
+		      const char *todo)
+{
+	struct report *rep = ctx;
+	char (*l)[LINT_LINE];
+
+	(void)why;
+	(void)todo;
+	/* the page cache's findings: what makes a per-layer verdict void */
+	if (level < 1 || (strcmp(code, "buffered-async") && strncmp(code, "cache-", 6)) ||
+	    !(l = realloc(rep->lint, (rep->nlint + 1) * sizeof(*l))))
+		return;
+	rep->lint = l;
+	snprintf(l[rep->nlint++], LINT_LINE, "%s %s: %s", level > 1 ? "ERROR" : "WARNING", code,
+		 msg);
+}
+
+/* lint over the VM's job options (vm/probe.json): its page-cache warnings
+ * for the first screen, and the units whose jobs ran buffered
+ * (verdict_withheld). */
+static void lint_vm_jobs(struct report *rep)
+{
+	char path[PATH_MAX + 64], what[PATH_MAX + 64], err[512];
+	const char *w = what;
+	struct fioi_result r;
+	const struct fioi_result *rp = &r;
+
+	snprintf(path, sizeof(path), "%s/vm/probe.json", rep->dir);
+	snprintf(what, sizeof(what), "%s/vm", rep->dir);
+	if (!rep->rd.have_vm || access(path, F_OK) || fioi_parse_file(path, &r, err, sizeof(err)))
+		return;
+	iogap_lint_results(&rp, &w, 1, rep->rd.manifest.vm_memory_mb << 20, lint_take, rep);
+	for (size_t i = 0; i < r.nr; i++)
+		for (size_t k = 0; k < rep->nu; k++)
+			if (!strcmp(rep->u[k].name, r.jobs[i].name) && !iogap_lint_job_direct(&r, i))
+				rep->u[k].buffered = true;
+	fioi_free(&r);
+}
+
 /* Each side's SIDE/cpuload.txt, when the run recorded one (a malformed one
  * is an error: the saturation verdict would silently go missing). */
 static int read_cpuload(struct report *rep, char *err, size_t errlen)
@@ -1961,6 +2053,7 @@ static void report_free(struct report *rep)
 			iogap_cpuload_free(&rep->cpu[s].cl);
 		}
 	units_free(rep);
+	free(rep->lint);
 	iogap_rundir_free(&rep->rd);
 }
 
@@ -2076,6 +2169,7 @@ int iogap_cmd_report(int argc, char **argv)
 		return 1;
 	}
 	rep->t_stats = now_s() - t;
+	lint_vm_jobs(rep);
 	compute_gaps(rep);
 	if (timing)
 		fprintf(stderr, "iogap report: load+pair %.3f s; stats pass %" PRIu64

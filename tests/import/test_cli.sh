@@ -14,7 +14,7 @@ t() {
 has() { grep -q -- "$1" "$2"; echo $?; }
 manifest() { python3 -c "import json,sys; m=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; echo $?; }
 
-echo 1..25
+echo 1..30
 
 "$IOGAP" import --dir "$T/run" --label bare "$D/nvme-passthrough-baremetal.txt" \
 	--label vm "$D/nvme-passthrough-vm.txt" >"$T/out" 2>&1
@@ -175,5 +175,43 @@ t $? "import truncated JSON: exit 1, file:line:column"
 rc=$?
 [ $rc = 2 ] && grep -q "both go to label 'x'" "$T/out"
 t $? "two files into one label is refused"
+
+# a finding only where its premise holds: etcd's check is buffered on purpose
+# (each write flushed by fdatasync), io_uring_cmd on /dev/ng0n1 never uses
+# the page cache; the same etcd job with reads still gets the finding
+"$IOGAP" lint --ram 4g "$JOBS/etcd-fdatasync.fio" >"$T/lint-etcd" 2>&1
+! grep -q "cache-working-set\|cache-hits" "$T/lint-etcd"
+t $? "lint etcd's fdatasync job: no cache-working-set (every write flushed)"
+"$IOGAP" lint --ram 4g "$JOBS/blktests-io-uring-cmd.fio" >"$T/lint-ng" 2>&1
+! grep -q "cache-working-set\|cache-hits" "$T/lint-ng"
+t $? "lint blktests' io_uring_cmd job on /dev/ng0n1: no cache-working-set"
+sed 's/^rw=write/rw=randrw/' "$JOBS/etcd-fdatasync.fio" >"$T/etcd-rw.fio"
+"$IOGAP" lint --ram 4g "$T/etcd-rw.fio" >"$T/lint-etcd-rw" 2>&1
+grep -q "^WARNING cache-working-set: .*job 'mytest': size=22m" "$T/lint-etcd-rw"
+t $? "the same job reading too: cache-working-set (reads are served from the cache)"
+
+# memory bounded: a fio JSON+ of 500 jobs (~5 MB) imports within 1.5 GiB of
+# peak RSS (measured: ~0.2 GB; before, every JSON string took the rest of the
+# document: 3 GB); an input past the limit is refused without being read
+python3 - "$D/fio333-multi.jsonplus" "$T/many.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["jobs"] = [dict(d["jobs"][0], jobname="job%d" % i) for i in range(500)]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+python3 - "$IOGAP" "$T" >"$T/rss" 2>&1 <<'PY'
+import resource, subprocess, sys
+rc = subprocess.run([sys.argv[1], "import", "--dir", sys.argv[2] + "/many", sys.argv[2] + "/many.json"],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT).returncode
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print("# exit %d, peak RSS %d KiB" % (rc, kb))
+sys.exit(0 if rc == 0 and kb < 1536 * 1024 else 1)
+PY
+t $? "import of 500 jobs: peak RSS under 1.5 GiB ($(cat "$T/rss"))"
+truncate -s 300M "$T/huge.json"
+"$IOGAP" import --dir "$T/g" "$T/huge.json" >"$T/out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "huge.json: 314572800 bytes, more than the limit of 256 MiB" "$T/out"
+t $? "import of a 300 MB input: refused by its size, not read"
 
 exit $fail

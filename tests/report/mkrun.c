@@ -38,6 +38,11 @@
  *   written.
  * --passthrough: the VM without filter nodes (`iogap run --passthrough`): no
  *   vm/top.trace or vm/bottom.trace, the manifest's vm.passthrough "nvme".
+ * --buffered: the VM job's options in vm/probe.json say libaio at iodepth
+ *   32 without direct=1 (buffered), vm.memory_mb 1024.
+ * --filter-every K: only the filter records of every K-th offset (4 KiB
+ *   units) are written, as when the guest's page cache absorbs the rest:
+ *   about 1 in K VM requests pairs.
  * --rate-jobs FILE: then write FILE as `iogap run --match-load` would run it
  *   (iogap_rundir_rated_jobs) to D/job0.fio; prints "note ..." if any.
  * manifest.json gets target.spec = SPEC (compare groups runs by it) and
@@ -137,6 +142,35 @@ static int trace_close(struct trace_out *o)
 
 static const char *kernel_sides;   /* --kernel-points */
 static bool passthrough;           /* --passthrough: no filter traces */
+static bool buffered;              /* --buffered */
+static unsigned filter_every = 1;  /* --filter-every */
+
+/* The filter records of r[0..n) that --filter-every keeps, into out. */
+static size_t filter_kept(const struct iogap_trace_record *r, size_t n,
+			  struct iogap_trace_record *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((r[i].offset / 4096) % filter_every == 0)
+			out[k++] = r[i];
+	return k;
+}
+
+/* A chunk of filter records appended, thinned by --filter-every. */
+static int filter_append(struct trace_out *o, const struct iogap_trace_record *r, size_t n)
+{
+	struct iogap_trace_record *kept;
+	int rc;
+
+	if (filter_every == 1)
+		return trace_append(o, r, n);
+	if (!(kept = malloc((n ? n : 1) * sizeof(*kept))))
+		return -1;
+	rc = trace_append(o, kept, filter_kept(r, n, kept));
+	free(kept);
+	return rc;
+}
 
 /* A side's kernel requests, sorted by completion when written (as the
  * probe's kernel trace has them). */
@@ -269,6 +303,13 @@ static int write_fio_json(const char *name, const struct fio_acc *a, const char 
 	jw_obj(&w, NULL);
 	jw_str(&w, "jobname", jobname);
 	jw_int(&w, "groupid", 0);
+	if (buffered && !strcmp(name, "vm/probe.json")) {
+		jw_obj(&w, "job options");
+		jw_str(&w, "rw", "randrw");
+		jw_str(&w, "ioengine", "libaio");
+		jw_str(&w, "iodepth", "32");
+		jw_end(&w);
+	}
 	for (int d = 0; d < 2; d++) {
 		double rt = a->last > a->first ? (double)(a->last - a->first) / 1e9 : 1;
 
@@ -434,8 +475,8 @@ static int write_vm(const struct synth_cfg *c, struct synth *s, const char *info
 		*records += s->ng + s->nt + s->nb;
 		fio_add(acc, s->g, s->ng);
 		rc = trace_append(&out[0], s->g, s->ng) ||
-		     (!passthrough && (trace_append(&out[1], s->t, s->nt) ||
-				       trace_append(&out[2], s->b, s->nb)));
+		     (!passthrough && (filter_append(&out[1], s->t, s->nt) ||
+				       filter_append(&out[2], s->b, s->nb)));
 	}
 	rc = rc || trace_close(&out[0]) ||
 	     (!passthrough && (trace_close(&out[1]) || trace_close(&out[2]))) ||
@@ -502,6 +543,11 @@ int main(int argc, char **argv)
 			kernel_sides = argv[++i];
 		else if (!strcmp(argv[i], "--passthrough"))
 			passthrough = true;
+		else if (!strcmp(argv[i], "--buffered"))
+			buffered = true;
+		else if (!strcmp(argv[i], "--filter-every") && i + 1 < argc &&
+			 (filter_every = (unsigned)strtoul(argv[i + 1], NULL, 0)))
+			i++;
 		else if (!strcmp(argv[i], "--rate-jobs") && i + 1 < argc)
 			rate_jobs = argv[++i];
 		else if (!strcmp(argv[i], "--phase") && i + 1 < argc && nphase < 8)
@@ -510,7 +556,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: mkrun --dir D [--seed S] [--vm N] [--bare-seconds T] "
 				"[--scale F] [--mean-ns M] [--spec SPEC] [--bare-iops R] "
 				"[--matched-iops R] [--stall NS] [--cpu hog|quiet] [--open FILE] [--foreign FILE] "
-				"[--phase NAME=STATUS]... [--kernel-points vm,bare,vm_host] [--passthrough]\n");
+				"[--phase NAME=STATUS]... [--kernel-points vm,bare,vm_host] [--passthrough] "
+				"[--buffered] [--filter-every K]\n");
 			return 2;
 		}
 	}
@@ -523,9 +570,10 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	fprintf(f, "{\n  \"iogap\" : \"mkrun\",\n  \"run_id\" : \"%016x\",\n  \"target\" : "
-		"{\n    \"spec\" : \"%s\"\n  },\n  \"vm\" : {\n    \"accel\" : \"synthetic\"%s\n  },\n"
+		"{\n    \"spec\" : \"%s\"\n  },\n  \"vm\" : {\n    \"accel\" : \"synthetic\"%s%s\n  },\n"
 		"  \"clock\" : {\n    \"offset_ns\" : %" PRId64 "\n  },\n  \"phases\" : {", RUN_ID, spec,
-		passthrough ? ",\n    \"passthrough\" : \"nvme\"" : "", (int64_t)synth_cfg0.off0);
+		passthrough ? ",\n    \"passthrough\" : \"nvme\"" : "",
+		buffered ? ",\n    \"memory_mb\" : 1024" : "", (int64_t)synth_cfg0.off0);
 	for (size_t i = 0; i < nphase; i++) {
 		const char *eq = strchr(phase[i], '=');
 
