@@ -46,6 +46,7 @@
 #define SYNC_ROUNDS 200
 #define DEFAULT_JOB_TIMEOUT_S 600
 #define STUCK_FILE "probe.stuck.txt"
+#define MAX_WARNINGS 16
 #define IOGAP_HOST_TRACEFS "/sys/kernel/tracing"   /* the guest's too */
 
 struct run_opts {
@@ -89,6 +90,7 @@ struct run_state {
 	char probe_static[PATH_MAX];   /* copied into a libvirt domain's guest */
 	struct iogap_domain *dom;      /* --domain */
 	char domain_target[4300];      /* the domain disk's backend, as --target */
+	char bare_run_target[4200];    /* --bare-run's target, as --target */
 	char guest_dev[64];            /* that disk in the guest */
 	char blockstats[256];          /* QEMU's statistics of the device, summed up */
 	char top_stats[256];           /* the top filter's, summed up the same way */
@@ -109,8 +111,8 @@ struct run_state {
 	uint64_t stage_n[IOGAP_PAIR_DIRS];
 	struct iogap_ring_drain *drain[2];           /* top, bottom */
 	uint64_t ring_records[2], ring_dropped[2];
-	char warnings[4][320];    /* also in the manifest */
-	size_t nr_warnings;
+	char warnings[MAX_WARNINGS][320];   /* also in the manifest: the first ones */
+	size_t nr_warnings;                 /* all of them, kept or not */
 	char env_names[64][128];
 	size_t nr_env;
 	struct iogap_job_needs needs;   /* what the jobs do to the target */
@@ -138,12 +140,14 @@ __attribute__((format(printf, 2, 3)))
 static void warn(struct run_state *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *w = s->warnings[s->nr_warnings < 4 ? s->nr_warnings++ : 3];
-	char line[sizeof(s->warnings[0]) + 32];
+	char w[sizeof(s->warnings[0])], line[sizeof(w) + 32];
 
 	va_start(ap, fmt);
-	vsnprintf(w, sizeof(s->warnings[0]), fmt, ap);
+	vsnprintf(w, sizeof(w), fmt, ap);
 	va_end(ap);
+	if (s->nr_warnings < MAX_WARNINGS)
+		memcpy(s->warnings[s->nr_warnings], w, sizeof(w));
+	s->nr_warnings++;
 	snprintf(line, sizeof(line), "iogap: warning: %s", w);
 	iogap_progress_message(line);
 }
@@ -263,7 +267,6 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
-/* The bare-metal probe's command line (static buffers: one run a process). */
 /* "--force=filename=PATH" with PATH's colons escaped: in fio's syntax a
  * colon separates files (a /dev/disk/by-path name has some). */
 static void force_filename(char *out, size_t len, const char *path)
@@ -278,76 +281,86 @@ static void force_filename(char *out, size_t len, const char *path)
 	out[o] = '\0';
 }
 
-static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
-		       int nr_jobs, const char *argv[64])
+/* The strings of the bare-metal probe's command line. */
+struct probe_args {
+	const char *argv[64];
+	char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32];
+	char ktrace[PATH_MAX + 48], size[64], latency[64], fname[PATH_MAX + 32], zonesize[64];
+	char pool[160], image[300], conf[1100], id[160];
+};
+
+/* The engine and target options on bare metal: the VM side's target. */
+static int target_args(const struct run_state *s, struct probe_args *a, int argc)
 {
-	static char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32],
-		    latency[64];
-	int argc = 0;
+	const struct iogap_target *t = &s->target;
 
-	snprintf(trace, sizeof(trace), "%s/probe.trace", dir);
-	snprintf(out, sizeof(out), "--output=%s/probe.txt", dir);
-	snprintf(json, sizeof(json), "--output-json=%s/probe.json", dir);
-	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
-	argv[argc++] = s->probe;
-	argv[argc++] = "--eta=never";
-	argv[argc++] = "--producer=bare";
-	argv[argc++] = "--output-format=normal,json+";
-	argv[argc++] = out;
-	argv[argc++] = json;
-	argv[argc++] = runid;
-	argv[argc++] = "--trace";
-	argv[argc++] = trace;
-	if (!s->kernel_why[side][0]) {
-		static char ktrace[PATH_MAX + 48];
-
-		snprintf(ktrace, sizeof(ktrace), "--kernel-trace=%s/" IOGAP_KERNEL_TRACE, dir);
-		argv[argc++] = ktrace;
-	}
-	if (s->o.allow_destroy)
-		argv[argc++] = "--allow-destroy-data";
-	if (s->target.kind == IOGAP_TARGET_NULL) {
+	if (t->kind == IOGAP_TARGET_NULL) {
 		/* QEMU's null-co on the VM side; the probe's null engine here */
-		static char size[64];
-
-		snprintf(size, sizeof(size), "--force=size=%" PRIu64, s->target.size);
-		snprintf(latency, sizeof(latency), "--null-latency-ns=%" PRIu64, s->target.latency_ns);
-		argv[argc++] = "--force=ioengine=null";
-		argv[argc++] = size;
-		argv[argc++] = latency;
-	} else if (s->target.kind == IOGAP_TARGET_RBD) {
+		snprintf(a->size, sizeof(a->size), "--force=size=%" PRIu64, t->size);
+		snprintf(a->latency, sizeof(a->latency), "--null-latency-ns=%" PRIu64, t->latency_ns);
+		a->argv[argc++] = "--force=ioengine=null";
+		a->argv[argc++] = a->size;
+		a->argv[argc++] = a->latency;
+	} else if (t->kind == IOGAP_TARGET_RBD) {
 		/* QEMU's rbd driver on the VM side; the probe's rbd engine here */
-		static char pool[160], image[300], conf[1100], id[160];
-
-		snprintf(pool, sizeof(pool), "--force=pool=%s", s->target.pool);
-		snprintf(image, sizeof(image), "--force=rbdname=%s", s->target.image);
-		argv[argc++] = "--force=ioengine=rbd";
-		argv[argc++] = pool;
-		argv[argc++] = image;
-		if (s->target.conf[0]) {
-			snprintf(conf, sizeof(conf), "--force=ceph_conf=%s", s->target.conf);
-			argv[argc++] = conf;
+		snprintf(a->pool, sizeof(a->pool), "--force=pool=%s", t->pool);
+		snprintf(a->image, sizeof(a->image), "--force=rbdname=%s", t->image);
+		a->argv[argc++] = "--force=ioengine=rbd";
+		a->argv[argc++] = a->pool;
+		a->argv[argc++] = a->image;
+		if (t->conf[0]) {
+			snprintf(a->conf, sizeof(a->conf), "--force=ceph_conf=%s", t->conf);
+			a->argv[argc++] = a->conf;
 		}
-		if (s->target.id[0]) {
-			snprintf(id, sizeof(id), "--force=clientname=%s", s->target.id);
-			argv[argc++] = id;
+		if (t->id[0]) {
+			snprintf(a->id, sizeof(a->id), "--force=clientname=%s", t->id);
+			a->argv[argc++] = a->id;
 		}
 	} else {
-		static char fname[PATH_MAX + 32], zonesize[64];
-
-		force_filename(fname, sizeof(fname), s->target.path);
-		argv[argc++] = fname;
-		if (s->target.kind == IOGAP_TARGET_ZNS) {
+		force_filename(a->fname, sizeof(a->fname), t->path);
+		a->argv[argc++] = a->fname;
+		if (t->kind == IOGAP_TARGET_ZNS) {
 			/* the guest sees a zoned device: emulate the same zones here */
-			snprintf(zonesize, sizeof(zonesize), "--force=zonesize=%" PRIu64,
-				 s->target.zone_size);
-			argv[argc++] = "--force=zonemode=zbd";
-			argv[argc++] = zonesize;
+			snprintf(a->zonesize, sizeof(a->zonesize), "--force=zonesize=%" PRIu64,
+				 t->zone_size);
+			a->argv[argc++] = "--force=zonemode=zbd";
+			a->argv[argc++] = a->zonesize;
 		}
 	}
+	return argc;
+}
+
+static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
+		       int nr_jobs, struct probe_args *a)
+{
+	int argc = 0;
+
+	snprintf(a->trace, sizeof(a->trace), "%s/probe.trace", dir);
+	snprintf(a->out, sizeof(a->out), "--output=%s/probe.txt", dir);
+	snprintf(a->json, sizeof(a->json), "--output-json=%s/probe.json", dir);
+	snprintf(a->runid, sizeof(a->runid), "--run-id=%" PRIx64, s->run_id);
+	a->argv[argc++] = s->probe;
+	a->argv[argc++] = "--eta=never";
+	a->argv[argc++] = "--producer=bare";
+	a->argv[argc++] = "--output-format=normal,json+";
+	a->argv[argc++] = a->out;
+	a->argv[argc++] = a->json;
+	a->argv[argc++] = a->runid;
+	a->argv[argc++] = "--trace";
+	a->argv[argc++] = a->trace;
+	if (!s->kernel_why[side][0]) {
+		snprintf(a->ktrace, sizeof(a->ktrace), "--kernel-trace=%s/" IOGAP_KERNEL_TRACE, dir);
+		a->argv[argc++] = a->ktrace;
+	}
+	if (s->o.allow_destroy)
+		a->argv[argc++] = "--allow-destroy-data";
+	/* fio deletes a job's file on unlink: never the user's target */
+	a->argv[argc++] = "--force=unlink=0";
+	a->argv[argc++] = "--force=unlink_each_loop=0";
+	argc = target_args(s, a, argc);
 	for (int i = 0; i < nr_jobs && argc < 62; i++)
-		argv[argc++] = jobs[i];
-	argv[argc] = NULL;
+		a->argv[argc++] = jobs[i];
+	a->argv[argc] = NULL;
 }
 
 /* The last lines of text in buf. */
@@ -441,19 +454,24 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, en
 {
 	const char *side = iogap_side_dir[sd];
 	char dir[PATH_MAX + 16], errf[PATH_MAX + 32], how[128];
-	const char *argv[64];
-	struct iogap_spawn sp = { .argv = argv, .stderr_path = errf, .capture_stderr = true };
+	struct probe_args *args = calloc(1, sizeof(*args));
+	struct iogap_spawn sp = { .stderr_path = errf, .capture_stderr = true };
 	struct iogap_child c;
 	size_t n;
+	int started;
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->dir, side);
 	snprintf(errf, sizeof(errf), "%s/probe.err", dir);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	if (!args || (mkdir(dir, 0755) && errno != EEXIST)) {
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", dir, strerror(errno));
+		free(args);
 		return PHASE_FAILED;
 	}
-	probe_argv(s, sd, dir, jobs, nr_jobs, argv);
-	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
+	probe_argv(s, sd, dir, jobs, nr_jobs, args);
+	sp.argv = args->argv;
+	started = iogap_child_start(&c, &sp, p->message, sizeof(p->message));
+	free(args);
+	if (started)
 		return PHASE_FAILED;
 	if (!iogap_child_wait(&c, iogap_now_ns() + job_limit_ns(s))) {
 		bool stuck = !iogap_interrupted();
@@ -584,6 +602,9 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		argv[argc++] = "--force=zonemode=zbd";   /* zone size: the device's */
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
+	/* fio deletes a job's file on unlink: never the user's target */
+	argv[argc++] = "--force=unlink=0";
+	argv[argc++] = "--force=unlink_each_loop=0";
 	for (int i = 0; i < s->o.nr_jobs && argc < 60; i++) {
 		char *name = names[i];
 		size_t len;
@@ -916,7 +937,10 @@ static int domain_stage(struct run_state *s, const char *argv[64], char names[64
 	argv[argc++] = names[n++];
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
-	for (int i = 0; i < s->o.nr_jobs && n < 60; i++) {
+	/* fio deletes a job's file on unlink: never the domain's disk */
+	argv[argc++] = "--force=unlink=0";
+	argv[argc++] = "--force=unlink_each_loop=0";
+	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++) {
 		char job[32];
 
 		snprintf(job, sizeof(job), "job%d.fio", i);
@@ -1262,9 +1286,17 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 		jw_end(&w);
 	}
 	jw_open(&w, "warnings", '[');
-	for (size_t i = 0; i < s->nr_warnings; i++) {
+	for (size_t i = 0; i < s->nr_warnings && i < MAX_WARNINGS; i++) {
 		jw_member(&w, NULL);
 		jw_string(&w, s->warnings[i]);
+	}
+	if (s->nr_warnings > MAX_WARNINGS) {
+		char more[64];
+
+		snprintf(more, sizeof(more), "%zu more warnings: on stderr only",
+			 s->nr_warnings - MAX_WARNINGS);
+		jw_member(&w, NULL);
+		jw_string(&w, more);
 	}
 	jw_close(&w, ']');
 	jw_open(&w, "env", '{');
@@ -1651,7 +1683,8 @@ static int claim_dir(struct run_state *s)
 		for (int n = 2; n < 100 && !access(s->dir, F_OK); n++)
 			snprintf(s->dir, sizeof(s->dir), "%s-%d", base, n);
 	}
-	fd = iogap_rundir_claim(s->dir, s->o.force, err, sizeof(err));
+	fd = iogap_rundir_claim(s->dir, s->o.force, (const char *const *)s->o.jobs, s->o.nr_jobs,
+				 err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "iogap run: %s\n", err);
 		return -1;
@@ -1666,7 +1699,6 @@ static int claim_dir(struct run_state *s)
  * and its kernel points' reason stays. */
 static int load_bare_run(struct run_state *s, char *err, size_t errlen)
 {
-	static char spec[4200];
 	const char *dir = s->o.bare_run, *st, *why;
 	struct iogap_manifest m;
 	int rc = 0;
@@ -1683,9 +1715,9 @@ static int load_bare_run(struct run_state *s, char *err, size_t errlen)
 				  "target", dir);
 	if (!rc) {
 		s->run_id = m.run_id;
-		snprintf(spec, sizeof(spec), "%s", m.target_spec);
+		snprintf(s->bare_run_target, sizeof(s->bare_run_target), "%s", m.target_spec);
 		if (!s->o.target_spec)
-			s->o.target_spec = spec;
+			s->o.target_spec = s->bare_run_target;
 		snprintf(s->kernel_why[IOGAP_SIDE_BARE], sizeof(s->kernel_why[0]), "%s",
 			 why ? why : "");
 	}
@@ -1948,6 +1980,9 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, s->dom != NULL, &s->needs, err,
 			    errlen))
 		return -1;
+	if (s->needs.unlinks[0])
+		warn(s, "job '%s' asks for its file to be deleted (unlink): iogap run never deletes "
+		     "the target; both sides run with unlink=0", s->needs.unlinks);
 	if (s->o.domain && check_domain_disk(s, err, errlen))
 		return -1;
 	if (!s->o.bare_only && !s->o.domain) {
