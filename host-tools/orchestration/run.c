@@ -126,6 +126,7 @@ struct run_state {
 	int argc;                 /* the command line, for the manifest */
 	char **argv;
 	bool manifest_failed;     /* said so on stderr already */
+	int target_fd;            /* holds the target's locks for the run (-1: none) */
 };
 
 static int stage_stats(struct run_state *s, char *err, size_t errlen);
@@ -1579,6 +1580,38 @@ static int passthrough_options(struct run_state *s)
 	return 0;
 }
 
+static bool one_of(const char *v, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(v, *set))
+			return true;
+	return false;
+}
+
+/* The options that reach QEMU's command line as they are: only their
+ * known values (a comma would add options of its own, file.locking=off). */
+static bool qemu_options_valid(const struct run_opts *o)
+{
+	static const char *const caches[] = { "none", "writeback", "writethrough", "directsync",
+					      "unsafe", NULL };
+	static const char *const aios[] = { "native", "io_uring", "threads", NULL };
+
+	if (!one_of(o->cache, caches)) {
+		fprintf(stderr, "iogap run: --cache must be none, writeback, writethrough, directsync "
+			"or unsafe\n");
+		return false;
+	}
+	if (!one_of(o->aio, aios)) {
+		fprintf(stderr, "iogap run: --aio must be native, io_uring or threads\n");
+		return false;
+	}
+	if (!o->machine[0] || strchr(o->machine, ',')) {
+		fprintf(stderr, "iogap run: --machine takes a machine type (no options: no comma)\n");
+		return false;
+	}
+	return true;
+}
+
 static int parse_options(struct run_state *s, int argc, char **argv)
 {
 	int opt, idx;
@@ -1661,7 +1694,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		fprintf(stderr, "iogap run: --accel must be auto, kvm or tcg\n");
 		return 2;
 	}
-	return -1;
+	return qemu_options_valid(&s->o) ? -1 : 2;
 }
 
 /* --dir, or a new ./iogap-run-<time>[-N]; created, locked, checked. */
@@ -2047,9 +2080,23 @@ static void run_phase(struct run_state *s, struct phase *p, const char *side,
 	write_manifest(s);
 }
 
+/* The probe on bare metal with the locks a QEMU using the target holds:
+ * no other VM opens it meanwhile.  Dropped after: iogap's QEMU takes its own. */
+static enum phase_result held_probe(struct run_state *s, struct phase *p, enum iogap_side side,
+				    char **jobs, int nr_jobs)
+{
+	bool held = s->target_fd >= 0 && !s->dom &&
+		    !iogap_target_hold(s->target_fd, true, s->needs.writes);
+	enum phase_result r = run_host_probe(s, p, side, jobs, nr_jobs);
+
+	if (held)
+		iogap_target_hold(s->target_fd, false, false);
+	return r;
+}
+
 static enum phase_result bare_phase(struct run_state *s, struct phase *p)
 {
-	enum phase_result r = run_host_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
+	enum phase_result r = held_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
 
 	if (r == PHASE_OK && !s->kernel_why[IOGAP_SIDE_BARE][0])
 		record_extents(s, IOGAP_SIDE_BARE);
@@ -2070,7 +2117,7 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 		return PHASE_FAILED;
 	if (note[0])
 		warn(s, "--match-load: %s", note);
-	r = run_host_probe(s, p, IOGAP_SIDE_MATCHED, jobs, n);
+	r = held_probe(s, p, IOGAP_SIDE_MATCHED, jobs, n);
 	for (int i = 0; i < n; i++)
 		free(jobs[i]);
 	return r;
@@ -2126,6 +2173,15 @@ static int exit_status(struct run_state *s)
 	return failed ? 1 : 0;
 }
 
+/* A target with a path: locked for the whole run (runlock.h). */
+static int lock_target(struct run_state *s, char *err, size_t errlen)
+{
+	if (vfio(s) || s->target.kind == IOGAP_TARGET_NULL || s->target.kind == IOGAP_TARGET_RBD)
+		return 0;
+	s->target_fd = iogap_target_lock(s->target.path, err, errlen);
+	return s->target_fd < 0 ? -1 : 0;
+}
+
 static int run_phases(struct run_state *s)
 {
 	char err[4096] = "";
@@ -2133,7 +2189,7 @@ static int run_phases(struct run_state *s)
 	s->bare.status = s->o.vm_only ? "skipped" : "pending";
 	s->vm.status = s->o.bare_only ? "skipped" : "pending";
 	s->matched.status = s->o.match_load ? "pending" : "skipped";
-	if (prepare(s, err, sizeof(err))) {
+	if (prepare(s, err, sizeof(err)) || lock_target(s, err, sizeof(err))) {
 		setup_failed(s, err);
 		return iogap_interrupted() ? 128 + iogap_interrupted() : 1;
 	}
@@ -2260,6 +2316,7 @@ int iogap_cmd_run(int argc, char **argv)
 				     .status = "skipped" };
 	s->argc = argc;
 	s->argv = argv;
+	s->target_fd = -1;
 	rc = parse_options(s, argc, argv);
 	if (rc >= 0) {
 		free(s);
@@ -2275,6 +2332,8 @@ int iogap_cmd_run(int argc, char **argv)
 	rc = s->o.repeat ? run_repeat(s, argc, argv) : run_phases(s);
 	iogap_domain_close(s->dom);
 	iogap_rundir_free(&s->rd);
+	if (s->target_fd >= 0)
+		close(s->target_fd);
 	close(lock_fd);
 	free(s);
 	return rc;

@@ -244,3 +244,63 @@ int iogap_rundir_claim(const char *dir, bool force, const char *const *inputs, i
 	close(dfd);
 	return fd;
 }
+
+/* The target: an OFD read lock on a byte QEMU never locks, far past
+ * QEMU's own (100 + permission, 200 + permission); a second iogap run sees
+ * it.  Read locks: a target opened read-only (immutable) can hold them. */
+#define IOGAP_LOCK_BYTE (1LL << 40)
+#define QEMU_PERM_BYTE 100
+#define QEMU_SHARED_BYTE 200
+enum { QEMU_READ, QEMU_WRITE, QEMU_WRITE_UNCHANGED, QEMU_RESIZE };
+
+static int ofd_lock(int fd, short type, off_t byte)
+{
+	struct flock lk = { .l_type = type, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &lk);
+}
+
+/* Does another open file hold a lock on byte? */
+static bool held_elsewhere(int fd, off_t byte)
+{
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+
+	return !fcntl(fd, F_OFD_GETLK, &lk) && lk.l_type != F_UNLCK;
+}
+
+int iogap_target_lock(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return iogap_seterr(err, errlen, "%s: %s", path, strerror(errno));
+	if (ofd_lock(fd, F_RDLCK, IOGAP_LOCK_BYTE)) {
+		int e = errno;
+
+		close(fd);
+		return iogap_seterr(err, errlen, "%s: lock: %s", path, strerror(e));
+	}
+	/* set, then look: of two runs starting at once neither goes on */
+	if (held_elsewhere(fd, IOGAP_LOCK_BYTE)) {
+		close(fd);
+		return iogap_seterr(err, errlen, "%s is in use by another iogap run: one run at a "
+				    "time on a target (they would measure each other)", path);
+	}
+	return fd;
+}
+
+int iogap_target_hold(int fd, bool hold, bool writes)
+{
+	static const off_t bytes[] = { QEMU_PERM_BYTE + QEMU_READ, QEMU_PERM_BYTE + QEMU_WRITE,
+				       QEMU_SHARED_BYTE + QEMU_WRITE,
+				       QEMU_SHARED_BYTE + QEMU_RESIZE };
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++) {
+		if (hold && bytes[i] == QEMU_PERM_BYTE + QEMU_WRITE && !writes)
+			continue;
+		if (ofd_lock(fd, hold ? F_RDLCK : F_UNLCK, bytes[i]))
+			rc = -1;
+	}
+	return rc;
+}

@@ -20,4 +20,16 @@
 int iogap_rundir_claim(const char *dir, bool force, const char *const *inputs, int nr_inputs,
 		       char *err, size_t errlen);
 
+/*
+ * The target, for the whole run: a second iogap run on it is refused.  Its
+ * fd, or -1 with err ("in use by another iogap run").
+ */
+int iogap_target_lock(const char *path, char *err, size_t errlen);
+
+/* hold: take on fd the OFD locks QEMU takes on an image it reads (and, if
+ * writes, writes) and does not share for writing or resizing, so another
+ * QEMU cannot open the target while bare metal runs; !hold: drop them
+ * before iogap's own QEMU opens it.  0, or -1. */
+int iogap_target_hold(int fd, bool hold, bool writes);
+
 #endif
