@@ -11,7 +11,8 @@ IOGAP=$IOGAP_BIN
 TRACEFS=/sys/kernel/tracing
 cleanup() {
 	[ -n "${PID:-}" ] && kill -9 "$PID" 2> /dev/null
-	rmdir "$TRACEFS/instances/iogap-${PID:-none}" 2> /dev/null
+	# an instance a failed case left: stopped, then removed
+	if [ -d "${instance:-}" ]; then echo 0 > "$instance/tracing_on"; rmdir "$instance"; fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -167,7 +168,16 @@ until_ok 120 qemu_running
 instance=$TRACEFS/instances/iogap-$PID
 [ -d "$instance" ]
 ok $? "the host's kernel points record while the VM runs ($instance)"
-kill -INT "$PID"; kill -INT "$PID"
+# the second once the first was delivered (two pending SIGINTs are one)
+sigint_delivered() {
+	local v
+	for v in $(awk '/^(SigPnd|ShdPnd):/ { print $2 }' "/proc/$PID/status" 2> /dev/null); do
+		[ $((0x$v & 2)) = 0 ] || return 1
+	done
+}
+kill -INT "$PID"
+until_ok 10 sigint_delivered
+kill -INT "$PID"
 until_ok 60 eval '! kill -0 $PID 2> /dev/null'
 wait "$PID"
 RC=$?
