@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -445,6 +447,45 @@ static int say_stuck(const struct run_state *s, const char *side, char *err, siz
 			    where);
 }
 
+/* Why a probe that failed left no message, as far as iogap can tell: a
+ * full run directory, a SIGKILL iogap did not send (the OOM killer). */
+static const char *no_message(const struct run_state *s, int copy_errno, int signal, bool guest)
+{
+	struct statvfs vfs;
+
+	if (copy_errno == ENOSPC || (!statvfs(s->dir, &vfs) && vfs.f_bavail == 0))
+		return "it left no message: the run directory's filesystem is full (No space left "
+		       "on device)";
+	if (signal == SIGKILL)
+		return guest ? "it left no message; something in the guest killed it (SIGKILL): see "
+			       "vm/dmesg.txt" :
+			       "it left no message; iogap did not send that SIGKILL: the kernel's OOM "
+			       "killer? (dmesg)";
+	return "it gave no reason";
+}
+
+/* The guest kernel's OOM kill in vm/dmesg.txt, as "..." for a message
+ * ("": none). */
+static void guest_oom(const char *vmdir, char *out, size_t len)
+{
+	char path[PATH_MAX + 32], line[512];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/dmesg.txt", vmdir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "Out of memory: Killed process") || strstr(line, "oom-kill:")) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%s", line);
+			if (strstr(line, "Out of memory"))
+				break;
+		}
+	fclose(f);
+}
+
 /* The probe on the host into RUN/SIDE.  On SIGINT/SIGTERM it gets SIGTERM
  * (it ends its jobs and writes what it has), SIGKILL 5 s later; past
  * job_limit_ns the same, where it waited kept first.  Its stderr
@@ -499,7 +540,8 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, en
 	/* the kernel points' summary is news, not the reason (probe.err keeps it) */
 	drop_lines(c.err_tail, "iogap-probe: kernel points: ");
 	n = (size_t)snprintf(p->message, sizeof(p->message), "the probe failed on bare metal (%s): %s",
-			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) : "it gave no reason");
+			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) :
+			     no_message(s, c.err_copy_errno, c.signal, false));
 	if (c.err_copy_errno && n < sizeof(p->message))
 		iogap_seterr(p->message + n, sizeof(p->message) - n, " [%s could not be written: %s]",
 			     errf, strerror(c.err_copy_errno));
@@ -561,6 +603,26 @@ static int job_env(const struct run_state *s, char *env[65])
 	}
 	env[k] = NULL;
 	return 0;
+}
+
+/* Why the guest's probe failed: the guest kernel's OOM kill first (it
+ * leaves no message), then the end of its stderr. */
+static int guest_probe_failed(const struct run_state *s, const char *vmdir, char *err,
+			      size_t errlen)
+{
+	char tail[600], oom[512], errf[PATH_MAX + 32];
+	int st = s->vm.probe_status;
+
+	guest_oom(vmdir, oom, sizeof(oom));
+	if (oom[0] && st == 128 + SIGKILL)
+		return iogap_seterr(err, errlen, "the probe was killed in the guest (status %d): the "
+				    "guest ran out of memory (vm/dmesg.txt: \"%s\"); give it more with "
+				    "--memory (it had %u MiB)", st, oom, s->o.memory_mb);
+	snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
+	iogap_tail_file(errf, tail, sizeof(tail), 4);
+	drop_lines(tail, "iogap-probe: kernel points: ");
+	return iogap_seterr(err, errlen, "the probe failed in the guest (status %d): %s", st,
+			    tail[0] ? tail : no_message(s, 0, st == 128 + SIGKILL ? SIGKILL : 0, true));
 }
 
 /* Talk to the agent: environment, job files, sync, run, sync, results. */
@@ -659,17 +721,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
 		goto get_failed;
 	guest_dmesg(c, vmdir);
-	if (s->vm.probe_status) {
-		char tail[600];
-		char errf[PATH_MAX + 32];
-
-		snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
-		iogap_tail_file(errf, tail, sizeof(tail), 4);
-		drop_lines(tail, "iogap-probe: kernel points: ");
-		snprintf(err, errlen, "the probe failed in the guest (status %d): %s",
-			 s->vm.probe_status, tail[0] ? tail : "it gave no reason");
-		return -1;
-	}
+	if (s->vm.probe_status)
+		return guest_probe_failed(s, vmdir, err, errlen);
 	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
 	    guest_get(c, vmdir, "probe.trace", NULL) ||
 	    (!s->kernel_why[IOGAP_SIDE_VM][0] && guest_get(c, vmdir, IOGAP_KERNEL_TRACE, NULL)))
