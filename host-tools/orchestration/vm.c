@@ -282,7 +282,7 @@ static char *drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm
 	const struct iogap_target *t = cfg->target;
 	struct jw w = { 0 };
 	char *out = NULL;
-	size_t len, open = 0;
+	size_t len, nodes = 0;
 	bool failed;
 
 	w.f = open_memstream(&out, &len);
@@ -290,17 +290,17 @@ static char *drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm
 		return NULL;
 	if (cfg->filter_so) {
 		filter_json(&w, cfg, NULL, "top", vm->top_ring);
-		open++;
+		nodes++;
 	}
 	jw_obj(&w, cfg->filter_so ? "file" : NULL);
 	jw_str(&w, "driver", t->kind == IOGAP_TARGET_FILE ? t->format : "raw");
-	open++;
+	nodes++;
 	if (cfg->filter_so) {
 		filter_json(&w, cfg, "file", "bottom", vm->bottom_ring);
-		open++;
+		nodes++;
 	}
 	proto_json(&w, cfg);
-	while (open--)
+	while (nodes--)
 		jw_end(&w);
 	failed = ferror(w.f);
 	if (fclose(w.f) || failed) {
