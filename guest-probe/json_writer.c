@@ -92,7 +92,8 @@ void jw_int(struct jw *w, const char *key, long long v)
 
 void jw_u64(struct jw *w, const char *key, uint64_t v)
 {
-	jw_int(w, key, (long long)v);
+	jw_member(w, key);
+	fprintf(w->f, "%" PRIu64, v);
 }
 
 void jw_float(struct jw *w, const char *key, double v)

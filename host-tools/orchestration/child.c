@@ -30,7 +30,9 @@ static void on_interrupt(int sig)
 
 void iogap_catch_interrupts(void)
 {
-	struct sigaction sa = { .sa_handler = on_interrupt, .sa_flags = SA_RESETHAND };
+	/* caught every time: a second Ctrl-C must not kill iogap before it has
+	 * stopped its children and tracing and written the manifest */
+	struct sigaction sa = { .sa_handler = on_interrupt };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -35,9 +35,9 @@ struct iogap_spawn {
 	const char *preload;      /* LD_PRELOAD for the child, or NULL */
 };
 
-/* SIGINT and SIGTERM set a flag that every wait of `iogap run` checks; the
- * handler is reset after the first, so a second Ctrl-C ends iogap at once
- * (its children die with it). */
+/* SIGINT and SIGTERM set a flag that every wait of `iogap run` checks,
+ * every time: a second Ctrl-C does not cut the bounded cleanup short
+ * (children stopped, tracing stopped, manifest written). */
 void iogap_catch_interrupts(void);
 /* The signal that interrupted the run, or 0. */
 int iogap_interrupted(void);

@@ -135,6 +135,8 @@ static int check_jobs(const struct iogap_job_list *l, size_t nr, const struct ta
 		}
 		needs->time_bound_ns += bound;
 		*unbounded |= !bound;
+		if ((j->unlink || j->proc.unlink_each_loop) && !needs->unlinks[0])
+			snprintf(needs->unlinks, sizeof(needs->unlinks), "%s", j->name);
 	}
 	return 0;
 }

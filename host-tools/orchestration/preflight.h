@@ -20,6 +20,9 @@ struct iogap_job_needs {
 	 * (no runtime, a verify pass after it, or a job file left to the
 	 * probe to reject) */
 	uint64_t time_bound_ns;
+	/* the first job that asks for its file to be deleted (unlink,
+	 * unlink_each_loop; "": none): iogap run never passes that on */
+	char unlinks[128];
 };
 
 /* Check the jobs against the target: every job's region inside the target

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,8 +253,32 @@ static bool info_number(const char *info, const char *key, uint64_t *v)
 	return false;
 }
 
-/* Is the open file an iogap filter ring whose writer is gone?  why: for the log. */
-static bool writer_gone(int fd, const struct stat *st, char *why, size_t whylen)
+/*
+ * A ring nobody kept: named as the filter names its own without ring=
+ * (iogap-<its QEMU's pid>-<node>.ring), or as iogap run names the rings
+ * it gives (iogap-<iogap's pid>-<16 hex run id>-top|bottom.ring), that
+ * iogap gone.  A ring=PATH the user chose is the user's: never one of these.
+ */
+static bool unkept_name(const char *name, uint64_t qemu_pid)
+{
+	char *end;
+	unsigned long pid = strtoul(name + strlen("iogap-"), &end, 10);
+	size_t hex;
+
+	if (end == name + strlen("iogap-") || *end != '-')
+		return false;
+	if (pid == qemu_pid)
+		return true;
+	end++;
+	hex = strspn(end, "0123456789abcdef");
+	return hex == 16 && (!strcmp(end + hex, "-top.ring") || !strcmp(end + hex, "-bottom.ring")) &&
+	       pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Is the open file an unkept iogap filter ring whose writer is gone?  why:
+ * for the log. */
+static bool writer_gone(int fd, const char *name, const struct stat *st, char *why,
+			size_t whylen)
 {
 	struct iogap_trace_header h;
 	char info[4096], bad[320];
@@ -267,7 +292,7 @@ static bool writer_gone(int fd, const struct stat *st, char *why, size_t whylen)
 	    pread(fd, info, h.info_size, sizeof(h)) != (ssize_t)h.info_size)
 		return false;
 	info[h.info_size] = '\0';
-	if (!info_number(info, "pid", &pid) || !pid || pid > INT32_MAX)
+	if (!info_number(info, "pid", &pid) || !pid || pid > INT32_MAX || !unkept_name(name, pid))
 		return false;
 	iogap_read_boot_id(boot);
 	if (memcmp(boot, none, sizeof(boot)) && memcmp(boot, h.boot_id, sizeof(boot))) {
@@ -304,7 +329,7 @@ static int remove_if_stale(int dirfd, const char *dir, const char *name, FILE *l
 	/* the same file still; then the lock: a QEMU with the ring open holds a
 	 * shared one; then the name must still be this file when it goes */
 	if (!fstat(fd, &now) && now.st_dev == st.st_dev && now.st_ino == st.st_ino &&
-	    !flock(fd, LOCK_EX | LOCK_NB) && writer_gone(fd, &st, why, sizeof(why)) &&
+	    !flock(fd, LOCK_EX | LOCK_NB) && writer_gone(fd, name, &st, why, sizeof(why)) &&
 	    !fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) && now.st_dev == st.st_dev &&
 	    now.st_ino == st.st_ino && !unlinkat(dirfd, name, 0)) {
 		removed = 1;

@@ -53,8 +53,11 @@ int iogap_ring_drain_finish(struct iogap_ring_drain *d, uint64_t deadline_ns,
 			    uint64_t *records, uint64_t *dropped, char *err, size_t errlen);
 
 /*
- * Remove from DIR the filter rings whose QEMU is gone (kill -9, a destroyed
- * domain): a file is removed only when its name is iogap-*.ring, it is a
+ * Remove from DIR the filter rings nobody kept whose QEMU is gone (kill -9,
+ * a destroyed domain): a file is removed only when its name is the one the
+ * filter gives its ring without ring= (iogap-<QEMU's pid>-<node>.ring) or
+ * the one iogap run gives it (iogap-<iogap's pid>-<run id>-top|bottom.ring,
+ * that iogap no longer running) -- a ring=PATH of the user's stays --, it is a
  * regular file of this user (any user's for root), its header is an iogap
  * filter ring's, no process holds the ring's lock (the filter holds one while
  * it has the ring open) and its writer no longer runs: another boot, or the

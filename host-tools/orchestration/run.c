@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -46,6 +48,7 @@
 #define SYNC_ROUNDS 200
 #define DEFAULT_JOB_TIMEOUT_S 600
 #define STUCK_FILE "probe.stuck.txt"
+#define MAX_WARNINGS 16
 #define IOGAP_HOST_TRACEFS "/sys/kernel/tracing"   /* the guest's too */
 
 struct run_opts {
@@ -89,6 +92,7 @@ struct run_state {
 	char probe_static[PATH_MAX];   /* copied into a libvirt domain's guest */
 	struct iogap_domain *dom;      /* --domain */
 	char domain_target[4300];      /* the domain disk's backend, as --target */
+	char bare_run_target[4200];    /* --bare-run's target, as --target */
 	char guest_dev[64];            /* that disk in the guest */
 	char blockstats[256];          /* QEMU's statistics of the device, summed up */
 	char top_stats[256];           /* the top filter's, summed up the same way */
@@ -109,8 +113,8 @@ struct run_state {
 	uint64_t stage_n[IOGAP_PAIR_DIRS];
 	struct iogap_ring_drain *drain[2];           /* top, bottom */
 	uint64_t ring_records[2], ring_dropped[2];
-	char warnings[4][320];    /* also in the manifest */
-	size_t nr_warnings;
+	char warnings[MAX_WARNINGS][320];   /* also in the manifest: the first ones */
+	size_t nr_warnings;                 /* all of them, kept or not */
 	char env_names[64][128];
 	size_t nr_env;
 	struct iogap_job_needs needs;   /* what the jobs do to the target */
@@ -124,6 +128,7 @@ struct run_state {
 	int argc;                 /* the command line, for the manifest */
 	char **argv;
 	bool manifest_failed;     /* said so on stderr already */
+	int target_fd;            /* holds the target's locks for the run (-1: none) */
 };
 
 static int stage_stats(struct run_state *s, char *err, size_t errlen);
@@ -138,12 +143,14 @@ __attribute__((format(printf, 2, 3)))
 static void warn(struct run_state *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *w = s->warnings[s->nr_warnings < 4 ? s->nr_warnings++ : 3];
-	char line[sizeof(s->warnings[0]) + 32];
+	char w[sizeof(s->warnings[0])], line[sizeof(w) + 32];
 
 	va_start(ap, fmt);
-	vsnprintf(w, sizeof(s->warnings[0]), fmt, ap);
+	vsnprintf(w, sizeof(w), fmt, ap);
 	va_end(ap);
+	if (s->nr_warnings < MAX_WARNINGS)
+		memcpy(s->warnings[s->nr_warnings], w, sizeof(w));
+	s->nr_warnings++;
 	snprintf(line, sizeof(line), "iogap: warning: %s", w);
 	iogap_progress_message(line);
 }
@@ -263,7 +270,6 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
 
-/* The bare-metal probe's command line (static buffers: one run a process). */
 /* "--force=filename=PATH" with PATH's colons escaped: in fio's syntax a
  * colon separates files (a /dev/disk/by-path name has some). */
 static void force_filename(char *out, size_t len, const char *path)
@@ -278,76 +284,86 @@ static void force_filename(char *out, size_t len, const char *path)
 	out[o] = '\0';
 }
 
-static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
-		       int nr_jobs, const char *argv[64])
+/* The strings of the bare-metal probe's command line. */
+struct probe_args {
+	const char *argv[64];
+	char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32];
+	char ktrace[PATH_MAX + 48], size[64], latency[64], fname[PATH_MAX + 32], zonesize[64];
+	char pool[160], image[300], conf[1100], id[160];
+};
+
+/* The engine and target options on bare metal: the VM side's target. */
+static int target_args(const struct run_state *s, struct probe_args *a, int argc)
 {
-	static char trace[PATH_MAX + 32], out[PATH_MAX + 48], json[PATH_MAX + 48], runid[32],
-		    latency[64];
-	int argc = 0;
+	const struct iogap_target *t = &s->target;
 
-	snprintf(trace, sizeof(trace), "%s/probe.trace", dir);
-	snprintf(out, sizeof(out), "--output=%s/probe.txt", dir);
-	snprintf(json, sizeof(json), "--output-json=%s/probe.json", dir);
-	snprintf(runid, sizeof(runid), "--run-id=%" PRIx64, s->run_id);
-	argv[argc++] = s->probe;
-	argv[argc++] = "--eta=never";
-	argv[argc++] = "--producer=bare";
-	argv[argc++] = "--output-format=normal,json+";
-	argv[argc++] = out;
-	argv[argc++] = json;
-	argv[argc++] = runid;
-	argv[argc++] = "--trace";
-	argv[argc++] = trace;
-	if (!s->kernel_why[side][0]) {
-		static char ktrace[PATH_MAX + 48];
-
-		snprintf(ktrace, sizeof(ktrace), "--kernel-trace=%s/" IOGAP_KERNEL_TRACE, dir);
-		argv[argc++] = ktrace;
-	}
-	if (s->o.allow_destroy)
-		argv[argc++] = "--allow-destroy-data";
-	if (s->target.kind == IOGAP_TARGET_NULL) {
+	if (t->kind == IOGAP_TARGET_NULL) {
 		/* QEMU's null-co on the VM side; the probe's null engine here */
-		static char size[64];
-
-		snprintf(size, sizeof(size), "--force=size=%" PRIu64, s->target.size);
-		snprintf(latency, sizeof(latency), "--null-latency-ns=%" PRIu64, s->target.latency_ns);
-		argv[argc++] = "--force=ioengine=null";
-		argv[argc++] = size;
-		argv[argc++] = latency;
-	} else if (s->target.kind == IOGAP_TARGET_RBD) {
+		snprintf(a->size, sizeof(a->size), "--force=size=%" PRIu64, t->size);
+		snprintf(a->latency, sizeof(a->latency), "--null-latency-ns=%" PRIu64, t->latency_ns);
+		a->argv[argc++] = "--force=ioengine=null";
+		a->argv[argc++] = a->size;
+		a->argv[argc++] = a->latency;
+	} else if (t->kind == IOGAP_TARGET_RBD) {
 		/* QEMU's rbd driver on the VM side; the probe's rbd engine here */
-		static char pool[160], image[300], conf[1100], id[160];
-
-		snprintf(pool, sizeof(pool), "--force=pool=%s", s->target.pool);
-		snprintf(image, sizeof(image), "--force=rbdname=%s", s->target.image);
-		argv[argc++] = "--force=ioengine=rbd";
-		argv[argc++] = pool;
-		argv[argc++] = image;
-		if (s->target.conf[0]) {
-			snprintf(conf, sizeof(conf), "--force=ceph_conf=%s", s->target.conf);
-			argv[argc++] = conf;
+		snprintf(a->pool, sizeof(a->pool), "--force=pool=%s", t->pool);
+		snprintf(a->image, sizeof(a->image), "--force=rbdname=%s", t->image);
+		a->argv[argc++] = "--force=ioengine=rbd";
+		a->argv[argc++] = a->pool;
+		a->argv[argc++] = a->image;
+		if (t->conf[0]) {
+			snprintf(a->conf, sizeof(a->conf), "--force=ceph_conf=%s", t->conf);
+			a->argv[argc++] = a->conf;
 		}
-		if (s->target.id[0]) {
-			snprintf(id, sizeof(id), "--force=clientname=%s", s->target.id);
-			argv[argc++] = id;
+		if (t->id[0]) {
+			snprintf(a->id, sizeof(a->id), "--force=clientname=%s", t->id);
+			a->argv[argc++] = a->id;
 		}
 	} else {
-		static char fname[PATH_MAX + 32], zonesize[64];
-
-		force_filename(fname, sizeof(fname), s->target.path);
-		argv[argc++] = fname;
-		if (s->target.kind == IOGAP_TARGET_ZNS) {
+		force_filename(a->fname, sizeof(a->fname), t->path);
+		a->argv[argc++] = a->fname;
+		if (t->kind == IOGAP_TARGET_ZNS) {
 			/* the guest sees a zoned device: emulate the same zones here */
-			snprintf(zonesize, sizeof(zonesize), "--force=zonesize=%" PRIu64,
-				 s->target.zone_size);
-			argv[argc++] = "--force=zonemode=zbd";
-			argv[argc++] = zonesize;
+			snprintf(a->zonesize, sizeof(a->zonesize), "--force=zonesize=%" PRIu64,
+				 t->zone_size);
+			a->argv[argc++] = "--force=zonemode=zbd";
+			a->argv[argc++] = a->zonesize;
 		}
 	}
+	return argc;
+}
+
+static void probe_argv(struct run_state *s, enum iogap_side side, const char *dir, char **jobs,
+		       int nr_jobs, struct probe_args *a)
+{
+	int argc = 0;
+
+	snprintf(a->trace, sizeof(a->trace), "%s/probe.trace", dir);
+	snprintf(a->out, sizeof(a->out), "--output=%s/probe.txt", dir);
+	snprintf(a->json, sizeof(a->json), "--output-json=%s/probe.json", dir);
+	snprintf(a->runid, sizeof(a->runid), "--run-id=%" PRIx64, s->run_id);
+	a->argv[argc++] = s->probe;
+	a->argv[argc++] = "--eta=never";
+	a->argv[argc++] = "--producer=bare";
+	a->argv[argc++] = "--output-format=normal,json+";
+	a->argv[argc++] = a->out;
+	a->argv[argc++] = a->json;
+	a->argv[argc++] = a->runid;
+	a->argv[argc++] = "--trace";
+	a->argv[argc++] = a->trace;
+	if (!s->kernel_why[side][0]) {
+		snprintf(a->ktrace, sizeof(a->ktrace), "--kernel-trace=%s/" IOGAP_KERNEL_TRACE, dir);
+		a->argv[argc++] = a->ktrace;
+	}
+	if (s->o.allow_destroy)
+		a->argv[argc++] = "--allow-destroy-data";
+	/* fio deletes a job's file on unlink: never the user's target */
+	a->argv[argc++] = "--force=unlink=0";
+	a->argv[argc++] = "--force=unlink_each_loop=0";
+	argc = target_args(s, a, argc);
 	for (int i = 0; i < nr_jobs && argc < 62; i++)
-		argv[argc++] = jobs[i];
-	argv[argc] = NULL;
+		a->argv[argc++] = jobs[i];
+	a->argv[argc] = NULL;
 }
 
 /* The last lines of text in buf. */
@@ -431,6 +447,45 @@ static int say_stuck(const struct run_state *s, const char *side, char *err, siz
 			    where);
 }
 
+/* Why a probe that failed left no message, as far as iogap can tell: a
+ * full run directory, a SIGKILL iogap did not send (the OOM killer). */
+static const char *no_message(const struct run_state *s, int copy_errno, int signal, bool guest)
+{
+	struct statvfs vfs;
+
+	if (copy_errno == ENOSPC || (!statvfs(s->dir, &vfs) && vfs.f_bavail == 0))
+		return "it left no message: the run directory's filesystem is full (No space left "
+		       "on device)";
+	if (signal == SIGKILL)
+		return guest ? "it left no message; something in the guest killed it (SIGKILL): see "
+			       "vm/dmesg.txt" :
+			       "it left no message; iogap did not send that SIGKILL: the kernel's OOM "
+			       "killer? (dmesg)";
+	return "it gave no reason";
+}
+
+/* The guest kernel's OOM kill in vm/dmesg.txt, as "..." for a message
+ * ("": none). */
+static void guest_oom(const char *vmdir, char *out, size_t len)
+{
+	char path[PATH_MAX + 32], line[512];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/dmesg.txt", vmdir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "Out of memory: Killed process") || strstr(line, "oom-kill:")) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%s", line);
+			if (strstr(line, "Out of memory"))
+				break;
+		}
+	fclose(f);
+}
+
 /* The probe on the host into RUN/SIDE.  On SIGINT/SIGTERM it gets SIGTERM
  * (it ends its jobs and writes what it has), SIGKILL 5 s later; past
  * job_limit_ns the same, where it waited kept first.  Its stderr
@@ -441,19 +496,24 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, en
 {
 	const char *side = iogap_side_dir[sd];
 	char dir[PATH_MAX + 16], errf[PATH_MAX + 32], how[128];
-	const char *argv[64];
-	struct iogap_spawn sp = { .argv = argv, .stderr_path = errf, .capture_stderr = true };
+	struct probe_args *args = calloc(1, sizeof(*args));
+	struct iogap_spawn sp = { .stderr_path = errf, .capture_stderr = true };
 	struct iogap_child c;
 	size_t n;
+	int started;
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->dir, side);
 	snprintf(errf, sizeof(errf), "%s/probe.err", dir);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	if (!args || (mkdir(dir, 0755) && errno != EEXIST)) {
 		iogap_seterr(p->message, sizeof(p->message), "%s: %s", dir, strerror(errno));
+		free(args);
 		return PHASE_FAILED;
 	}
-	probe_argv(s, sd, dir, jobs, nr_jobs, argv);
-	if (iogap_child_start(&c, &sp, p->message, sizeof(p->message)))
+	probe_argv(s, sd, dir, jobs, nr_jobs, args);
+	sp.argv = args->argv;
+	started = iogap_child_start(&c, &sp, p->message, sizeof(p->message));
+	free(args);
+	if (started)
 		return PHASE_FAILED;
 	if (!iogap_child_wait(&c, iogap_now_ns() + job_limit_ns(s))) {
 		bool stuck = !iogap_interrupted();
@@ -480,7 +540,8 @@ static enum phase_result run_host_probe(struct run_state *s, struct phase *p, en
 	/* the kernel points' summary is news, not the reason (probe.err keeps it) */
 	drop_lines(c.err_tail, "iogap-probe: kernel points: ");
 	n = (size_t)snprintf(p->message, sizeof(p->message), "the probe failed on bare metal (%s): %s",
-			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) : "it gave no reason");
+			     how, c.err_tail[0] ? last_lines(c.err_tail, 4) :
+			     no_message(s, c.err_copy_errno, c.signal, false));
 	if (c.err_copy_errno && n < sizeof(p->message))
 		iogap_seterr(p->message + n, sizeof(p->message) - n, " [%s could not be written: %s]",
 			     errf, strerror(c.err_copy_errno));
@@ -544,6 +605,26 @@ static int job_env(const struct run_state *s, char *env[65])
 	return 0;
 }
 
+/* Why the guest's probe failed: the guest kernel's OOM kill first (it
+ * leaves no message), then the end of its stderr. */
+static int guest_probe_failed(const struct run_state *s, const char *vmdir, char *err,
+			      size_t errlen)
+{
+	char tail[600], oom[512], errf[PATH_MAX + 32];
+	int st = s->vm.probe_status;
+
+	guest_oom(vmdir, oom, sizeof(oom));
+	if (oom[0] && st == 128 + SIGKILL)
+		return iogap_seterr(err, errlen, "the probe was killed in the guest (status %d): the "
+				    "guest ran out of memory (vm/dmesg.txt: \"%s\"); give it more with "
+				    "--memory (it had %u MiB)", st, oom, s->o.memory_mb);
+	snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
+	iogap_tail_file(errf, tail, sizeof(tail), 4);
+	drop_lines(tail, "iogap-probe: kernel points: ");
+	return iogap_seterr(err, errlen, "the probe failed in the guest (status %d): %s", st,
+			    tail[0] ? tail : no_message(s, 0, st == 128 + SIGKILL ? SIGKILL : 0, true));
+}
+
 /* Talk to the agent: environment, job files, sync, run, sync, results. */
 static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdir, char *err,
 		      size_t errlen)
@@ -584,6 +665,9 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 		argv[argc++] = "--force=zonemode=zbd";   /* zone size: the device's */
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
+	/* fio deletes a job's file on unlink: never the user's target */
+	argv[argc++] = "--force=unlink=0";
+	argv[argc++] = "--force=unlink_each_loop=0";
 	for (int i = 0; i < s->o.nr_jobs && argc < 60; i++) {
 		char *name = names[i];
 		size_t len;
@@ -637,17 +721,8 @@ static int vm_session(struct run_state *s, struct iogap_ctl *c, const char *vmdi
 	if (guest_get(c, vmdir, "probe.err", NULL) || guest_get(c, vmdir, "probe.out", NULL))
 		goto get_failed;
 	guest_dmesg(c, vmdir);
-	if (s->vm.probe_status) {
-		char tail[600];
-		char errf[PATH_MAX + 32];
-
-		snprintf(errf, sizeof(errf), "%s/probe.err", vmdir);
-		iogap_tail_file(errf, tail, sizeof(tail), 4);
-		drop_lines(tail, "iogap-probe: kernel points: ");
-		snprintf(err, errlen, "the probe failed in the guest (status %d): %s",
-			 s->vm.probe_status, tail[0] ? tail : "it gave no reason");
-		return -1;
-	}
+	if (s->vm.probe_status)
+		return guest_probe_failed(s, vmdir, err, errlen);
 	if (guest_get(c, vmdir, "probe.txt", NULL) || guest_get(c, vmdir, "probe.json", NULL) ||
 	    guest_get(c, vmdir, "probe.trace", NULL) ||
 	    (!s->kernel_why[IOGAP_SIDE_VM][0] && guest_get(c, vmdir, IOGAP_KERNEL_TRACE, NULL)))
@@ -916,7 +991,10 @@ static int domain_stage(struct run_state *s, const char *argv[64], char names[64
 	argv[argc++] = names[n++];
 	if (s->o.allow_destroy)
 		argv[argc++] = "--allow-destroy-data";
-	for (int i = 0; i < s->o.nr_jobs && n < 60; i++) {
+	/* fio deletes a job's file on unlink: never the domain's disk */
+	argv[argc++] = "--force=unlink=0";
+	argv[argc++] = "--force=unlink_each_loop=0";
+	for (int i = 0; i < s->o.nr_jobs && argc < 62; i++) {
 		char job[32];
 
 		snprintf(job, sizeof(job), "job%d.fio", i);
@@ -1262,9 +1340,17 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 		jw_end(&w);
 	}
 	jw_open(&w, "warnings", '[');
-	for (size_t i = 0; i < s->nr_warnings; i++) {
+	for (size_t i = 0; i < s->nr_warnings && i < MAX_WARNINGS; i++) {
 		jw_member(&w, NULL);
 		jw_string(&w, s->warnings[i]);
+	}
+	if (s->nr_warnings > MAX_WARNINGS) {
+		char more[64];
+
+		snprintf(more, sizeof(more), "%zu more warnings: on stderr only",
+			 s->nr_warnings - MAX_WARNINGS);
+		jw_member(&w, NULL);
+		jw_string(&w, more);
 	}
 	jw_close(&w, ']');
 	jw_open(&w, "env", '{');
@@ -1547,6 +1633,38 @@ static int passthrough_options(struct run_state *s)
 	return 0;
 }
 
+static bool one_of(const char *v, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(v, *set))
+			return true;
+	return false;
+}
+
+/* The options that reach QEMU's command line as they are: only their
+ * known values (a comma would add options of its own, file.locking=off). */
+static bool qemu_options_valid(const struct run_opts *o)
+{
+	static const char *const caches[] = { "none", "writeback", "writethrough", "directsync",
+					      "unsafe", NULL };
+	static const char *const aios[] = { "native", "io_uring", "threads", NULL };
+
+	if (!one_of(o->cache, caches)) {
+		fprintf(stderr, "iogap run: --cache must be none, writeback, writethrough, directsync "
+			"or unsafe\n");
+		return false;
+	}
+	if (!one_of(o->aio, aios)) {
+		fprintf(stderr, "iogap run: --aio must be native, io_uring or threads\n");
+		return false;
+	}
+	if (!o->machine[0] || strchr(o->machine, ',')) {
+		fprintf(stderr, "iogap run: --machine takes a machine type (no options: no comma)\n");
+		return false;
+	}
+	return true;
+}
+
 static int parse_options(struct run_state *s, int argc, char **argv)
 {
 	int opt, idx;
@@ -1629,7 +1747,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		fprintf(stderr, "iogap run: --accel must be auto, kvm or tcg\n");
 		return 2;
 	}
-	return -1;
+	return qemu_options_valid(&s->o) ? -1 : 2;
 }
 
 /* --dir, or a new ./iogap-run-<time>[-N]; created, locked, checked. */
@@ -1651,7 +1769,8 @@ static int claim_dir(struct run_state *s)
 		for (int n = 2; n < 100 && !access(s->dir, F_OK); n++)
 			snprintf(s->dir, sizeof(s->dir), "%s-%d", base, n);
 	}
-	fd = iogap_rundir_claim(s->dir, s->o.force, err, sizeof(err));
+	fd = iogap_rundir_claim(s->dir, s->o.force, (const char *const *)s->o.jobs, s->o.nr_jobs,
+				 err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "iogap run: %s\n", err);
 		return -1;
@@ -1666,7 +1785,6 @@ static int claim_dir(struct run_state *s)
  * and its kernel points' reason stays. */
 static int load_bare_run(struct run_state *s, char *err, size_t errlen)
 {
-	static char spec[4200];
 	const char *dir = s->o.bare_run, *st, *why;
 	struct iogap_manifest m;
 	int rc = 0;
@@ -1683,9 +1801,9 @@ static int load_bare_run(struct run_state *s, char *err, size_t errlen)
 				  "target", dir);
 	if (!rc) {
 		s->run_id = m.run_id;
-		snprintf(spec, sizeof(spec), "%s", m.target_spec);
+		snprintf(s->bare_run_target, sizeof(s->bare_run_target), "%s", m.target_spec);
 		if (!s->o.target_spec)
-			s->o.target_spec = spec;
+			s->o.target_spec = s->bare_run_target;
 		snprintf(s->kernel_why[IOGAP_SIDE_BARE], sizeof(s->kernel_why[0]), "%s",
 			 why ? why : "");
 	}
@@ -1948,6 +2066,9 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 	if (iogap_preflight(&s->target, s->o.jobs, s->o.nr_jobs, s->dom != NULL, &s->needs, err,
 			    errlen))
 		return -1;
+	if (s->needs.unlinks[0])
+		warn(s, "job '%s' asks for its file to be deleted (unlink): iogap run never deletes "
+		     "the target; both sides run with unlink=0", s->needs.unlinks);
 	if (s->o.domain && check_domain_disk(s, err, errlen))
 		return -1;
 	if (!s->o.bare_only && !s->o.domain) {
@@ -2012,9 +2133,23 @@ static void run_phase(struct run_state *s, struct phase *p, const char *side,
 	write_manifest(s);
 }
 
+/* The probe on bare metal with the locks a QEMU using the target holds:
+ * no other VM opens it meanwhile.  Dropped after: iogap's QEMU takes its own. */
+static enum phase_result held_probe(struct run_state *s, struct phase *p, enum iogap_side side,
+				    char **jobs, int nr_jobs)
+{
+	bool held = s->target_fd >= 0 && !s->dom &&
+		    !iogap_target_hold(s->target_fd, true, s->needs.writes);
+	enum phase_result r = run_host_probe(s, p, side, jobs, nr_jobs);
+
+	if (held)
+		iogap_target_hold(s->target_fd, false, false);
+	return r;
+}
+
 static enum phase_result bare_phase(struct run_state *s, struct phase *p)
 {
-	enum phase_result r = run_host_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
+	enum phase_result r = held_probe(s, p, IOGAP_SIDE_BARE, s->o.jobs, s->o.nr_jobs);
 
 	if (r == PHASE_OK && !s->kernel_why[IOGAP_SIDE_BARE][0])
 		record_extents(s, IOGAP_SIDE_BARE);
@@ -2035,7 +2170,7 @@ static enum phase_result matched_phase(struct run_state *s, struct phase *p)
 		return PHASE_FAILED;
 	if (note[0])
 		warn(s, "--match-load: %s", note);
-	r = run_host_probe(s, p, IOGAP_SIDE_MATCHED, jobs, n);
+	r = held_probe(s, p, IOGAP_SIDE_MATCHED, jobs, n);
 	for (int i = 0; i < n; i++)
 		free(jobs[i]);
 	return r;
@@ -2091,6 +2226,15 @@ static int exit_status(struct run_state *s)
 	return failed ? 1 : 0;
 }
 
+/* A target with a path: locked for the whole run (runlock.h). */
+static int lock_target(struct run_state *s, char *err, size_t errlen)
+{
+	if (vfio(s) || s->target.kind == IOGAP_TARGET_NULL || s->target.kind == IOGAP_TARGET_RBD)
+		return 0;
+	s->target_fd = iogap_target_lock(s->target.path, err, errlen);
+	return s->target_fd < 0 ? -1 : 0;
+}
+
 static int run_phases(struct run_state *s)
 {
 	char err[4096] = "";
@@ -2098,7 +2242,7 @@ static int run_phases(struct run_state *s)
 	s->bare.status = s->o.vm_only ? "skipped" : "pending";
 	s->vm.status = s->o.bare_only ? "skipped" : "pending";
 	s->matched.status = s->o.match_load ? "pending" : "skipped";
-	if (prepare(s, err, sizeof(err))) {
+	if (prepare(s, err, sizeof(err)) || lock_target(s, err, sizeof(err))) {
 		setup_failed(s, err);
 		return iogap_interrupted() ? 128 + iogap_interrupted() : 1;
 	}
@@ -2225,6 +2369,7 @@ int iogap_cmd_run(int argc, char **argv)
 				     .status = "skipped" };
 	s->argc = argc;
 	s->argv = argv;
+	s->target_fd = -1;
 	rc = parse_options(s, argc, argv);
 	if (rc >= 0) {
 		free(s);
@@ -2240,6 +2385,8 @@ int iogap_cmd_run(int argc, char **argv)
 	rc = s->o.repeat ? run_repeat(s, argc, argv) : run_phases(s);
 	iogap_domain_close(s->dom);
 	iogap_rundir_free(&s->rd);
+	if (s->target_fd >= 0)
+		close(s->target_fd);
 	close(lock_fd);
 	free(s);
 	return rc;

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 
 #include "util.h"
 #include "job.h"
+#include "json_writer.h"
 #include "ringmap.h"
 #include "vm.h"
 
@@ -213,132 +213,247 @@ const char *iogap_target_guest_dev(const struct iogap_target *t, const char *pas
 	return t->kind == IOGAP_TARGET_ZNS || passthrough ? "/dev/nvme0n1" : "/dev/vda";
 }
 
-/* Append to a growing string; -1 when it would overflow. */
-static int cat(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int cat(char *dst, size_t len, const char *fmt, ...)
+static void json_bool(struct jw *w, const char *key, bool v)
 {
-	size_t used = strlen(dst);
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(dst + used, len - used, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= len - used ? -1 : 0;
+	jw_member(w, key);
+	fputs(v ? "true" : "false", w->f);
 }
 
-/* The block graph as JSON (commas doubled later for -drive). */
-static int drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *vm, char *out,
-		      size_t len)
+/* The protocol node: the target itself. */
+static void proto_json(struct jw *w, const struct iogap_vm_config *cfg)
 {
 	const struct iogap_target *t = cfg->target;
-	char proto[8192] = "", fmt[12288] = "";
 	bool direct = !strcmp(cfg->cache, "none") || !strcmp(cfg->cache, "directsync");
-	bool no_flush = !strcmp(cfg->cache, "unsafe");
 
+	jw_obj(w, "file");
 	if (t->kind == IOGAP_TARGET_NULL) {
-		if (cat(proto, sizeof(proto), "{\"driver\":\"null-co\",\"size\":%" PRIu64
-			",\"read-zeroes\":true%s", t->size, t->latency_ns ? "" : "}"))
-			return -1;
-		if (t->latency_ns && cat(proto, sizeof(proto), ",\"latency-ns\":%" PRIu64 "}",
-					 t->latency_ns))
-			return -1;
-	} else if (t->kind == IOGAP_TARGET_RBD) {
+		jw_str(w, "driver", "null-co");
+		jw_u64(w, "size", t->size);
+		json_bool(w, "read-zeroes", true);
+		if (t->latency_ns)
+			jw_u64(w, "latency-ns", t->latency_ns);
+		jw_end(w);
+		return;
+	}
+	if (t->kind == IOGAP_TARGET_RBD) {
 		/* QEMU's rbd driver: librbd in QEMU, below the bottom filter; QEMU
 		 * sets rbd_cache=false for cache.direct, true otherwise */
-		if (cat(proto, sizeof(proto), "{\"driver\":\"rbd\",\"pool\":\"%s\",\"image\":\"%s\"",
-			t->pool, t->image) ||
-		    (t->conf[0] && cat(proto, sizeof(proto), ",\"conf\":\"%s\"", t->conf)) ||
-		    (t->id[0] && cat(proto, sizeof(proto), ",\"user\":\"%s\"", t->id)) ||
-		    cat(proto, sizeof(proto), ",\"cache\":{\"direct\":%s,\"no-flush\":%s}}",
-			direct ? "true" : "false", no_flush ? "true" : "false"))
-			return -1;
-	} else if (cat(proto, sizeof(proto),
-		       "{\"driver\":\"%s\",\"filename\":\"%s\",\"aio\":\"%s\","
-		       "\"cache\":{\"direct\":%s,\"no-flush\":%s}}",
-		       t->kind == IOGAP_TARGET_DEV ? "host_device" : "file", t->path, cfg->aio,
-		       direct ? "true" : "false", no_flush ? "true" : "false")) {
-		return -1;
+		jw_str(w, "driver", "rbd");
+		jw_str(w, "pool", t->pool);
+		jw_str(w, "image", t->image);
+		jw_str(w, "conf", t->conf);
+		jw_str(w, "user", t->id);
+	} else {
+		jw_str(w, "driver", t->kind == IOGAP_TARGET_DEV ? "host_device" : "file");
+		jw_str(w, "filename", t->path);
+		jw_str(w, "aio", cfg->aio);
 	}
-	if (cfg->filter_so) {
-		char bottom[10240] = "", delay[48] = "", size[48] = "", id[64];
-
-		if (cfg->inject_delay_ns)
-			snprintf(delay, sizeof(delay), "\"delay-ns\":%" PRIu64 ",",
-				 cfg->inject_delay_ns);
-		if (cfg->ring_size)
-			snprintf(size, sizeof(size), "\"ring-size\":%u,", cfg->ring_size);
-		/* the filter removes its ring at exit: the drain has it mapped by then */
-		snprintf(id, sizeof(id), "\"run-id\":%" PRIu64 ",\"ring-keep\":false,", cfg->run_id);
-		if (cat(bottom, sizeof(bottom),
-			"{\"driver\":\"iogap\",\"layer\":\"bottom\",%s%s%s\"ring\":\"%s\",\"file\":%s}",
-			delay, size, id, vm->bottom_ring, proto))
-			return -1;
-		if (cat(fmt, sizeof(fmt), "{\"driver\":\"%s\",\"file\":%s}",
-			t->kind == IOGAP_TARGET_FILE ? t->format : "raw", bottom))
-			return -1;
-		return cat(out, len,
-			   "{\"driver\":\"iogap\",\"layer\":\"top\",%s%s\"ring\":\"%s\",\"file\":%s}",
-			   size, id, vm->top_ring, fmt);
-	}
-	return cat(out, len, "{\"driver\":\"%s\",\"file\":%s}",
-		   t->kind == IOGAP_TARGET_FILE ? t->format : "raw", proto);
+	jw_obj(w, "cache");
+	json_bool(w, "direct", direct);
+	json_bool(w, "no-flush", !strcmp(cfg->cache, "unsafe"));
+	jw_end(w);
+	jw_end(w);
 }
 
-static void double_commas(const char *in, char *out, size_t len)
+/* An iogap filter node, left open for its "file" child. */
+static void filter_json(struct jw *w, const struct iogap_vm_config *cfg, const char *key,
+			const char *layer, const char *ring)
 {
-	size_t o = 0;
+	jw_obj(w, key);
+	jw_str(w, "driver", "iogap");
+	jw_str(w, "layer", layer);
+	if (cfg->inject_delay_ns && !strcmp(layer, "bottom"))
+		jw_u64(w, "delay-ns", cfg->inject_delay_ns);
+	if (cfg->ring_size)
+		jw_u64(w, "ring-size", cfg->ring_size);
+	jw_u64(w, "run-id", cfg->run_id);
+	/* the filter removes its ring at exit: the drain has it mapped by then */
+	json_bool(w, "ring-keep", false);
+	jw_str(w, "ring", ring);
+}
 
-	for (; *in && o + 2 < len; in++) {
-		out[o++] = *in;
-		if (*in == ',')
+/*
+ * The block graph as JSON, every string escaped by the JSON writer:
+ * [top filter ->] format -> [bottom filter ->] protocol.  malloc'd, or
+ * NULL (out of memory).
+ */
+static char *drive_json(const struct iogap_vm_config *cfg, const struct iogap_vm *vm)
+{
+	const struct iogap_target *t = cfg->target;
+	struct jw w = { 0 };
+	char *out = NULL;
+	size_t len, nodes = 0;
+	bool failed;
+
+	w.f = open_memstream(&out, &len);
+	if (!w.f)
+		return NULL;
+	if (cfg->filter_so) {
+		filter_json(&w, cfg, NULL, "top", vm->top_ring);
+		nodes++;
+	}
+	jw_obj(&w, cfg->filter_so ? "file" : NULL);
+	jw_str(&w, "driver", t->kind == IOGAP_TARGET_FILE ? t->format : "raw");
+	nodes++;
+	if (cfg->filter_so) {
+		filter_json(&w, cfg, "file", "bottom", vm->bottom_ring);
+		nodes++;
+	}
+	proto_json(&w, cfg);
+	while (nodes--)
+		jw_end(&w);
+	failed = ferror(w.f);
+	if (fclose(w.f) || failed) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* A value for QEMU's key=value options: commas doubled.  malloc'd. */
+static char *qemu_opt_value(const char *prefix, const char *value)
+{
+	size_t n = strlen(prefix), o = n;
+	char *out = malloc(n + 2 * strlen(value) + 1);
+
+	if (!out)
+		return NULL;
+	memcpy(out, prefix, n);
+	for (; *value; value++) {
+		out[o++] = *value;
+		if (*value == ',')
 			out[o++] = ',';
 	}
 	out[o] = '\0';
+	return out;
 }
 
 #define MAX_ARGS 64
 
+/* -drive for the target: the block graph as a json: filename. malloc'd. */
+static char *drive_option(const struct iogap_vm_config *cfg, const struct iogap_vm *vm)
+{
+	char *json = drive_json(cfg, vm), *value, *drive = NULL;
+
+	if (!json)
+		return NULL;
+	value = qemu_opt_value("json:", json);
+	free(json);
+	if (value && asprintf(&drive, "if=none,id=d0,cache=%s,%sfile=%s", cfg->cache,
+			      cfg->read_only ? "readonly=on," : "", value) < 0)
+		drive = NULL;
+	free(value);
+	return drive;
+}
+
+/* qemu.cmdline: the command, for the user to read or repeat. */
+static int save_cmdline(const struct iogap_vm_config *cfg, const struct iogap_vm *vm,
+			const char *const *argv, char *err, size_t errlen)
+{
+	FILE *f = fopen(vm->cmdline_file, "w");
+
+	if (!f)
+		return 0;
+	if (cfg->filter_so)
+		fprintf(f, "LD_PRELOAD=%s \\\n", cfg->filter_so);
+	for (int i = 0; argv[i]; i++)
+		fprintf(f, "'%s'%s", argv[i], argv[i + 1] ? " \\\n  " : "\n");
+	if (fclose(f))
+		return iogap_seterr(err, errlen, "%s: %s", vm->cmdline_file, strerror(errno));
+	return 0;
+}
+
+/* The rings' names, unique to the run (the filter refuses an existing
+ * file), in memory (tmpfs), not on a disk the run may be measuring:
+ * `iogap run` drains them into the run directory as they fill. */
+static void name_rings(const struct iogap_vm_config *cfg, struct iogap_vm *vm)
+{
+	const char *rdir = getenv("IOGAP_RING_DIR");
+
+	if (!rdir)
+		rdir = access("/dev/shm", W_OK) ? cfg->dir : "/dev/shm";
+	snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/iogap-%d-%016" PRIx64 "-top.ring",
+		 rdir, (int)getpid(), cfg->run_id);
+	snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/iogap-%d-%016" PRIx64
+		 "-bottom.ring", rdir, (int)getpid(), cfg->run_id);
+	if (cfg->filter_so)
+		iogap_ring_remove_stale(rdir, stderr, NULL, 0);
+}
+
+#define MAX_ARGS 64
+
+/* --passthrough BDF: an assigned PCI device, no drive. */
+static bool assigned_pci(const struct iogap_vm_config *cfg)
+{
+	return cfg->passthrough && strcmp(cfg->passthrough, "nvme");
+}
+
+/* The devices of the target (or the assigned PCI device). */
+static int disk_args(const struct iogap_vm_config *cfg, const char *drive, char *zns_ns,
+		     size_t zns_len, char *vfio, size_t vfio_len, const char **argv)
+{
+	int argc = 0;
+
+	if (assigned_pci(cfg)) {
+		/* an assigned PCI device: no drive, the guest's driver talks to it */
+		snprintf(vfio, vfio_len, "vfio-pci,host=%s", cfg->passthrough);
+		argv[argc++] = "-device"; argv[argc++] = vfio;
+		return argc;
+	}
+	if (!cfg->target)
+		return 0;
+	argv[argc++] = "-drive"; argv[argc++] = drive;
+	if (cfg->passthrough) {
+		argv[argc++] = "-device"; argv[argc++] = "nvme,drive=d0,serial=iogap0";
+	} else if (cfg->target->kind == IOGAP_TARGET_ZNS) {
+		/* the zones live in the device model; the block graph below is plain */
+		snprintf(zns_ns, zns_len,
+			 "nvme-ns,drive=d0,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=%" PRIu64,
+			 cfg->target->zone_size);
+		argv[argc++] = "-device"; argv[argc++] = "nvme,id=nvme0,serial=iogap0";
+		argv[argc++] = "-device"; argv[argc++] = zns_ns;
+	} else if (cfg->iothread) {
+		argv[argc++] = "-object"; argv[argc++] = "iothread,id=io0";
+		argv[argc++] = "-device";
+		argv[argc++] = "virtio-blk-pci,drive=d0,serial=iogap0,iothread=io0";
+	} else {
+		argv[argc++] = "-device"; argv[argc++] = "virtio-blk-pci,drive=d0,serial=iogap0";
+	}
+	return argc;
+}
+
 int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char *err, size_t errlen)
 {
-	static char drive[32768], json[16384], append[2048], chardev[4200], serial[4200],
-		    smp[16], mem[16], machine[64], zns_ns[160], vfio[96];
+	char append[2048], serial[4200], smp[16], mem[16], zns_ns[160], vfio[96];
+	char *chardev, *drive = NULL;
 	const char *argv[MAX_ARGS];
-	int argc = 0;
-	FILE *f;
+	int argc = 0, rc;
 
 	memset(vm, 0, sizeof(*vm));
 	snprintf(vm->ctl_sock, sizeof(vm->ctl_sock), "%s/ctl.sock", cfg->dir);
 	snprintf(vm->console, sizeof(vm->console), "%s/console.log", cfg->dir);
-	{
-		/* rings in memory (tmpfs), not on a disk the run may be measuring:
-		 * `iogap run` drains them into the run directory as they fill */
-		const char *rdir = getenv("IOGAP_RING_DIR");
-
-		if (!rdir)
-			rdir = access("/dev/shm", W_OK) ? cfg->dir : "/dev/shm";
-		/* names unique to the run: the filter refuses an existing file */
-		snprintf(vm->top_ring, sizeof(vm->top_ring), "%s/iogap-%d-%016" PRIx64 "-top.ring",
-			 rdir, (int)getpid(), cfg->run_id);
-		snprintf(vm->bottom_ring, sizeof(vm->bottom_ring), "%s/iogap-%d-%016" PRIx64
-			 "-bottom.ring", rdir, (int)getpid(), cfg->run_id);
-		if (cfg->filter_so)
-			iogap_ring_remove_stale(rdir, stderr, NULL, 0);
-	}
+	name_rings(cfg, vm);
 	snprintf(vm->cmdline_file, sizeof(vm->cmdline_file), "%s/qemu.cmdline", cfg->dir);
 	snprintf(vm->stderr_file, sizeof(vm->stderr_file), "%s/qemu.stderr", cfg->dir);
 	unlink(vm->ctl_sock);
 
 	snprintf(append, sizeof(append), "console=ttyS0 quiet iogap_mode=%s%s%s", cfg->mode,
 		 cfg->append_extra ? " " : "", cfg->append_extra ? cfg->append_extra : "");
-	snprintf(chardev, sizeof(chardev), "socket,id=ctl,path=%s,server=on,wait=off", vm->ctl_sock);
+	/* -serial file: takes the rest as the path, commas included */
 	snprintf(serial, sizeof(serial), "file:%s", vm->console);
 	snprintf(smp, sizeof(smp), "%u", cfg->smp);
 	snprintf(mem, sizeof(mem), "%u", cfg->memory_mb);
-	snprintf(machine, sizeof(machine), "%s", cfg->machine);
+	chardev = qemu_opt_value("socket,id=ctl,server=on,wait=off,path=", vm->ctl_sock);
+	if (cfg->target && !assigned_pci(cfg))
+		drive = drive_option(cfg, vm);
+	if (!chardev || (cfg->target && !assigned_pci(cfg) && !drive)) {
+		free(chardev);
+		free(drive);
+		return iogap_seterr(err, errlen, "QEMU's command line: out of memory");
+	}
 
 	argv[argc++] = cfg->qemu;
-	argv[argc++] = "-machine"; argv[argc++] = machine;
+	argv[argc++] = "-machine"; argv[argc++] = cfg->machine;
 	argv[argc++] = "-accel"; argv[argc++] = cfg->accel;
 	argv[argc++] = "-cpu"; argv[argc++] = strcmp(cfg->accel, "kvm") ? "max" : "host";
 	argv[argc++] = "-smp"; argv[argc++] = smp;
@@ -356,58 +471,19 @@ int iogap_vm_start(const struct iogap_vm_config *cfg, struct iogap_vm *vm, char 
 	argv[argc++] = "-device"; argv[argc++] = "virtio-serial-pci";
 	argv[argc++] = "-chardev"; argv[argc++] = chardev;
 	argv[argc++] = "-device"; argv[argc++] = "virtserialport,chardev=ctl,name=iogap.ctl";
-	if (cfg->passthrough && strcmp(cfg->passthrough, "nvme")) {
-		/* an assigned PCI device: no drive, the guest's driver talks to it */
-		snprintf(vfio, sizeof(vfio), "vfio-pci,host=%s", cfg->passthrough);
-		argv[argc++] = "-device"; argv[argc++] = vfio;
-	} else if (cfg->target) {
-		char doubled[32768];
-
-		if (drive_json(cfg, vm, json, sizeof(json))) {
-			snprintf(err, errlen, "block graph description too long");
-			return -1;
-		}
-		double_commas(json, doubled, sizeof(doubled));
-		if (snprintf(drive, sizeof(drive), "if=none,id=d0,cache=%s,%sfile=json:%s", cfg->cache,
-			     cfg->read_only ? "readonly=on," : "", doubled) >= (int)sizeof(drive)) {
-			snprintf(err, errlen, "block graph description too long");
-			return -1;
-		}
-		argv[argc++] = "-drive"; argv[argc++] = drive;
-		if (cfg->passthrough) {
-			argv[argc++] = "-device"; argv[argc++] = "nvme,drive=d0,serial=iogap0";
-		} else if (cfg->target->kind == IOGAP_TARGET_ZNS) {
-			/* the zones live in the device model; the block graph below is plain */
-			snprintf(zns_ns, sizeof(zns_ns),
-				 "nvme-ns,drive=d0,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=%" PRIu64,
-				 cfg->target->zone_size);
-			argv[argc++] = "-device"; argv[argc++] = "nvme,id=nvme0,serial=iogap0";
-			argv[argc++] = "-device"; argv[argc++] = zns_ns;
-		} else if (cfg->iothread) {
-			argv[argc++] = "-object"; argv[argc++] = "iothread,id=io0";
-			argv[argc++] = "-device";
-			argv[argc++] = "virtio-blk-pci,drive=d0,serial=iogap0,iothread=io0";
-		} else {
-			argv[argc++] = "-device"; argv[argc++] = "virtio-blk-pci,drive=d0,serial=iogap0";
-		}
-	}
+	argc += disk_args(cfg, drive, zns_ns, sizeof(zns_ns), vfio, sizeof(vfio), argv + argc);
 	argv[argc] = NULL;
 
-	f = fopen(vm->cmdline_file, "w");
-	if (f) {
-		if (cfg->filter_so)
-			fprintf(f, "LD_PRELOAD=%s \\\n", cfg->filter_so);
-		for (int i = 0; i < argc; i++)
-			fprintf(f, "'%s'%s", argv[i], i + 1 < argc ? " \\\n  " : "\n");
-		if (fclose(f))
-			return iogap_seterr(err, errlen, "%s: %s", vm->cmdline_file, strerror(errno));
-	}
-	{
+	rc = save_cmdline(cfg, vm, argv, err, errlen);
+	if (!rc) {
 		struct iogap_spawn sp = { .argv = argv, .stderr_path = vm->stderr_file,
 					  .preload = cfg->filter_so };
 
-		return iogap_child_start(&vm->qemu, &sp, err, errlen);
+		rc = iogap_child_start(&vm->qemu, &sp, err, errlen);
 	}
+	free(chardev);
+	free(drive);
+	return rc;
 }
 
 int iogap_vm_wait(struct iogap_vm *vm, uint64_t deadline_ns)
@@ -435,17 +511,24 @@ bool iogap_vm_ended(struct iogap_vm *vm, char *why, size_t whylen)
 int iogap_vm_check_target(const struct iogap_vm_config *cfg, char *err, size_t errlen)
 {
 	struct iogap_vm_config plain = *cfg;
-	static char json[16384], name[16400];
-	const char *argv[] = { "qemu-img", "info", name, NULL };
+	struct iogap_vm none = { 0 };
+	char *json, *name = NULL;
+	const char *argv[] = { "qemu-img", "info", NULL, NULL };
 	struct iogap_spawn sp = { .argv = argv, .capture_stderr = true };
 	struct iogap_child c;
-	struct iogap_vm none = { 0 };
+	int rc;
 
 	plain.filter_so = NULL;
-	if (drive_json(&plain, &none, json, sizeof(json)))
-		return iogap_seterr(err, errlen, "block graph description too long");
-	snprintf(name, sizeof(name), "json:%s", json);
-	if (iogap_child_start(&c, &sp, err, errlen))
+	json = drive_json(&plain, &none);
+	if (!json || asprintf(&name, "json:%s", json) < 0)
+		name = NULL;
+	free(json);
+	if (!name)
+		return iogap_seterr(err, errlen, "qemu-img's command line: out of memory");
+	argv[2] = name;
+	rc = iogap_child_start(&c, &sp, err, errlen);
+	free(name);
+	if (rc)
 		return -1;
 	if (!iogap_child_wait(&c, iogap_now_ns() + 30000000000ULL)) {
 		iogap_child_stop(&c, 1000);

@@ -33,7 +33,8 @@ ok $? "every write paired by tag: $(mval "$WORK/r" 'm["pairing"]["exact"]["write
 manifest "$WORK/r" 'm["stage_mean_ns"]["read"]["B"] > 0 and m["stage_mean_ns"]["write"]["B"] > 0'
 ok $? "the rbd backend stage (B): read $(mval "$WORK/r" 'round(m["stage_mean_ns"]["read"]["B"])') ns, write $(mval "$WORK/r" 'round(m["stage_mean_ns"]["write"]["B"])') ns"
 grep -q 'ioengine=rbd' "$WORK/r/bare/probe.txt" &&
-	grep -q '"layer":"bottom",,.*"driver":"rbd",,"pool":"rbd",,"image":"run"' "$WORK/r/vm/qemu.cmdline" &&
+	tr -d ' \n' < "$WORK/r/vm/qemu.cmdline" |
+	grep -q '"layer":"bottom",,.*"driver":"rbd",,"pool":"rbd",,"image":"run"' &&
 	manifest "$WORK/r" '"rbd_cache=" in m["target"]["rbd_cache_config"] and m["target"]["rbd_cache_vm"].startswith("rbd_cache=false")'
 ok $? "bare metal used the probe's rbd engine, QEMU's rbd driver sits below the bottom filter, cache settings recorded"
 "$IOGAP" report "$WORK/r" > "$WORK/report.txt" 2>&1 &&

@@ -101,13 +101,18 @@ static int make_ring(struct iogap_ring *r, const char *name, int pid, uint64_t p
 	return rc;
 }
 
+/* The names of test_remove_stale's rings: as the filter names its own
+ * (iogap-<writer's pid>-<node>.ring) unless said otherwise. */
+enum { GONE, REUSED, LIVE, OPEN, OLDBOOT, NOSTART, PLAIN, ZOMBIE, USER, RUN_GONE, RUN_LIVE,
+       NR_RINGS };
+
 static void test_remove_stale(void)
 {
-	struct iogap_ring r[8];
+	struct iogap_ring r[NR_RINGS];
 	int self = (int)getpid(), gone = dead_pid(), zombie;
 	uint64_t start = iogap_proc_start_time(self), zombie_start = 0;
 	uint8_t other_boot[16];
-	char err[256];
+	char err[256], n_[NR_RINGS][64];
 	int fd, n;
 
 	ok(start > 0, "own start time read from /proc/self/stat (%llu)", (unsigned long long)start);
@@ -115,17 +120,33 @@ static void test_remove_stale(void)
 	ok(zombie > 0 && zombie_start > 0 && !iogap_proc_start_time(zombie),
 	   "a zombie counts as gone (start time %llu while it ran)",
 	   (unsigned long long)zombie_start);
-	ok(make_ring(&r[0], "iogap-1-gone.ring", gone, 12345, false) == 0 &&
-	   make_ring(&r[1], "iogap-2-reused.ring", self, start + 1, false) == 0 &&
-	   make_ring(&r[2], "iogap-3-live.ring", self, start, false) == 0 &&
-	   make_ring(&r[3], "iogap-4-open.ring", gone, 12345, true) == 0 &&
-	   make_ring(&r[4], "iogap-5-oldboot.ring", self, start, false) == 0 &&
-	   make_ring(&r[5], "iogap-6-nostart.ring", self, 0, false) == 0 &&
-	   make_ring(&r[6], "gone.ring", gone, 12345, false) == 0 &&
-	   make_ring(&r[7], "iogap-10-zombie.ring", zombie, zombie_start, false) == 0,
+	snprintf(n_[GONE], 64, "iogap-%d-gone.ring", gone);
+	snprintf(n_[REUSED], 64, "iogap-%d-reused.ring", self);
+	snprintf(n_[LIVE], 64, "iogap-%d-live.ring", self);
+	snprintf(n_[OPEN], 64, "iogap-%d-open.ring", gone);
+	snprintf(n_[OLDBOOT], 64, "iogap-%d-oldboot.ring", self);
+	snprintf(n_[NOSTART], 64, "iogap-%d-nostart.ring", self);
+	snprintf(n_[PLAIN], 64, "gone.ring");
+	snprintf(n_[ZOMBIE], 64, "iogap-%d-zombie.ring", zombie);
+	/* ring=DIR/... of the user's, its QEMU gone: kept */
+	snprintf(n_[USER], 64, "iogap-%d-kept.ring", gone + 1);
+	/* iogap run's names: iogap's pid, the run id, the layer */
+	snprintf(n_[RUN_GONE], 64, "iogap-%d-00000000000000ab-top.ring", gone);
+	snprintf(n_[RUN_LIVE], 64, "iogap-%d-00000000000000ab-bottom.ring", self);
+	ok(make_ring(&r[GONE], n_[GONE], gone, 12345, false) == 0 &&
+	   make_ring(&r[REUSED], n_[REUSED], self, start + 1, false) == 0 &&
+	   make_ring(&r[LIVE], n_[LIVE], self, start, false) == 0 &&
+	   make_ring(&r[OPEN], n_[OPEN], gone, 12345, true) == 0 &&
+	   make_ring(&r[OLDBOOT], n_[OLDBOOT], self, start, false) == 0 &&
+	   make_ring(&r[NOSTART], n_[NOSTART], self, 0, false) == 0 &&
+	   make_ring(&r[PLAIN], n_[PLAIN], gone, 12345, false) == 0 &&
+	   make_ring(&r[ZOMBIE], n_[ZOMBIE], zombie, zombie_start, false) == 0 &&
+	   make_ring(&r[USER], n_[USER], gone, 12345, false) == 0 &&
+	   make_ring(&r[RUN_GONE], n_[RUN_GONE], gone + 2, 12345, false) == 0 &&
+	   make_ring(&r[RUN_LIVE], n_[RUN_LIVE], gone + 2, 12345, false) == 0,
 	   "rings made");
 	/* a ring from before a reboot: another boot id in its header */
-	fd = open(in_dir("iogap-5-oldboot.ring"), O_WRONLY);
+	fd = open(in_dir(n_[OLDBOOT]), O_WRONLY);
 	memset(other_boot, 0x5a, sizeof(other_boot));
 	ok(fd >= 0 && pwrite(fd, other_boot, sizeof(other_boot),
 			     offsetof(struct iogap_trace_header, boot_id)) == sizeof(other_boot),
@@ -140,26 +161,29 @@ static void test_remove_stale(void)
 	   !mkfifo(in_dir("iogap-9-fifo.ring"), 0600), "a symlink and a FIFO named like rings");
 
 	n = iogap_ring_remove_stale(dir, NULL, err, sizeof(err));
-	ok(n == 4, "four stale rings removed (%d)", n);
-	ok(!exists("iogap-1-gone.ring"), "removed: writer's pid is gone");
-	ok(!exists("iogap-2-reused.ring"), "removed: writer's pid is another process now");
-	ok(!exists("iogap-5-oldboot.ring"), "removed: written in another boot");
-	ok(!exists("iogap-10-zombie.ring"), "removed: writer exited, not yet reaped (zombie)");
+	ok(n == 5, "five stale rings removed (%d)", n);
+	ok(!exists(n_[GONE]), "removed: writer's pid is gone");
+	ok(!exists(n_[REUSED]), "removed: writer's pid is another process now");
+	ok(!exists(n_[OLDBOOT]), "removed: written in another boot");
+	ok(!exists(n_[ZOMBIE]), "removed: writer exited, not yet reaped (zombie)");
+	ok(!exists(n_[RUN_GONE]), "removed: iogap run's ring, that iogap and its QEMU gone");
 	waitpid(zombie, NULL, 0);
-	ok(exists("iogap-3-live.ring"), "kept: writer (pid and start time) still runs");
-	ok(exists("iogap-4-open.ring"), "kept: a process holds the ring open (its lock)");
-	ok(exists("iogap-6-nostart.ring"), "kept: no pid_start and the pid runs");
+	ok(exists(n_[LIVE]), "kept: writer (pid and start time) still runs");
+	ok(exists(n_[OPEN]), "kept: a process holds the ring open (its lock)");
+	ok(exists(n_[NOSTART]), "kept: no pid_start and the pid runs");
 	ok(exists("gone.ring"), "kept: stale, but not named iogap-*.ring");
+	ok(exists(n_[USER]), "kept: a ring=PATH of the user's (not the writer's pid in its name)");
+	ok(exists(n_[RUN_LIVE]), "kept: iogap run's ring while that iogap runs");
 	ok(exists("iogap-7-text.ring") && exists("iogap-8-link.ring") && exists("iogap-9-fifo.ring"),
 	   "kept: a text file, a symlink and a FIFO named like rings");
 	ok(iogap_ring_remove_stale(in_dir("nonexistent"), NULL, err, sizeof(err)) == -1 &&
 	   strstr(err, "nonexistent"), "a missing directory is an error naming it (%s)", err);
 
-	iogap_ring_close(&r[3], 3, true);
-	ok(!exists("iogap-4-open.ring"), "the writer removes its own ring at close");
-	for (const char *const *p = (const char *const[]){ "iogap-3-live.ring",
-			"iogap-6-nostart.ring", "gone.ring", "iogap-7-text.ring",
-			"iogap-8-link.ring", "iogap-9-fifo.ring", NULL }; *p; p++)
+	iogap_ring_close(&r[OPEN], 3, true);
+	ok(!exists(n_[OPEN]), "the writer removes its own ring at close");
+	for (const char *const *p = (const char *const[]){ n_[LIVE], n_[NOSTART], n_[USER],
+			n_[RUN_LIVE], "gone.ring", "iogap-7-text.ring", "iogap-8-link.ring",
+			"iogap-9-fifo.ring", NULL }; *p; p++)
 		unlink(in_dir(*p));
 }
 
@@ -236,7 +260,7 @@ static void test_drain_after_unlink(void)
 
 int main(void)
 {
-	tap_plan(27);
+	tap_plan(30);
 	if (!mkdtemp(dir))
 		return perror("mkdtemp"), 1;
 	test_remove_stale();
