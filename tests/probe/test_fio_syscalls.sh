@@ -13,14 +13,14 @@
 # fio's polling modes spin on a call until a completion is there: how often
 # is timing, so only the floor of one a request is checked there.
 . "$(dirname "$0")/lib.sh"
-echo "1..10"
+echo "1..11"
 FIO=${FIO:-fio}
 cd "$WORK" || exit 1
 N=2048
 dd if=/dev/urandom of=d.dat bs=1M count=16 oflag=direct status=none 2> /dev/null ||
 	head -c 16m /dev/urandom > d.dat
 JOB=(--name=j --filename=d.dat --size=16m --bs=4k --rw=randread --direct=1 --iodepth=32
-     --norandommap --randrepeat=0 --number_ios=$N)
+     --norandommap --randrepeat=0 "--number_ios=$N")
 CALLS=io_submit,io_getevents,io_uring_enter,pread64
 
 # count TOOL OUT OPTION...: TOOL runs the job with OPTIONs under strace; OUT
@@ -28,8 +28,11 @@ CALLS=io_submit,io_getevents,io_uring_enter,pread64
 count() {
 	local tool=$1 out=$2
 	shift 2
-	strace -f -c -o "$out.st" -e trace=$CALLS "$tool" "${JOB[@]}" "$@" > "$out.log" 2>&1 &&
-		grep -q "read: IOPS=\|iops" "$out.log" || { echo "# $tool $*: $(tail -3 "$out.log")"; return 1; }
+	if ! strace -f -c -o "$out.st" -e trace=$CALLS "$tool" "${JOB[@]}" "$@" > "$out.log" 2>&1 ||
+		! grep -q "read: IOPS=" "$out.log"; then
+		echo "# $tool $*: $(tail -3 "$out.log")"
+		return 1
+	fi
 	# strace -c: "% time seconds usecs/call calls [errors] syscall"
 	awk -v calls=",$CALLS," '$1 ~ /^[0-9.]+$/ && index(calls, "," $NF ",") {print $NF "=" $4}' \
 		"$out.st" > "$out"
@@ -39,7 +42,7 @@ per() { awk -F= -v c="$2" -v n=$N '$1 == c {x = $2} END {printf "%.3f", x / n}' 
 # agree TAG OPTIONS CALL...: fio and the probe with OPTIONS make each CALL as
 # often a request, within 0.05
 agree() {
-	local tag=$1 opts=$2 c f p good=0
+	local tag=$1 opts=$2 c f p o good=0
 	msg=""
 	shift 2
 	read -ra o <<< "$opts"
@@ -69,6 +72,8 @@ agree poll "--ioengine=libaio --iodepth_batch_complete_min=0 --iodepth_batch_com
 		'BEGIN {exit !(f >= 1 && p >= 1)}'
 ok $? "libaio polling (both _min and _max 0): a reap call or more after every request, as fio ($msg \
 io_getevents fio $(per poll.fio io_getevents) probe $(per poll.probe io_getevents))"
+grep -q "IO depths *: 1=100.0%" poll.fio.log && grep -q "IO depths *: 1=100.0%" poll.probe.log
+ok $? "libaio polling: one request in flight, as fio ($(grep -h "IO depths" poll.*.log | tr -s ' '))"
 agree uring "--ioengine=io_uring" io_uring_enter
 ok $? "io_uring: one io_uring_enter a request, as fio ($msg)"
 agree sqpoll "--ioengine=io_uring --sqthread_poll=1" io_uring_enter
