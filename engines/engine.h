@@ -96,8 +96,11 @@ struct iogap_engine_ops {
 	/* Submit what queue() collected; returns number submitted or
 	 * -errno.  NULL for engines that submit in queue(). */
 	int (*commit)(struct iogap_engine_ctx *ctx);
-	/* Wait for at least min completions (max at most), store them in
-	 * done[]; returns the count or -errno. */
+	/* Wait for at least min completions (max at most; posixaio takes
+	 * every finished one, as fio's), store them in done[] (room for
+	 * depth); returns the count or -errno.  Waiting follows fio's
+	 * engine: with the job's iodepth_batch_complete_min=0 the kernel is
+	 * asked for 0 until min have come. */
 	int (*getevents)(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
 			 struct iogap_io **done);
 	void (*cleanup)(struct iogap_engine_ctx *ctx);

@@ -44,12 +44,22 @@ struct uring_state {
 	struct iogap_nvme_ns *ns;    /* io_uring_cmd: each file's namespace */
 };
 
-/* The job's ring options.  (fio also asks for a single issuer and
- * cooperative task work; measured here on cached reads at QD32 they changed
- * nothing beyond the noise, so the ring stays as the kernel sets it up.) */
+/* The flags fio asks for beyond the job's, dropped one by one (the first
+ * two together) where the kernel refuses them, as fio: a CQ ring of the
+ * SQ's size, cooperative task work, and completions run only when the one
+ * submitting thread enters the ring (not with SQPOLL). */
+static const unsigned fio_ring_flags[] = {
+	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	IORING_SETUP_COOP_TASKRUN,
+	IORING_SETUP_CQSIZE,
+};
+
+/* The job's ring options, and fio's own flags where the kernel has them. */
 static int ring_setup(struct uring_state *s, const struct iogap_job *j, unsigned depth)
 {
 	struct io_uring_params p;
+	unsigned extra = 0;
+	int r;
 
 	memset(&p, 0, sizeof(p));
 	if (j->hipri)
@@ -63,7 +73,18 @@ static int ring_setup(struct uring_state *s, const struct iogap_job *j, unsigned
 	if (s->ns)   /* room for an NVMe command and its completion */
 		p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	s->sqpoll = j->sqthread_poll;
-	return io_uring_queue_init_params(depth, &s->ring, &p);
+	for (size_t i = 0; i < sizeof(fio_ring_flags) / sizeof(fio_ring_flags[0]); i++)
+		extra |= fio_ring_flags[i];
+	for (size_t i = 0;; i++) {
+		struct io_uring_params q = p;
+
+		q.flags |= extra;
+		q.cq_entries = depth;
+		r = io_uring_queue_init_params(depth, &s->ring, &q);
+		if (r != -EINVAL || i == sizeof(fio_ring_flags) / sizeof(fio_ring_flags[0]))
+			return r;
+		extra &= ~fio_ring_flags[i];
+	}
 }
 
 /* fio's nonvectored=-1: READ/WRITE if the kernel has both, else vectored. */
@@ -280,6 +301,9 @@ static int uring_queue(struct iogap_engine_ctx *ctx, struct iogap_io *io)
 	return IOGAP_Q_QUEUED;
 }
 
+/* fio's fio_ioring_commit: one io_uring_enter for what is queued, asking
+ * for completions too (the deferred ones are posted then); with SQPOLL the
+ * SQ tail moved, and a system call only to wake the thread up. */
 static int uring_commit(struct iogap_engine_ctx *ctx)
 {
 	struct uring_state *s = ctx->priv;
@@ -289,7 +313,7 @@ static int uring_commit(struct iogap_engine_ctx *ctx)
 	if (!s->nr_pending)
 		return 0;
 	do {
-		r = io_uring_submit(&s->ring);
+		r = s->sqpoll ? io_uring_submit(&s->ring) : io_uring_submit_and_get_events(&s->ring);
 	} while (r == -EINTR);
 	if (r == -EAGAIN || r == -EBUSY)
 		return 0;
@@ -331,22 +355,31 @@ static unsigned reap_batch(struct uring_state *s, unsigned max, struct iogap_io 
 	return n;
 }
 
+/*
+ * fio's fio_ioring_getevents: what the ring holds (max at most), then one
+ * io_uring_enter waiting for the rest of min, until min have come.  With
+ * iodepth_batch_complete_min=0 the enter waits for none; with SQPOLL the
+ * kernel's thread posts completions and fio spins on the ring.
+ */
 static int uring_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
 			   struct iogap_io **done)
 {
 	struct uring_state *s = ctx->priv;
+	unsigned wait_nr = ctx->job->iodepth_batch_complete_min ? min : 0;
 	unsigned n = 0;
 
 	if (max > ctx->depth)
 		max = ctx->depth;
 	for (;;) {
-		struct io_uring_cqe *cqe;
 		int r;
 
 		n += reap_batch(s, max - n, done + n);
 		if (n >= min || n == max)
 			return (int)n;
-		r = io_uring_wait_cqe_nr(&s->ring, &cqe, min - n);
+		if (s->sqpoll)
+			continue;
+		r = io_uring_enter(s->ring.ring_fd, 0, wait_nr > n ? wait_nr - n : 0,
+				   IORING_ENTER_GETEVENTS, NULL);
 		if (r < 0 && r != -EINTR && r != -EAGAIN)
 			return r;
 	}

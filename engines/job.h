@@ -347,7 +347,7 @@ struct iogap_job {
 	unsigned iodepth;
 	unsigned iodepth_batch;            /* iodepth_batch_submit; 0 = iodepth */
 	unsigned iodepth_batch_complete_min;
-	unsigned iodepth_batch_complete_max; /* 0 = iodepth */
+	unsigned iodepth_batch_complete_max; /* 0 (with _min 0): fio's polling */
 	unsigned iodepth_low;
 	unsigned numjobs;
 	unsigned loops;           /* run the job this many times (fio's loops) */
@@ -439,8 +439,8 @@ struct iogap_job {
 	bool nowait;              /* RWF_NOWAIT (libaio's and io_uring's too) */
 	bool uncached;            /* RWF_UNCACHED on buffered I/O (io_uring's too) */
 	unsigned force_async;     /* io_uring: IOSQE_ASYNC on every Nth request */
-	bool userspace_reap;      /* libaio: accepted; the probe always reaps the
-				   * completion ring from user space first */
+	bool userspace_reap;      /* libaio: with iodepth_batch_complete_min=0,
+				   * the completion ring read from user space */
 	bool thp;                 /* mmap: MADV_HUGEPAGE on the mapping */
 
 	/* ioengine=io_uring's options (fio's names and defaults) */

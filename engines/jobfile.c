@@ -2616,15 +2616,14 @@ int iogap_job_finalize(struct iogap_job *j, char *err, size_t errlen)
 	}
 	if (j->iodepth_batch == 0 || j->iodepth_batch > j->iodepth)
 		j->iodepth_batch = j->iodepth;
-	/* fio: iodepth_batch_complete_max defaults to the _min value (1) */
+	/* fio: iodepth_batch_complete_max defaults to the _min value (1); both 0
+	 * is fio's polling (a completion reaped after every request) */
 	if (j->iodepth_batch_complete_min > j->iodepth)
 		j->iodepth_batch_complete_min = j->iodepth;
 	if (j->iodepth_batch_complete_max < j->iodepth_batch_complete_min)
 		j->iodepth_batch_complete_max = j->iodepth_batch_complete_min;
 	if (j->iodepth_batch_complete_max > j->iodepth)
 		j->iodepth_batch_complete_max = j->iodepth;
-	if (j->iodepth_batch_complete_max == 0)
-		j->iodepth_batch_complete_max = 1;
 	if (j->iodepth_low == 0 || j->iodepth_low > j->iodepth)
 		j->iodepth_low = j->iodepth;
 	if (finalize_verify(&c, j, named) || finalize_rates(&c, j))

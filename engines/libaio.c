@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "iogap/trace.h"
+#include "job.h"
 
 /* linux/aio_abi.h's: the iocb carries a priority (aio_reqprio) */
 #ifndef IOCB_FLAG_IOPRIO
@@ -124,10 +125,8 @@ static int libaio_commit(struct iogap_engine_ctx *ctx)
 }
 
 /*
- * The kernel's completion ring, mapped at the io_context address (the
- * layout fio's userspace_reap also relies on).  Completions already there
- * are taken without a system call: the device sees the same requests, the
- * runner spends less CPU per I/O.
+ * The kernel's completion ring, mapped at the io_context address: fio's
+ * userspace_reap reads it without a system call.
  */
 struct aio_ring {
 	unsigned id, nr, head, tail;
@@ -136,13 +135,10 @@ struct aio_ring {
 };
 #define AIO_RING_MAGIC 0xa10a10a1
 
-static unsigned user_reap(io_context_t actx, struct io_event *ev, unsigned max)
+static unsigned user_reap(struct aio_ring *ring, struct io_event *ev, unsigned max)
 {
-	struct aio_ring *ring = (struct aio_ring *)actx;
 	unsigned n = 0;
 
-	if (ring->magic != AIO_RING_MAGIC || ring->incompat_features)
-		return 0;
 	while (n < max) {
 		unsigned head = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
 
@@ -154,31 +150,39 @@ static unsigned user_reap(io_context_t actx, struct io_event *ev, unsigned max)
 	return n;
 }
 
+/*
+ * fio's fio_libaio_getevents: io_getevents waits for min (max at most);
+ * with iodepth_batch_complete_min=0 nothing is waited for in the kernel:
+ * it asks for 0 until min have come, from the ring itself with
+ * userspace_reap (the only case fio reaps there).
+ */
 static int libaio_getevents(struct iogap_engine_ctx *ctx, unsigned min, unsigned max,
 			    struct iogap_io **done)
 {
 	struct libaio_state *s = ctx->priv;
-	int r = (int)user_reap(s->ctx, s->events, max);
+	struct aio_ring *ring = (struct aio_ring *)s->ctx;
+	unsigned wait_nr = ctx->job->iodepth_batch_complete_min ? min : 0;
+	bool in_user = ctx->job->userspace_reap && !wait_nr && ring->magic == AIO_RING_MAGIC;
+	unsigned n = 0;
 
-	if ((unsigned)r < min) {
-		int k;
+	while (n < min) {
+		int k = in_user ? (int)user_reap(ring, s->events + n, max - n)
+				: io_getevents(s->ctx, (long)(wait_nr > n ? wait_nr - n : 0),
+					       (long)(max - n), s->events + n, NULL);
 
-		do {
-			k = io_getevents(s->ctx, (long)(min - (unsigned)r), (long)(max - (unsigned)r),
-					 s->events + r, NULL);
-		} while (k == -EINTR);
-		if (k < 0)
-			return r ? r : k;
-		r += k;
+		if (k > 0)
+			n += (unsigned)k;
+		else if (k < 0 && k != -EINTR && k != -EAGAIN)
+			return n ? (int)n : k;
 	}
-	for (int i = 0; i < r; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		struct iogap_io *io = s->events[i].data;
 		long res = (long)s->events[i].res;
 
 		io->result = res < 0 ? res : (int64_t)res;
 		done[i] = io;
 	}
-	return r;
+	return (int)n;
 }
 
 static void libaio_cleanup(struct iogap_engine_ctx *ctx)

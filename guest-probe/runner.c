@@ -965,7 +965,9 @@ static unsigned in_flight(const struct worker *w)
 }
 
 /* Reap at least min completions of the queued-and-submitted requests
- * (queued ones not yet committed are never waited for). */
+ * (queued ones not yet committed are never waited for), at most
+ * iodepth_batch_complete_max of them unless min is more (fio's
+ * td_io_getevents). */
 static int reap(struct worker *w, unsigned min, unsigned queued)
 {
 	unsigned max = w->job->iodepth_batch_complete_max;
@@ -977,6 +979,10 @@ static int reap(struct worker *w, unsigned min, unsigned queued)
 		return 0;
 	if (min > submitted)
 		min = submitted;
+	if (max > submitted)
+		max = submitted;
+	if (max < min)
+		max = min;
 	n = w->ops->getevents(&w->ectx, min, max, w->done);
 	if (n < 0)
 		return n;
@@ -1017,18 +1023,26 @@ static int commit(struct worker *w, unsigned *queued)
 	return n;
 }
 
-static int drain(struct worker *w, unsigned *queued)
+/* Commit and reap until nothing is in flight: each reap waits for one
+ * completion (fio's io_u_quiesce) or, with all, for every one submitted
+ * (the end of fio's do_io). */
+static int drain_waiting(struct worker *w, unsigned *queued, bool all)
 {
 	while (in_flight(w)) {
 		int r = commit(w, queued);
 
 		if (r < 0)
 			return r;
-		r = reap(w, 1, *queued);
+		r = reap(w, all ? in_flight(w) : 1, *queued);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+static int drain(struct worker *w, unsigned *queued)
+{
+	return drain_waiting(w, queued, false);
 }
 
 enum sync_kind { SYNC_FSYNC, SYNC_FDATASYNC, SYNC_FILE_RANGE };
@@ -1843,9 +1857,13 @@ static int run_loop(struct worker *w)
 			io->issue_ns = iogap_now_ns();
 		if (++queued >= j->iodepth_batch && (r = commit(w, &queued)) < 0)
 			break;
+		/* fio's io_in_polling: a completion reaped after every request */
+		if (iogap_unlikely(!j->iodepth_batch_complete_min && !j->iodepth_batch_complete_max) &&
+		    ((r = commit(w, &queued)) < 0 || (r = reap(w, 1, queued)) < 0))
+			break;
 	}
 	{
-		int d = drain(w, &queued);
+		int d = drain_waiting(w, &queued, true);
 
 		if (!r)
 			r = d;
