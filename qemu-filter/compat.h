@@ -7,7 +7,7 @@
  *   what                          7.2                        8.0 and later
  *   length, eject, lock, debug    .bdrv_getlength, ...       .bdrv_co_getlength, ... (coroutines)
  *   graph lock annotations        none                       GRAPH_RDLOCK (checked by clang only)
- *   reading bs->file at open      no lock                    GRAPH_RDLOCK_GUARD_MAINLOOP()
+ *   reading bs->file at open      no lock                    bdrv_graph_rdlock_main_loop()
  *   variable length               .has_variable_length       merged from the child (bl.)
  *   zoned devices below           no zoned API               8.1: forward .bdrv_co_zone_*
  *
@@ -40,6 +40,10 @@
 	X(bdrv_graph_rdunlock_main_loop) \
 	IOGAP_QEMU_ZONE_SYMS(X)
 
+/* not GRAPH_RDLOCK_GUARD_MAINLOOP(): its inline helpers would call QEMU directly,
+ * leaving undefined symbols in the .so (qemu-syms.h resolves ours at load) */
+#define IOGAP_GRAPH_RDLOCK_MAINLOOP()       bdrv_graph_rdlock_main_loop()
+#define IOGAP_GRAPH_RDUNLOCK_MAINLOOP()     bdrv_graph_rdunlock_main_loop()
 #define IOGAP_FN_GETLENGTH   int64_t coroutine_fn GRAPH_RDLOCK
 #define IOGAP_FN_MEDIUM      void coroutine_fn GRAPH_RDLOCK
 #define IOGAP_CHILD_GETLENGTH(bs)           bdrv_co_getlength(bs)
@@ -65,9 +69,8 @@
 #ifndef GRAPH_RDLOCK
 #define GRAPH_RDLOCK
 #endif
-#ifndef GRAPH_RDLOCK_GUARD_MAINLOOP
-#define GRAPH_RDLOCK_GUARD_MAINLOOP()
-#endif
+#define IOGAP_GRAPH_RDLOCK_MAINLOOP()
+#define IOGAP_GRAPH_RDUNLOCK_MAINLOOP()
 #define IOGAP_FN_GETLENGTH   int64_t
 #define IOGAP_FN_MEDIUM      void
 #define IOGAP_CHILD_GETLENGTH(bs)           bdrv_getlength(bs)

@@ -427,7 +427,8 @@ static const char *iogap_check_bds(BlockDriverState *bs)
 	return NULL;
 }
 
-static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
+/* The node's setup, its child opened: reads bs->file under the graph lock. */
+static int GRAPH_RDLOCK iogap_open_node(BlockDriverState *bs, QDict *options, Error **errp)
 {
 	BDRVIogapState *s = bs->opaque;
 	const char *layer, *ring_path, *bad;
@@ -435,12 +436,6 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 	char node[64], info[512], err[256];
 	QemuOpts *opts;
 	int ret;
-
-	(void)flags;
-	ret = bdrv_open_file_child(NULL, options, "file", bs, errp);
-	if (ret < 0)
-		return ret;
-	GRAPH_RDLOCK_GUARD_MAINLOOP();    /* bs->file is read below */
 
 	bad = iogap_check_bds(bs);
 	if (bad) {
@@ -554,6 +549,20 @@ out:
 		free(s->path);
 		s->path = NULL;
 	}
+	return ret;
+}
+
+static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
+{
+	int ret;
+
+	(void)flags;
+	ret = bdrv_open_file_child(NULL, options, "file", bs, errp);
+	if (ret < 0)
+		return ret;
+	IOGAP_GRAPH_RDLOCK_MAINLOOP();
+	ret = iogap_open_node(bs, options, errp);
+	IOGAP_GRAPH_RDUNLOCK_MAINLOOP();
 	return ret;
 }
 
