@@ -58,7 +58,7 @@
 	.bdrv_co_debug_event = prefix##_co_debug_event,            \
 	IOGAP_DRIVER_ZONE_FIELDS(prefix)
 
-#else   /* 7.2 */
+#else   /* 7.2: the same callbacks (named iogap_co_* for 8.0's API) are plain functions */
 
 #define IOGAP_QEMU_VERSION_SYMS(X)      \
 	X(bdrv_getlength)               \

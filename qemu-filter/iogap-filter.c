@@ -725,7 +725,7 @@ static const char *iogap_check_stamp(char *found, size_t n, char *version, size_
 			}
 		}
 	}
-	if (found[0])
+	if (res && found[0])
 		iogap_find_version(base, end, version, vn);
 	munmap((void *)base, st.st_size);
 	return res;
@@ -829,7 +829,7 @@ __attribute__((constructor)) static void iogap_preload_init(void)
 	block_bin = iogap_block_binary(base);
 	/* before the symbols: a QEMU of another version may lack some of them */
 	bad = iogap_check_stamp(found, sizeof(found), version, sizeof(version));
-	if (found[0]) {
+	if (bad && found[0]) {
 		iogap_refuse("stamp mismatch: built for QEMU %s (%s), this is QEMU %s (%s); iogap "
 			     "supports QEMU " IOGAP_QEMU_SUPPORTED " with a filter built for each: "
 			     "meson setup --reconfigure build -Dextra_qemu=%s && ninja -C build "
