@@ -10,8 +10,8 @@
  *
  * Written in the idiom of QEMU's own simple filters (block/copy-on-read.c,
  * block/preallocate.c, block/filter-compress.c), against the headers of the
- * very QEMU it is loaded into (scripts/qemu-headers).  Version-specific code
- * sits behind QEMU_VERSION_* checks.
+ * very QEMU it is loaded into (scripts/qemu-headers).  What differs between
+ * the supported QEMU versions is in compat.h, nowhere else.
  */
 /*
  * QEMU's headers are written for QEMU's warning set (no -Wextra): silence what
@@ -21,11 +21,11 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "qemu/osdep.h"
+#include "block/block.h"
 #include "block/block_int.h"
 #include "qemu/module.h"
 #include "qemu/option.h"
 #include "qapi/error.h"
-#include "qapi/qmp/qdict.h"
 #pragma GCC diagnostic pop
 
 #include <dlfcn.h>
@@ -36,21 +36,18 @@
 #include "ring.h"
 #include "procid.h"
 #include "record.h"
+#include "compat.h"
 #include "qemu-syms.h"
 
 #ifndef IOGAP_QEMU_STAMP
 #error "IOGAP_QEMU_STAMP (the qemu_stamp_<sha1> of the target binary) must be defined"
 #endif
+/* The QEMU build this filter is for, verbatim in the .so: iogap picks the filter whose
+ * string equals the qemu_stamp_ in the QEMU binary it runs (docs/qemu-filter.md). */
+__attribute__((used)) static const char iogap_built_for[] = IOGAP_QEMU_STAMP;
+
 #ifndef IOGAP_LAYOUT_SKEW
 #define IOGAP_LAYOUT_SKEW 0     /* tests build a variant with a skew to prove the check */
-#endif
-
-#define IOGAP_QEMU_AT_LEAST(maj, min) \
-	(QEMU_VERSION_MAJOR > (maj) || (QEMU_VERSION_MAJOR == (maj) && QEMU_VERSION_MINOR >= (min)))
-
-#if IOGAP_QEMU_AT_LEAST(8, 0)
-#error "iogap-filter: QEMU >= 8.0 changed the driver API (bdrv_co_getlength, graph locks, \
-bdrv_filter_default_perms); port the version-specific parts of this file first"
 #endif
 
 #define IOGAP_DRIVER_NAME   "iogap"
@@ -96,7 +93,7 @@ static inline struct iogap_ring *iogap_ring_of(BlockDriverState *bs)
 	return ((BDRVIogapState *)bs->opaque)->ring;
 }
 
-static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_preadv_part(BlockDriverState *bs,
 					     int64_t offset, int64_t bytes,
 					     QEMUIOVector *qiov, size_t qiov_offset,
 					     BdrvRequestFlags flags)
@@ -111,7 +108,7 @@ static int coroutine_fn iogap_co_preadv_part(BlockDriverState *bs,
 	return ret;
 }
 
-static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_pwritev_part(BlockDriverState *bs,
 					      int64_t offset, int64_t bytes,
 					      QEMUIOVector *qiov, size_t qiov_offset,
 					      BdrvRequestFlags flags)
@@ -132,7 +129,7 @@ static int coroutine_fn iogap_co_pwritev_part(BlockDriverState *bs,
 	return ret;
 }
 
-static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t offset,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t offset,
 					       int64_t bytes, BdrvRequestFlags flags)
 {
 	uint64_t t0;
@@ -146,7 +143,7 @@ static int coroutine_fn iogap_co_pwrite_zeroes(BlockDriverState *bs, int64_t off
 	return ret;
 }
 
-static int coroutine_fn iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
 					  int64_t bytes)
 {
 	uint64_t t0;
@@ -159,7 +156,7 @@ static int coroutine_fn iogap_co_pdiscard(BlockDriverState *bs, int64_t offset,
 	return ret;
 }
 
-static int coroutine_fn iogap_co_flush(BlockDriverState *bs)
+static int coroutine_fn GRAPH_RDLOCK iogap_co_flush(BlockDriverState *bs)
 {
 	uint64_t t0;
 	int ret;
@@ -171,7 +168,7 @@ static int coroutine_fn iogap_co_flush(BlockDriverState *bs)
 	return ret;
 }
 
-static int coroutine_fn iogap_co_pwritev_compressed_part(BlockDriverState *bs,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_pwritev_compressed_part(BlockDriverState *bs,
 							 int64_t offset, int64_t bytes,
 							 QEMUIOVector *qiov,
 							 size_t qiov_offset)
@@ -187,7 +184,7 @@ static int coroutine_fn iogap_co_pwritev_compressed_part(BlockDriverState *bs,
 	return ret;
 }
 
-static int coroutine_fn iogap_co_copy_range_from(BlockDriverState *bs,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_copy_range_from(BlockDriverState *bs,
 						 BdrvChild *src, int64_t src_offset,
 						 BdrvChild *dst, int64_t dst_offset,
 						 int64_t bytes,
@@ -206,7 +203,7 @@ static int coroutine_fn iogap_co_copy_range_from(BlockDriverState *bs,
 	return ret;
 }
 
-static int coroutine_fn iogap_co_copy_range_to(BlockDriverState *bs,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_copy_range_to(BlockDriverState *bs,
 					       BdrvChild *src, int64_t src_offset,
 					       BdrvChild *dst, int64_t dst_offset,
 					       int64_t bytes,
@@ -227,51 +224,72 @@ static int coroutine_fn iogap_co_copy_range_to(BlockDriverState *bs,
 
 /* --------------------------------------------------------- pass-through rest */
 
-static int coroutine_fn iogap_co_truncate(BlockDriverState *bs, int64_t offset,
+static int coroutine_fn GRAPH_RDLOCK iogap_co_truncate(BlockDriverState *bs, int64_t offset,
 					  bool exact, PreallocMode prealloc,
 					  BdrvRequestFlags flags, Error **errp)
 {
 	return bdrv_co_truncate(bs->file, offset, exact, prealloc, flags, errp);
 }
 
-static int64_t iogap_getlength(BlockDriverState *bs)
+static IOGAP_FN_GETLENGTH iogap_co_getlength(BlockDriverState *bs)
 {
-	return bdrv_getlength(bs->file->bs);
+	return IOGAP_CHILD_GETLENGTH(bs->file->bs);
 }
 
-static void iogap_eject(BlockDriverState *bs, bool eject_flag)
+static IOGAP_FN_MEDIUM iogap_co_eject(BlockDriverState *bs, bool eject_flag)
 {
-	bdrv_eject(bs->file->bs, eject_flag);
+	IOGAP_CHILD_EJECT(bs->file->bs, eject_flag);
 }
 
-static void iogap_lock_medium(BlockDriverState *bs, bool locked)
+static IOGAP_FN_MEDIUM iogap_co_lock_medium(BlockDriverState *bs, bool locked)
 {
-	bdrv_lock_medium(bs->file->bs, locked);
+	IOGAP_CHILD_LOCK_MEDIUM(bs->file->bs, locked);
 }
 
 /* Forward blkdebug events (raw's read_aio, ...) so a filter stays transparent to
  * a blkdebug node below it. */
-static void iogap_debug_event(BlockDriverState *bs, BlkdebugEvent event)
+static IOGAP_FN_MEDIUM iogap_co_debug_event(BlockDriverState *bs, BlkdebugEvent event)
 {
-	bdrv_debug_event(bs->file->bs, event);
+	IOGAP_CHILD_DEBUG_EVENT(bs->file->bs, event);
 }
 
-static void iogap_refresh_limits(BlockDriverState *bs, Error **errp)
+#if IOGAP_HAVE_ZONES
+/* Zone operations pass through unrecorded: the trace format has no zone ops. */
+static int coroutine_fn GRAPH_RDLOCK
+iogap_co_zone_report(BlockDriverState *bs, int64_t offset, unsigned int *nr_zones,
+		     BlockZoneDescriptor *zones)
+{
+	return bdrv_co_zone_report(bs->file->bs, offset, nr_zones, zones);
+}
+
+static int coroutine_fn GRAPH_RDLOCK
+iogap_co_zone_mgmt(BlockDriverState *bs, BlockZoneOp op, int64_t offset, int64_t len)
+{
+	return bdrv_co_zone_mgmt(bs->file->bs, op, offset, len);
+}
+
+static int coroutine_fn GRAPH_RDLOCK
+iogap_co_zone_append(BlockDriverState *bs, int64_t *offset, QEMUIOVector *qiov,
+		     BdrvRequestFlags flags)
+{
+	return bdrv_co_zone_append(bs->file->bs, offset, qiov, flags);
+}
+#endif
+
+static void GRAPH_RDLOCK iogap_refresh_limits(BlockDriverState *bs, Error **errp)
 {
 	/*
 	 * Nothing to add: bdrv_refresh_limits() already merges the limits of the
-	 * filtered child into ours (7.2: the BDRV_CHILD_FILTERED role).
+	 * filtered child into ours (the BDRV_CHILD_FILTERED role).
 	 */
 	(void)bs;
 	(void)errp;
 }
 
 /*
- * Block status: QEMU 7.2 has no bdrv_co_block_status_from_file(); for a node
- * with a filtered child and no .bdrv_co_block_status, bdrv_co_block_status()
- * answers BDRV_BLOCK_RAW | BDRV_BLOCK_OFFSET_VALID pointing at the child, which
- * is exactly the pass-through a filter wants.  Zoned operations exist from 8.1
- * on only; this file refuses to build for >= 8.0 until ported (see the #error).
+ * Block status: for a node with a filtered child and no .bdrv_co_block_status,
+ * bdrv_co_block_status() answers BDRV_BLOCK_RAW | BDRV_BLOCK_OFFSET_VALID
+ * pointing at the child, which is exactly the pass-through a filter wants.
  */
 
 /* ------------------------------------------------------------- open / close */
@@ -409,7 +427,8 @@ static const char *iogap_check_bds(BlockDriverState *bs)
 	return NULL;
 }
 
-static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
+/* The node's setup, its child opened: reads bs->file under the graph lock. */
+static int GRAPH_RDLOCK iogap_open_node(BlockDriverState *bs, QDict *options, Error **errp)
 {
 	BDRVIogapState *s = bs->opaque;
 	const char *layer, *ring_path, *bad;
@@ -417,11 +436,6 @@ static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **e
 	char node[64], info[512], err[256];
 	QemuOpts *opts;
 	int ret;
-
-	(void)flags;
-	ret = bdrv_open_file_child(NULL, options, "file", bs, errp);
-	if (ret < 0)
-		return ret;
 
 	bad = iogap_check_bds(bs);
 	if (bad) {
@@ -538,6 +552,20 @@ out:
 	return ret;
 }
 
+static int iogap_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
+{
+	int ret;
+
+	(void)flags;
+	ret = bdrv_open_file_child(NULL, options, "file", bs, errp);
+	if (ret < 0)
+		return ret;
+	IOGAP_GRAPH_RDLOCK_MAINLOOP();
+	ret = iogap_open_node(bs, options, errp);
+	IOGAP_GRAPH_RDUNLOCK_MAINLOOP();
+	return ret;
+}
+
 static void iogap_close(BlockDriverState *bs)
 {
 	BDRVIogapState *s = bs->opaque;
@@ -552,12 +580,12 @@ static void iogap_close(BlockDriverState *bs)
 	s->path = NULL;
 }
 
-static void iogap_child_perm(BlockDriverState *bs, BdrvChild *c, BdrvChildRole role,
+static void GRAPH_RDLOCK iogap_child_perm(BlockDriverState *bs, BdrvChild *c, BdrvChildRole role,
 			     BlockReopenQueue *reopen_queue,
 			     uint64_t perm, uint64_t shared,
 			     uint64_t *nperm, uint64_t *nshared)
 {
-	/* 7.2: bdrv_default_perms() handles BDRV_CHILD_FILTERED (pass-through) */
+	/* bdrv_default_perms() handles BDRV_CHILD_FILTERED (pass-through) */
 	bdrv_default_perms(bs, c, role, reopen_queue, perm, shared, nperm, nshared);
 }
 
@@ -566,7 +594,6 @@ static void iogap_child_perm(BlockDriverState *bs, BdrvChild *c, BdrvChildRole r
 	.bdrv_open                       = iogap_open,                       \
 	.bdrv_close                      = iogap_close,                      \
 	.bdrv_child_perm                 = iogap_child_perm,                 \
-	.bdrv_getlength                  = iogap_getlength,                  \
 	.bdrv_refresh_limits             = iogap_refresh_limits,             \
 	.bdrv_co_preadv_part             = iogap_co_preadv_part,             \
 	.bdrv_co_pwritev_part            = iogap_co_pwritev_part,            \
@@ -577,10 +604,7 @@ static void iogap_child_perm(BlockDriverState *bs, BdrvChild *c, BdrvChildRole r
 	.bdrv_co_copy_range_from         = iogap_co_copy_range_from,         \
 	.bdrv_co_copy_range_to           = iogap_co_copy_range_to,           \
 	.bdrv_co_truncate                = iogap_co_truncate,                \
-	.bdrv_eject                      = iogap_eject,                      \
-	.bdrv_lock_medium                = iogap_lock_medium,                \
-	.bdrv_debug_event                = iogap_debug_event,                \
-	.has_variable_length             = true,                             \
+	IOGAP_DRIVER_VERSION_FIELDS(iogap)                                   \
 	.is_filter                       = true
 
 static BlockDriver bdrv_iogap = {
@@ -611,7 +635,7 @@ static bool iogap_debug(void)
 static void iogap_refuse(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static void iogap_refuse(const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -634,12 +658,39 @@ static bool iogap_ishex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
+/*
+ * The version of the binary at [base, end), from the "version X.Y.Z (pkgversion)"
+ * that every QEMU tool prints for --version (qemu-version.h is generated at build
+ * time, not among our headers).  Only read on a refusal, to name the QEMU refused.
+ */
+static void iogap_find_version(const char *base, const char *end, char *out, size_t n)
+{
+	static const char key[] = "version ";
+	const char *p, *v, *close;
+	int dots;
+
+	snprintf(out, n, "of unknown version");
+	for (p = base; (p = memmem(p, end - p, key, sizeof(key) - 1)) != NULL; p++) {
+		for (v = p + sizeof(key) - 1, dots = 0; v < end && (isdigit((unsigned char)*v) || *v == '.'); v++)
+			dots += *v == '.';
+		if (dots != 2 || end - v < 2 || v[0] != ' ' || v[1] != '(')
+			continue;
+		close = memchr(v, ')', (size_t)(end - v) < 128 ? (size_t)(end - v) : 128);
+		if (close && !memchr(v, '\n', (size_t)(close - v)) && !memchr(v, 0, (size_t)(close - v))) {
+			p += sizeof(key) - 1;
+			snprintf(out, n, "%.*s", (int)(close + 1 - p), p);
+			return;
+		}
+	}
+}
+
 /* Scan our own executable for the qemu_stamp_<sha1> string modules are checked
- * against.  Returns NULL if ours is there, else a message (found holds theirs). */
-static const char *iogap_check_stamp(char *found, size_t n)
+ * against.  Returns NULL if ours is there, else a message (found holds theirs,
+ * version the binary's QEMU version on a mismatch). */
+static const char *iogap_check_stamp(char *found, size_t n, char *version, size_t vn)
 {
 	static const char key[] = "qemu_stamp_";
-	const size_t klen = sizeof(key) - 1, slen = strlen(IOGAP_QEMU_STAMP);
+	const size_t klen = sizeof(key) - 1, slen = sizeof(iogap_built_for) - 1;
 	struct stat st;
 	const char *p, *end, *base;
 	const char *res = "no qemu_stamp_ string in the binary";
@@ -659,7 +710,7 @@ static const char *iogap_check_stamp(char *found, size_t n)
 	end = base + st.st_size;
 	for (p = base; (p = memmem(p, end - p, key, klen)) != NULL; p += klen) {
 		size_t rem = (size_t)(end - p);
-		if (rem >= slen && !memcmp(p, IOGAP_QEMU_STAMP, slen) &&
+		if (rem >= slen && !memcmp(p, iogap_built_for, slen) &&
 		    (rem == slen || !iogap_ishex(p[slen]))) {
 			res = NULL;
 			break;
@@ -674,6 +725,8 @@ static const char *iogap_check_stamp(char *found, size_t n)
 			}
 		}
 	}
+	if (res && found[0])
+		iogap_find_version(base, end, version, vn);
 	munmap((void *)base, st.st_size);
 	return res;
 }
@@ -702,7 +755,7 @@ static const char *iogap_check_layout(void)
 		if (!strcmp(names[i], "file") &&
 		    (!d->protocol_name || strcmp(d->protocol_name, "file")))
 			return "BlockDriver.protocol_name offset";
-		if (!d->bdrv_getlength || (!d->bdrv_open && !d->bdrv_file_open))
+		if (!IOGAP_DRIVER_HAS_GETLENGTH(d) || !IOGAP_DRIVER_HAS_OPEN(d))
 			return "BlockDriver callbacks offsets";
 	}
 	if (!bdrv_find_format("raw"))
@@ -748,7 +801,7 @@ static void iogap_block_init(void)
 
 __attribute__((constructor)) static void iogap_preload_init(void)
 {
-	char path[PATH_MAX], found[64];
+	char path[PATH_MAX], found[64], version[128];
 	const char *base, *bad;
 	ssize_t n;
 	size_t i;
@@ -774,6 +827,15 @@ __attribute__((constructor)) static void iogap_preload_init(void)
 		return;
 	}
 	block_bin = iogap_block_binary(base);
+	/* before the symbols: a QEMU of another version may lack some of them */
+	bad = iogap_check_stamp(found, sizeof(found), version, sizeof(version));
+	if (bad && found[0]) {
+		iogap_refuse("stamp mismatch: built for QEMU %s (%s), this is QEMU %s (%s); iogap "
+			     "supports QEMU " IOGAP_QEMU_SUPPORTED " with a filter built for each: "
+			     "meson setup --reconfigure build -Dextra_qemu=%s && ninja -C build "
+			     "(docs/qemu-filter.md)", QEMU_VERSION, iogap_built_for, version, found, path);
+		return;
+	}
 	for (i = 0; i < G_N_ELEMENTS(iogap_qemu_sym_names); i++) {
 		slot[i] = dlsym(RTLD_DEFAULT, iogap_qemu_sym_names[i]);
 		if (!slot[i]) {
@@ -783,11 +845,8 @@ __attribute__((constructor)) static void iogap_preload_init(void)
 			return;
 		}
 	}
-	bad = iogap_check_stamp(found, sizeof(found));
 	if (bad) {
-		iogap_refuse("%s: built for %s (QEMU %s), binary has %s; rebuild iogap-filter "
-			     "against this QEMU", bad, IOGAP_QEMU_STAMP, QEMU_VERSION,
-			     found[0] ? found : "none");
+		iogap_refuse("%s: built for QEMU %s (%s)", bad, QEMU_VERSION, iogap_built_for);
 		return;
 	}
 	register_module_init(iogap_block_init, MODULE_INIT_BLOCK);

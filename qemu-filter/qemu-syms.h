@@ -31,10 +31,6 @@
 	X(bdrv_co_truncate)             \
 	X(bdrv_co_copy_range_from)      \
 	X(bdrv_co_copy_range_to)        \
-	X(bdrv_getlength)               \
-	X(bdrv_eject)                   \
-	X(bdrv_lock_medium)             \
-	X(bdrv_debug_event)             \
 	X(qemu_opts_create)             \
 	X(qemu_opts_absorb_qdict)       \
 	X(qemu_opt_get)                 \
@@ -44,7 +40,8 @@
 	X(error_setg_internal)          \
 	X(error_setg_errno_internal)    \
 	X(error_propagate)              \
-	X(qemu_co_sleep_ns_wakeable)
+	X(qemu_co_sleep_ns_wakeable)    \
+	IOGAP_QEMU_VERSION_SYMS(X)
 
 struct iogap_qemu_syms {
 #define IOGAP_SYM_DECL(n) __typeof__(&n) n;
@@ -77,10 +74,6 @@ static const char *const iogap_qemu_sym_names[] = {
 #define bdrv_co_truncate(...) (*iogap_q.bdrv_co_truncate)(__VA_ARGS__)
 #define bdrv_co_copy_range_from(...) (*iogap_q.bdrv_co_copy_range_from)(__VA_ARGS__)
 #define bdrv_co_copy_range_to(...) (*iogap_q.bdrv_co_copy_range_to)(__VA_ARGS__)
-#define bdrv_getlength(...) (*iogap_q.bdrv_getlength)(__VA_ARGS__)
-#define bdrv_eject(...) (*iogap_q.bdrv_eject)(__VA_ARGS__)
-#define bdrv_debug_event(...) (*iogap_q.bdrv_debug_event)(__VA_ARGS__)
-#define bdrv_lock_medium(...) (*iogap_q.bdrv_lock_medium)(__VA_ARGS__)
 #define qemu_opts_create(...) (*iogap_q.qemu_opts_create)(__VA_ARGS__)
 #define qemu_opts_absorb_qdict(...) (*iogap_q.qemu_opts_absorb_qdict)(__VA_ARGS__)
 #define qemu_opt_get(...) (*iogap_q.qemu_opt_get)(__VA_ARGS__)
@@ -91,5 +84,25 @@ static const char *const iogap_qemu_sym_names[] = {
 #define error_setg_errno_internal(...) (*iogap_q.error_setg_errno_internal)(__VA_ARGS__)
 #define error_propagate(...) (*iogap_q.error_propagate)(__VA_ARGS__)
 #define qemu_co_sleep_ns_wakeable(...) (*iogap_q.qemu_co_sleep_ns_wakeable)(__VA_ARGS__)
+
+/* compat.h's IOGAP_QEMU_VERSION_SYMS: each exists in one version range only */
+#if IOGAP_QEMU_AT_LEAST(8, 0)
+#define bdrv_co_getlength(...) (*iogap_q.bdrv_co_getlength)(__VA_ARGS__)
+#define bdrv_co_eject(...) (*iogap_q.bdrv_co_eject)(__VA_ARGS__)
+#define bdrv_co_lock_medium(...) (*iogap_q.bdrv_co_lock_medium)(__VA_ARGS__)
+#define bdrv_co_debug_event(...) (*iogap_q.bdrv_co_debug_event)(__VA_ARGS__)
+#define bdrv_graph_rdlock_main_loop(...) (*iogap_q.bdrv_graph_rdlock_main_loop)(__VA_ARGS__)
+#define bdrv_graph_rdunlock_main_loop(...) (*iogap_q.bdrv_graph_rdunlock_main_loop)(__VA_ARGS__)
+#else
+#define bdrv_getlength(...) (*iogap_q.bdrv_getlength)(__VA_ARGS__)
+#define bdrv_eject(...) (*iogap_q.bdrv_eject)(__VA_ARGS__)
+#define bdrv_lock_medium(...) (*iogap_q.bdrv_lock_medium)(__VA_ARGS__)
+#define bdrv_debug_event(...) (*iogap_q.bdrv_debug_event)(__VA_ARGS__)
+#endif
+#if IOGAP_HAVE_ZONES
+#define bdrv_co_zone_report(...) (*iogap_q.bdrv_co_zone_report)(__VA_ARGS__)
+#define bdrv_co_zone_mgmt(...) (*iogap_q.bdrv_co_zone_mgmt)(__VA_ARGS__)
+#define bdrv_co_zone_append(...) (*iogap_q.bdrv_co_zone_append)(__VA_ARGS__)
+#endif
 
 #endif

@@ -4,6 +4,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/iogap-filter-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 dump=${IOGAP_RING_DUMP:-}
 so=${IOGAP_FILTER_SO:-}
+# Another QEMU than the system's (tests/filter/meson.build registers the suite once per
+# QEMU): its qemu-io, qemu-img and qemu-system-x86_64 first in PATH, its own block modules.
+if [ -n "${IOGAP_TEST_QEMU_BINDIR:-}" ]; then
+	PATH=$IOGAP_TEST_QEMU_BINDIR:$PATH
+	QEMU_MODULE_DIR=$(ls -d "$IOGAP_TEST_QEMU_BINDIR"/../lib/*/qemu | head -n 1)
+	export PATH QEMU_MODULE_DIR
+fi
 
 # Fail (not skip) when the filter is not built: CI must have it.
 require_filter() {

@@ -43,7 +43,9 @@ for pos in top bottom; do
 	qemu-img create -q -f raw "$img" 16M
 	ring=$work/$pos.ring
 	node=$(j_$pos "$ring" "$(j_file "$img")" '"run-id":7')
-	qio -c 'write -q -P 1 0 64k' -c flush -c 'discard -q 65536 65536' \
+	# writeback: under qemu-io's default writethrough, QEMU 10 (whose file driver takes
+	# FUA, 7.2's does not) sends every write down as FUA, and -f would not stand out
+	qio -t writeback -c 'write -q -P 1 0 64k' -c flush -c 'discard -q 65536 65536' \
 	    -c 'write -q -z 131072 65536' -c 'write -q -z -u 196608 65536' \
 	    -c 'write -q -f -P 2 262144 4096' \
 	    -c "write -q -s $work/tag-a 327680 8192" -c "write -q -s $work/tag-b 344064 8192" \
