@@ -22,7 +22,8 @@ $(BUILD_SAN)/build.ninja:
 	meson setup $(BUILD_SAN) $(MESON_OPTS) -Db_sanitize=address,undefined -Db_lundef=false -Dsanitized=true
 
 build: deps $(BUILD)/build.ninja
-	$(if $(EXTRA_QEMU),meson configure $(BUILD) -Dextra_qemu=$(EXTRA_QEMU))
+	$(if $(EXTRA_QEMU),meson configure $(BUILD) -Dextra_qemu=$(EXTRA_QEMU) || \
+		meson setup --reconfigure $(BUILD) -Dextra_qemu=$(EXTRA_QEMU))
 	ninja -C $(BUILD)
 
 build-san: deps $(BUILD_SAN)/build.ninja

@@ -17,7 +17,7 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-if [ -z "${IOGAP_QEMU_CACHE:-}" ] && [ -f "$SRC/build/qemu-headers/qemu-headers.env" ]; then
+if [ -z "${IOGAP_QEMU_CACHE:-}" ] && compgen -G "$SRC/build/qemu-headers/*/qemu-headers.env" > /dev/null; then
 	export IOGAP_QEMU_CACHE=$SRC/build/qemu-headers
 fi
 # manifest DIR PYTHON-EXPR: true when EXPR holds for m = DIR/manifest.json
