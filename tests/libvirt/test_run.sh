@@ -4,8 +4,8 @@
 # do and leave the graph as found; a run gives an ordinary run directory
 # (bare metal on the disk's image file and the VM, every write paired by
 # tag, QEMU's blockstats beside); a run on sda, a disk on a virtio-scsi
-# controller beside vdb, finds it in the guest and pairs its requests; an
-# iogap killed mid-run leaves nodes that
+# controller beside vdb, finds it in the guest and pairs its requests; a
+# read-only job's reads bound the clock; an iogap killed mid-run leaves nodes that
 # `iogap libvirt cleanup` or the next run removes.  Starts
 # virtlogd/libvirtd itself when they do not run, stops only what it started.
 # shellcheck source=tests/libvirt/lib.sh
@@ -69,7 +69,7 @@ manifest() {
 }
 graph() { "$IOGAP" libvirt graph "$DOM"; }
 
-echo "1..22"
+echo "1..23"
 
 # ---- refused before any I/O ---------------------------------------------------------
 run notrunning
@@ -154,6 +154,17 @@ ok $? "on sda at least 90% of reads and writes paired: $(mval "$WORK/scsi" 'm["p
 "$IOGAP" report "$WORK/scsi" > "$WORK/scsi-report.txt" 2>&1 && ! grep -q "INCOMPLETE" "$WORK/scsi-report.txt" &&
 	graph | cmp -s - "$WORK/graph.before"
 ok $? "iogap report on the sda run: complete; the graph as found"
+
+# ---- a read-only job: no tags, its reads bound the clock ---------------------------------------
+printf '[r]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=4\nsize=16m\nrw=randread\nnumber_ios=300\n' \
+	> "$WORK/read.fio"
+"$IOGAP" run --quiet --dir "$WORK/ro" --domain "$DOM" --disk vdb --vm-only "$WORK/read.fio" \
+	> "$WORK/ro.out" 2>&1
+rc=$?
+[ $rc = 0 ] && manifest "$WORK/ro" 'm["clock"]["bound_pairs"] >= 0.9 * m["pairing"]["guest"]["read"] > 0'
+ok $? "a read-only job's reads bound the clock (exit $rc): $(mval "$WORK/ro" \
+	'm["clock"]["bound_pairs"], "pairs, width", m["clock"]["bound_width_ns"]') ns (with writes: \
+$(mval "$WORK/ok" 'm["clock"]["bound_width_ns"]') ns)"
 
 # ---- iogap killed mid-run ------------------------------------------------------------------
 killed_run() {
