@@ -406,7 +406,8 @@ struct iogap_job {
 	/* fio's flow control (guest-probe/flow.c): the jobs of one flow_id
 	 * keep their issued I/O in the ratio of their flow weights */
 	int flow_id;
-	unsigned flow;                    /* weight, 0..1000; 0 = not in a flow */
+	unsigned flow;                    /* weight, up to 1000, a negative one wrapped
+					   * as fio's; 0 = not in a flow */
 	unsigned flow_sleep_us;           /* held back: sleep this long (0: retry) */
 	bool exitall_on_error;            /* a job's error ends the others (exit_what) */
 	char *wait_for;                   /* start once this earlier job has ended */

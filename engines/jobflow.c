@@ -54,10 +54,14 @@ int iogap_job_flow_option(struct iogap_job *j, const char *key, const char *val,
 		return 0;
 	}
 	if (!strcmp(key, "flow")) {
-		if (parse_int(val, false, FLOW_MAX_WEIGHT, &v))
-			return iogap_seterr(why, whylen, "expected a weight from 0 to %d",
+		/* fio's FIO_OPT_INT: any int up to FLOW_MAX_WEIGHT, kept in its
+		 * unsigned weight, where a negative one wraps to a huge weight
+		 * (flow=-3 all but stops the other jobs of its flow) */
+		if (parse_int(val, true, (uint64_t)INT32_MAX + 1, &v) || v > FLOW_MAX_WEIGHT ||
+		    v < INT32_MIN)
+			return iogap_seterr(why, whylen, "expected a weight up to %d",
 					    FLOW_MAX_WEIGHT);
-		j->flow = (unsigned)v;
+		j->flow = (unsigned)(int32_t)v;
 		return 0;
 	}
 	if (parse_int(val, false, UINT32_MAX, &v))

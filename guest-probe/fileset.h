@@ -34,6 +34,7 @@ struct iogap_wfile {              /* fio's fio_file */
 	bool active;              /* in the open set (openfiles) */
 	bool done;
 	bool closed;              /* done, and its turn came since (fio closes it then) */
+	bool kept;                /* unlink_each_loop may not remove it (safety.c) */
 };
 
 struct iogap_fileset {

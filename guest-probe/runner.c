@@ -91,6 +91,8 @@ struct worker {
 
 	/* zbd.c: zonemode=strided|zbd state (NULL for zonemode=none) */
 	struct iogap_zbd_set *zbd_set;
+	const struct iogap_file_ids *pre_existing;   /* what unlink leaves alone */
+	const struct iogap_file_ids *checked;        /* found writable, or created */
 	struct iogap_zbd_worker *zbd;
 	struct iogap_io *ios;
 	struct iogap_io **free_slots;
@@ -1889,7 +1891,7 @@ static int target_flags(const struct iogap_job *j)
 /* fio's generic_open_file: a target that is not a regular file (a device)
  * opens with O_NOATIME, so that reads do not update its inode, and
  * without it where the kernel refuses (EPERM: not the owner). */
-static int open_target_fd(const char *path, int flags)
+static int open_target_path(const char *path, int flags)
 {
 	struct stat st;
 	int fd;
@@ -1900,6 +1902,57 @@ static int open_target_fd(const char *path, int flags)
 			return fd;
 	}
 	return open(path, flags);
+}
+
+/* Opened without blocking, so that a FIFO swapped in for the file
+ * cannot hang the job (check_target_kind refuses it); the I/O then
+ * blocks as fio's. */
+static int open_target_fd(const char *path, int flags)
+{
+	int fd = open_target_path(path, flags | O_NONBLOCK), fl;
+
+	if (fd >= 0 && ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int check_target_kind(struct worker *w, const struct iogap_wfile *f)
+{
+	struct stat st;
+
+	if (fstat(f->fd, &st))
+		return iogap_seterr(w->err, sizeof(w->err), "%s: %s", f->path, strerror(errno));
+	if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+		return 0;
+	w->err_code = EINVAL;
+	return iogap_seterr(w->err, sizeof(w->err), "%s is %s, not a regular file or device "
+			    "(job '%s')", f->path, iogap_file_kind(&st), w->job->name);
+}
+
+/* A job that writes checks what its own descriptor reaches: the file
+ * check_targets found writable or the layout created, else (the path
+ * names another file since) that one, through the descriptor. */
+static int check_opened_target(struct worker *w, const struct iogap_wfile *f)
+{
+	const struct iogap_job *j = w->job;
+	struct iogap_target_region r = { f->region_start, 0, f->region_len, 1 };
+	struct stat st;
+	char why[512];
+	int rc;
+
+	if (w->opts->allow_destroy_data || j->proc.allow_mounted_write || !job_writes(j) ||
+	    j->verify_only || (!fstat(f->fd, &st) && iogap_file_ids_has(w->checked, &st)))
+		return 0;
+	rc = iogap_target_check_fd(f->fd, f->path, &r, why, sizeof(why));
+	if (rc > 0)
+		snprintf(w->err, sizeof(w->err), "%s: refusing to write (job '%s'): what it names "
+			 "now holds data: %s. Use --allow-destroy-data to overwrite it.", f->path,
+			 j->name, why);
+	else if (rc < 0)
+		snprintf(w->err, sizeof(w->err), "%s: %s", f->path, why);
+	return rc ? -1 : 0;
 }
 
 /* Open file k of the worker (or the engine's own target) and set its
@@ -1939,6 +1992,8 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 				 " (the filesystem may not support O_DIRECT; try direct=0)" : "");
 			return -1;
 		}
+		if (check_target_kind(w, f))
+			return -1;
 		if (!w->ops->file_size)
 			size = file_or_dev_size(f->fd);
 		else if (w->ops->file_size(path, &size, w->err, sizeof(w->err)) < 0)
@@ -1969,6 +2024,8 @@ static int open_target(struct worker *w, struct iogap_wfile *f, unsigned k)
 	}
 	f->nblocks = f->region_len / w->min_bs;
 	iogap_wfile_restart(f);
+	if (f->fd >= 0 && check_opened_target(w, f))
+		return -1;
 	if (f->fd >= 0 && (r = iogap_proc_file_opened(j, f->fd, f->region_start, f->region_len,
 						       w->err, sizeof(w->err))) < 0) {
 		w->err_code = -r;   /* fadvise_hint, write_hint (procopts.c) */
@@ -2298,6 +2355,23 @@ static void apply_placement(struct worker *w)
 		w->err_code = EINVAL;
 }
 
+/* fio's unlink and unlink_each_loop remove the files a job created; one
+ * that was there before the run, or holds data, stays (said once, with
+ * the rule), unless --allow-destroy-data. */
+static bool may_unlink(const struct iogap_run_opts *opts, const struct iogap_job *j,
+		       const char *path, const struct iogap_file_ids *pre)
+{
+	char why[640];
+
+	if (opts->allow_destroy_data || iogap_unlink_allowed(path, pre, why, sizeof(why)))
+		return true;
+	if (why[0])
+		fprintf(stderr, "iogap-probe: %s: not removed (job '%s', %s=1): %s. "
+			"--allow-destroy-data removes it anyway.\n", path, j->name,
+			j->proc.unlink_each_loop ? "unlink_each_loop" : "unlink", why);
+	return false;
+}
+
 /* fio's unlink_each_loop: before each loop after the first, the regular
  * files go, and are opened again (created by a writing job, missing for
  * a reading one: ENOENT, as fio) on the same descriptors */
@@ -2308,8 +2382,12 @@ static int unlink_reopen(struct worker *w)
 		struct stat st;
 		int fd;
 
-		if (f->fd < 0 || fstat(f->fd, &st) || !S_ISREG(st.st_mode))
+		if (f->fd < 0 || f->kept || fstat(f->fd, &st) || !S_ISREG(st.st_mode))
 			continue;
+		if (!may_unlink(w->opts, w->job, f->path, w->pre_existing)) {
+			f->kept = true;
+			continue;
+		}
 		if (unlink(f->path) && errno != ENOENT)
 			return -errno;
 		fd = open(f->path, target_flags(w->job) |
@@ -2525,19 +2603,52 @@ static void *worker_main(void *arg)
 
 /* ---- files: layout, safety, invalidation ------------------------------- */
 
-/* fill_device: nothing laid out, the job's writes fill the file */
-static int create_fill_file(const struct iogap_job *j, char *err, size_t errlen)
+/* A new file for j, created here (O_EXCL: never one swapped in since
+ * the checks), recorded in created: its writes need no new look.  The
+ * open descriptor, or -1 with err set. */
+static int create_new(const struct iogap_job *j, struct iogap_file_ids *created, char *err,
+		      size_t errlen)
 {
-	int fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(j->filename, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	struct stat st;
 
-	if (stat(j->filename, &st) == 0 && !S_ISREG(st.st_mode))
-		return fd >= 0 ? close(fd) : 0;
 	if (fd < 0)
 		return iogap_seterr(err, errlen, "%s: cannot create: %s", j->filename,
 				    strerror(errno));
-	close(fd);
-	return 0;
+	if (fstat(fd, &st) || iogap_file_ids_add_stat(created, &st)) {
+		close(fd);
+		return iogap_seterr(err, errlen, "%s: %s", j->filename, strerror(errno));
+	}
+	return fd;
+}
+
+/* The file as it is, else a new one (create_new).  O_NONBLOCK: a FIFO
+ * swapped in fails (ENXIO) instead of waiting for a reader; writes to a
+ * regular file ignore it. */
+static int open_or_create(const struct iogap_job *j, struct iogap_file_ids *created, char *err,
+			  size_t errlen)
+{
+	int fd = open(j->filename, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0 || errno != ENOENT) {
+		if (fd < 0)
+			iogap_seterr(err, errlen, "%s: cannot open: %s", j->filename, strerror(errno));
+		return fd;
+	}
+	return create_new(j, created, err, errlen);
+}
+
+/* fill_device: nothing laid out, the job's writes fill the file */
+static int create_fill_file(const struct iogap_job *j, struct iogap_file_ids *created,
+			    char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(j->filename, &st) == 0)
+		return 0;
+	fd = create_new(j, created, err, errlen);
+	return fd < 0 ? -1 : close(fd);
 }
 
 /* fio's extend_file: a file too small for the job is written out in full
@@ -2553,15 +2664,16 @@ static bool fills_file(const struct iogap_job *j)
 	       j->zone_mode == IOGAP_ZONE_MODE_ZBD;
 }
 
-static int start_empty(const struct iogap_job *j, char *err, size_t errlen)
+static int start_empty(const struct iogap_job *j, struct iogap_file_ids *created, char *err,
+		       size_t errlen)
 {
 	int fd;
 
 	if (j->rw & IOGAP_RW_WRITE && !j->file_append && unlink(j->filename) && errno != ENOENT)
 		return iogap_seterr(err, errlen, "%s: unlink: %s", j->filename, strerror(errno));
-	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = open_or_create(j, created, err, errlen);
 	if (fd < 0)
-		return iogap_seterr(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
+		return -1;
 	/* fio's fallocate_file: space reserved as the job says (from the
 	 * job's offset: the hole before it stays, where fio reserves from 0);
 	 * a failure is only fio's debug note */
@@ -2578,7 +2690,8 @@ static int start_empty(const struct iogap_job *j, char *err, size_t errlen)
 	return 0;
 }
 
-static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
+static int layout_file(const struct iogap_job *j, struct iogap_file_ids *created, char *err,
+		       size_t errlen)
 {
 	uint64_t need = job_end(j);
 	struct stat st;
@@ -2587,7 +2700,7 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	uint64_t have;
 
 	if (j->fill_device)
-		return create_fill_file(j, err, errlen);
+		return create_fill_file(j, created, err, errlen);
 	if (stat(j->filename, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return 0;      /* devices are used as they are */
@@ -2611,11 +2724,15 @@ static int layout_file(const struct iogap_job *j, char *err, size_t errlen)
 	if (have >= need)
 		return 0;
 	if (!fills_file(j))
-		return start_empty(j, err, errlen);
-	fd = open(j->filename, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", j->filename, strerror(errno));
+		return start_empty(j, created, err, errlen);
+	fd = open_or_create(j, created, err, errlen);
+	if (fd < 0)
 		return -1;
+	/* what was opened, not what the path named before: only ever
+	 * written past its end */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (have = (uint64_t)st.st_size) >= need) {
+		close(fd);
+		return 0;
 	}
 	/* the job never touches what lies before its offset: leave a hole */
 	if (have < j->offset) {
@@ -2769,6 +2886,22 @@ static int check_wait_for(const struct iogap_job_list *jobs, char *err, size_t e
 	return 0;
 }
 
+/* A FIFO, socket or directory is no target: refused before anything,
+ * where opening it could block. */
+static int check_target_kinds(const struct iogap_job_list *jobs, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < jobs->nr; i++) {
+		const struct iogap_job *j = &jobs->jobs[i];
+		struct stat st;
+
+		if (!(j->engine->flags & IOGAP_ENGINE_NO_FILE) && !stat(j->filename, &st) &&
+		    !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
+			return iogap_seterr(err, errlen, "%s is %s, not a regular file or device (job "
+					    "'%s')", j->filename, iogap_file_kind(&st), j->name);
+	}
+	return 0;
+}
+
 static int check_before_layout(const struct iogap_job_list *jobs, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < jobs->nr; i++) {
@@ -2800,7 +2933,8 @@ static int refuse_layout(const struct iogap_job_list *jobs, char *err, size_t er
 static void invalidate_cache(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in must not hang the run here */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -2871,14 +3005,16 @@ static int resolve_fill_device(struct iogap_job *j, char *err, size_t errlen)
 }
 
 /* fio's unlink=1: remove the job's regular files once it is done. */
-static void unlink_files(const struct iogap_job_list *jobs)
+static void unlink_files(const struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
+			 const struct iogap_file_ids *pre)
 {
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
 		struct stat st;
 
 		if (j->unlink && !(j->engine->flags & IOGAP_ENGINE_NO_FILE) &&
-		    stat(j->filename, &st) == 0 && S_ISREG(st.st_mode))
+		    lstat(j->filename, &st) == 0 && S_ISREG(st.st_mode) &&
+		    may_unlink(opts, j, j->filename, pre))
 			unlink(j->filename);
 	}
 }
@@ -3243,7 +3379,7 @@ static int check_engine_target(const struct iogap_job *j, const struct iogap_eng
 }
 
 static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opts *opts,
-			 char *err, size_t errlen)
+			 struct iogap_file_ids *checked, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < jobs->nr; i++) {
 		const struct iogap_job *j = &jobs->jobs[i];
@@ -3268,7 +3404,9 @@ static int check_targets(struct iogap_job_list *jobs, const struct iogap_run_opt
 		else if (ops->target_info)
 			r = check_engine_target(j, ops, why, sizeof(why));
 		else
-			r = iogap_target_check(j->filename, why, sizeof(why));
+			r = iogap_target_check_region(j->filename, &(struct iogap_target_region){
+				j->offset, j->offset_increment, j->size, j->numjobs }, checked, why,
+						      sizeof(why));
 		if (r < 0) {
 			snprintf(err, errlen, "%s: %s", j->filename, why);
 			return -1;
@@ -3480,6 +3618,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		   struct iogap_run_report *report, char *err, size_t errlen)
 {
 	struct iogap_job_list files = { 0 };   /* file_views: not owned */
+	struct iogap_file_ids pre_existing = { 0 };   /* safety.c: before any layout */
+	struct iogap_file_ids checked = { 0 };        /* written to without a new look */
 	struct worker *ws = NULL;
 	size_t nw = 0, wi = 0;
 	unsigned groupid = 0, segment = 0;
@@ -3511,10 +3651,17 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (check_wait_for(jobs, err, errlen) || check_targets(&files, opts, err, errlen) ||
+	if (check_wait_for(jobs, err, errlen) || check_target_kinds(&files, err, errlen) ||
+	    check_targets(&files, opts, &checked, err, errlen) ||
 	    check_before_layout(&files, err, errlen) ||
 	    (opts->readonly && refuse_layout(&files, err, errlen)))
 		goto out;
+	for (size_t i = 0; i < files.nr; i++) {
+		if (iogap_file_ids_add(&pre_existing, files.jobs[i].filename)) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < files.nr; i++) {
 		const struct iogap_job *j = &files.jobs[i];
 		const struct iogap_engine_ops *ops = j->engine;
@@ -3523,7 +3670,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		if (ops->file_size) {   /* a device the engine sizes: nothing is laid out */
 			if (ops->file_size(j->filename, &size, err, errlen) < 0)
 				goto out;
-		} else if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, err, errlen)) {
+		} else if (!(ops->flags & IOGAP_ENGINE_NO_FILE) && layout_file(j, &checked, err, errlen)) {
 			goto out;
 		}
 		/* a target of the engine's own must exist: say so before starting */
@@ -3577,6 +3724,8 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 			w->run_id = run_id;
 			w->trace = trace;
 			w->zbd_set = zset;
+			w->pre_existing = &pre_existing;
+			w->checked = &checked;
 			w->all = ws;
 			w->nall = nw;
 			w->segment = segment;
@@ -3657,7 +3806,7 @@ int iogap_run_jobs(struct iogap_job_list *jobs, const struct iogap_run_opts *opt
 		}
 		report->disks_nr = iogap_disk_util_finish(disks, &report->disks);
 	}
-	unlink_files(&files);
+	unlink_files(&files, opts, &pre_existing);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 
@@ -3699,6 +3848,8 @@ out:
 	iogap_ss_free(ss, nw);
 	free(ssv);
 	free(files.jobs);
+	iogap_file_ids_free(&pre_existing);
+	iogap_file_ids_free(&checked);
 	iogap_zbd_free(zset);   /* zbd.c */
 	iogap_flows_free(flows);
 	return ret;

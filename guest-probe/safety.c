@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -366,16 +367,18 @@ static const char *lookup(blkid_probe pr, const char *name)
 	return blkid_probe_lookup_value(pr, name, &v, NULL) == 0 ? v : NULL;
 }
 
-/* One result of the superblocks or partitions chain. */
-static void describe_probe(blkid_probe pr, struct findings *f)
+/* One result of the superblocks or partitions chain, found off bytes in. */
+static void describe_probe(blkid_probe pr, uint64_t off, struct findings *f)
 {
 	const char *type = lookup(pr, "TYPE"), *pt = lookup(pr, "PTTYPE");
 	const char *uuid, *label;
-	char extra[256] = "";
+	char extra[256] = "", where[48] = "";
 
+	if (off)
+		snprintf(where, sizeof(where), " at offset %" PRIu64, off);
 	if (!type) {
 		if (pt)
-			found(f, "%s partition table", pt);
+			found(f, "%s partition table%s", pt, where);
 		return;
 	}
 	uuid = lookup(pr, "UUID");
@@ -386,20 +389,67 @@ static void describe_probe(blkid_probe pr, struct findings *f)
 		snprintf(extra, sizeof(extra), " (UUID %s)", uuid);
 	else if (label)
 		snprintf(extra, sizeof(extra), " (label \"%s\")", label);
-	found(f, "%s %s%s", type, usage_words(lookup(pr, "USAGE"), type), extra);
+	found(f, "%s %s%s%s", type, usage_words(lookup(pr, "USAGE"), type), extra, where);
 }
 
-static int check_blkid(int fd, struct findings *f, char *why, size_t whylen)
+/* Where a signature may start besides 0, as a partition table would say
+ * but none may be there (a filesystem written at 1 MiB of a bare disk):
+ * the DOS start at sector 63, every MiB of the first 64 MiB and every
+ * power of two MiB past them; with r, each clone's start and the first
+ * MiBs of its region (REGION_MIBS; the first REGION_CLONES clones).  At
+ * most PROBE_MAX offsets: each costs a libblkid pass. */
+#define PROBE_MAX 256
+#define REGION_CLONES 64
+#define REGION_MIBS 16
+#define MIB (UINT64_C(1) << 20)
+
+static size_t add_offset(uint64_t *offs, size_t n, uint64_t off, uint64_t size)
 {
-	blkid_probe pr = blkid_new_probe();
+	if (n >= PROBE_MAX || off >= size)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (offs[i] == off)
+			return n;
+	offs[n] = off;
+	return n + 1;
+}
+
+static size_t region_offsets(const struct iogap_target_region *r, uint64_t size,
+			     uint64_t *offs, size_t n)
+{
+	for (unsigned c = 0; c < r->numjobs && c < REGION_CLONES; c++) {
+		uint64_t start = r->offset + c * r->offset_increment;
+		uint64_t end = r->size ? start + r->size : size;
+		uint64_t m = (start + MIB - 1) & ~(MIB - 1);
+
+		n = add_offset(offs, n, start & ~UINT64_C(511), size);
+		for (unsigned k = 0; m < end && k < REGION_MIBS; m += MIB, k++)
+			n = add_offset(offs, n, m, size);
+	}
+	return n;
+}
+
+static size_t probe_offsets(uint64_t size, const struct iogap_target_region *r,
+			    uint64_t offs[PROBE_MAX])
+{
+	size_t n = add_offset(offs, 0, 0, size);
+
+	n = add_offset(offs, n, 63 * 512, size);
+	for (uint64_t m = MIB; m <= 64 * MIB; m += MIB)
+		n = add_offset(offs, n, m, size);
+	for (uint64_t m = 128 * MIB; m && m < size; m <<= 1)
+		n = add_offset(offs, n, m, size);
+	return r ? region_offsets(r, size, offs, n) : n;
+}
+
+/* Every result of the superblocks and partitions chains for the bytes
+ * from off on, as if they were a device of their own. */
+static int probe_at(blkid_probe pr, int fd, uint64_t off, uint64_t size, struct findings *f)
+{
 	int rc;
 
-	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
-		if (pr)
-			blkid_free_probe(pr);
-		say(why, whylen, "libblkid cannot probe the target");
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)(size - off)))
 		return -1;
-	}
 	blkid_probe_enable_superblocks(pr, 1);
 	/* BADCSUM: a signature with a bad checksum is still someone's data. */
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
@@ -409,50 +459,147 @@ static int check_blkid(int fd, struct findings *f, char *why, size_t whylen)
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 	/* Each call yields the next result of the enabled chains. */
 	while ((rc = blkid_do_probe(pr)) == 0)
-		describe_probe(pr, f);
-	blkid_free_probe(pr);
-	if (rc < 0) {
-		say(why, whylen, "libblkid probing failed");
+		describe_probe(pr, off, f);
+	return rc < 0 ? -1 : 0;
+}
+
+static int check_blkid(int fd, uint64_t size, const struct iogap_target_region *r,
+		       struct findings *f, char *why, size_t whylen)
+{
+	blkid_probe pr = blkid_new_probe();
+	uint64_t offs[PROBE_MAX];
+	size_t n = probe_offsets(size, r, offs);
+	int rc = 0;
+
+	if (!pr) {
+		say(why, whylen, "libblkid cannot probe the target");
 		return -1;
 	}
-	return 0;
+	/* past 0, the first place something is found is enough to say so */
+	for (size_t i = 0; i < n && !rc && !(i && f->count); i++)
+		rc = probe_at(pr, fd, offs[i], size, f);
+	blkid_free_probe(pr);
+	if (rc)
+		say(why, whylen, "libblkid probing failed");
+	return rc;
 }
 
 /* ------------------------------------------------------------ entry */
 
-static int check_content(const char *path, struct findings *f, char *why, size_t whylen)
+static int check_content(int fd, const struct iogap_target_region *r, struct findings *f,
+			 char *why, size_t whylen)
 {
 	unsigned char head[4096], tail[512];
 	ssize_t hn, tn = 0;
 	off_t size;
-	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		say(why, whylen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	size = lseek(fd, 0, SEEK_END);
 	hn = pread(fd, head, sizeof(head), 0);
 	if (size >= (off_t)sizeof(tail))
 		tn = pread(fd, tail, sizeof(tail), size - (off_t)sizeof(tail));
 	if (hn < 0 || tn < 0 || size < 0) {
-		say(why, whylen, "%s: reading: %s", path, strerror(errno));
-		close(fd);
+		say(why, whylen, "reading: %s", strerror(errno));
 		return -1;
 	}
 	check_images(head, (size_t)hn, tail, (size_t)tn, f);
-	rc = size > 0 ? check_blkid(fd, f, why, whylen) : 0;
+	return size > 0 ? check_blkid(fd, (uint64_t)size, r, f, why, whylen) : 0;
+}
+
+/* Mounted, swap, held, loop backing: what st says the target is used as. */
+static int check_in_use(const struct stat *st, struct findings *f, char *why, size_t whylen)
+{
+	struct devset *devs = calloc(1, sizeof(*devs));
+
+	if (!devs) {
+		say(why, whylen, "out of memory");
+		return -1;
+	}
+	if (S_ISBLK(st->st_mode)) {
+		devset_add(devs, st->st_rdev, "");
+		collect_partitions(devs, st->st_rdev);
+		check_holders(devs, f);
+	} else {
+		check_loop_backing(st, f);
+	}
+	check_mounts(st, devs, f);
+	check_swaps(st, devs, f);
+	free(devs);
+	return 0;
+}
+
+/* What st says without opening anything: 0 writable, 1 holds data, -1
+ * refused, 2 a file or block device to open and look into. */
+static int check_kind(const struct stat *st, const char *name, char *why, size_t whylen)
+{
+	if (S_ISDIR(st->st_mode)) {
+		say(why, whylen, "%s is a directory, not a file or block device", name);
+		return -1;
+	}
+	if (S_ISCHR(st->st_mode)) {
+		/* /dev/null and /dev/zero hold nothing; any other character
+		 * device (/dev/mem, /dev/sg*, NVMe generic nodes) cannot be
+		 * checked for data, so it is refused like one that holds some */
+		if (major(st->st_rdev) == 1 && (minor(st->st_rdev) == 3 || minor(st->st_rdev) == 5))
+			return 0;
+		say(why, whylen, "a character device (%u:%u), whose contents cannot be checked",
+		    major(st->st_rdev), minor(st->st_rdev));
+		return 1;
+	}
+	if (!S_ISREG(st->st_mode) && !S_ISBLK(st->st_mode)) {
+		say(why, whylen, "%s is %s, not a regular file or device", name,
+		    iogap_file_kind(st));
+		return -1;
+	}
+	return 2;
+}
+
+/* Opens path for reading and checks what it opened: the same file as
+ * expect (st_dev, st_ino), else it changed while being checked. */
+static int check_path(const char *path, const char *name, const struct stat *expect,
+		      const struct iogap_target_region *r, struct iogap_file_ids *checked,
+		      char *why, size_t whylen)
+{
+	struct findings f = { .buf = why, .len = whylen };
+	char err[512];
+	struct stat st;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		/* unreadable (a device cgroup): known in use is answer enough */
+		snprintf(err, sizeof(err), "%s: %s", name, strerror(errno));
+		if (check_in_use(expect, &f, why, whylen) || !f.count)
+			say(why, whylen, "%s", err);
+		return f.count ? 1 : -1;
+	}
+	if (fstat(fd, &st) || st.st_dev != expect->st_dev || st.st_ino != expect->st_ino ||
+	    (st.st_mode & S_IFMT) != (expect->st_mode & S_IFMT)) {
+		say(why, whylen, "%s changed while it was being checked", name);
+		close(fd);
+		return -1;
+	}
+	rc = check_in_use(&st, &f, why, whylen);
+	if (!rc && check_content(fd, r, &f, err, sizeof(err)) < 0) {
+		/* already known to be in use: that answer stands */
+		if (!f.count)
+			say(why, whylen, "%s", err);
+		rc = f.count ? 0 : -1;
+	}
 	close(fd);
+	if (!rc)
+		rc = f.count ? 1 : 0;
+	if (!rc && checked && iogap_file_ids_add_stat(checked, &st)) {
+		say(why, whylen, "out of memory");
+		return -1;
+	}
 	return rc;
 }
 
-int iogap_target_check(const char *path, char *why, size_t whylen)
+int iogap_target_check_region(const char *path, const struct iogap_target_region *r,
+			      struct iogap_file_ids *checked, char *why, size_t whylen)
 {
-	struct findings f = { .buf = why, .len = whylen };
-	struct devset *devs;
 	struct stat st;
-	char err[512];
+	int rc;
 
 	if (why && whylen)
 		why[0] = 0;
@@ -462,45 +609,108 @@ int iogap_target_check(const char *path, char *why, size_t whylen)
 		say(why, whylen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		say(why, whylen, "%s is a directory, not a file or block device", path);
-		return -1;
-	}
-	if (S_ISCHR(st.st_mode)) {
-		/* /dev/null and /dev/zero hold nothing; any other character
-		 * device (/dev/mem, /dev/sg*, NVMe generic nodes) cannot be
-		 * checked for data, so it is refused like one that holds some */
-		if (major(st.st_rdev) == 1 && (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5))
-			return 0;
-		say(why, whylen, "a character device (%u:%u), whose contents cannot be checked",
-		    major(st.st_rdev), minor(st.st_rdev));
-		return 1;
-	}
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
-		return 0;       /* fifos, sockets: nothing to probe */
+	rc = check_kind(&st, path, why, whylen);
+	return rc == 2 ? check_path(path, path, &st, r, checked, why, whylen) : rc;
+}
 
-	devs = calloc(1, sizeof(*devs));
-	if (!devs) {
-		say(why, whylen, "out of memory");
-		return -1;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		devset_add(devs, st.st_rdev, "");
-		collect_partitions(devs, st.st_rdev);
-		check_holders(devs, &f);
-	} else {
-		check_loop_backing(&st, &f);
-	}
-	check_mounts(&st, devs, &f);
-	check_swaps(&st, devs, &f);
-	free(devs);
+int iogap_target_check(const char *path, char *why, size_t whylen)
+{
+	return iogap_target_check_region(path, NULL, NULL, why, whylen);
+}
 
-	if (check_content(path, &f, err, sizeof(err)) < 0) {
-		/* Already known to be in use: that answer stands. */
-		if (f.count)
-			return 1;
-		say(why, whylen, "%s", err);
+int iogap_target_check_fd(int fd, const char *name, const struct iogap_target_region *r,
+			  char *why, size_t whylen)
+{
+	char self[64];
+	struct stat st;
+	int rc;
+
+	if (why && whylen)
+		why[0] = 0;
+	if (fstat(fd, &st)) {
+		say(why, whylen, "%s: %s", name, strerror(errno));
 		return -1;
 	}
-	return f.count ? 1 : 0;
+	rc = check_kind(&st, name, why, whylen);
+	if (rc != 2)
+		return rc;
+	/* the descriptor may be write-only or O_DIRECT: read through a new
+	 * one of the same open file, which /proc gives whatever the path
+	 * names now (thread-self: a worker's descriptor table is its own) */
+	snprintf(self, sizeof(self), "/proc/thread-self/fd/%d", fd);
+	return check_path(self, name, &st, r, NULL, why, whylen);
+}
+
+int iogap_file_ids_add_stat(struct iogap_file_ids *s, const struct stat *st)
+{
+	struct iogap_file_id *grown;
+
+	if (iogap_file_ids_has(s, st))
+		return 0;
+	grown = realloc(s->id, (s->nr + 1) * sizeof(*s->id));
+	if (!grown)
+		return -1;
+	s->id = grown;
+	s->id[s->nr++] = (struct iogap_file_id){ .dev = st->st_dev, .ino = st->st_ino };
+	return 0;
+}
+
+int iogap_file_ids_add(struct iogap_file_ids *s, const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) ? 0 : iogap_file_ids_add_stat(s, &st);
+}
+
+bool iogap_file_ids_has(const struct iogap_file_ids *s, const struct stat *st)
+{
+	for (size_t i = 0; s && i < s->nr; i++)
+		if (s->id[i].dev == st->st_dev && s->id[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+void iogap_file_ids_free(struct iogap_file_ids *s)
+{
+	free(s->id);
+	*s = (struct iogap_file_ids){ 0 };
+}
+
+bool iogap_unlink_allowed(const char *path, const struct iogap_file_ids *pre, char *why,
+			  size_t whylen)
+{
+	char found_why[512];
+	struct stat st;
+	int rc;
+
+	if (why && whylen)
+		why[0] = 0;
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	if (iogap_file_ids_has(pre, &st)) {
+		say(why, whylen, "it was there before this run, and unlink removes only the "
+		    "files a job created");
+		return false;
+	}
+	rc = iogap_target_check(path, found_why, sizeof(found_why));
+	if (rc) {
+		say(why, whylen, rc > 0 ? "it holds data (%s), and unlink never removes data" :
+		    "it cannot be checked for data (%s)", found_why);
+		return false;
+	}
+	return true;
+}
+
+const char *iogap_file_kind(const struct stat *st)
+{
+	switch (st->st_mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFBLK: return "a block device";
+	case S_IFCHR: return "a character device";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO (named pipe)";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK: return "a symbolic link";
+	default: return "of an unknown file type";
+	}
 }

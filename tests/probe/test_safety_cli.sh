@@ -15,6 +15,7 @@ run "$WORK/gpt.img" --rw=randwrite; rc=$?
 run "$WORK/disk.qcow2" --rw=write --size=64k; rc=$?
 [ $rc = 1 ] && grep -qi "refusing to write.*qcow2" "$WORK/e"; ok $? "qcow2 refused: $(cat "$WORK/e")"
 run "$WORK/ext4.img" --rw=randread; ok $? "reading the ext4 image is allowed"
-run "$WORK/ext4.img" --rw=write --allow-destroy-data; ok $? "--allow-destroy-data overrides"
+run "$WORK/ext4.img" --rw=write --size=32m --allow-destroy-data; ok $? "--allow-destroy-data overrides"
+# written in full: not even a backup superblock is left
 run "$WORK/ext4.img" --rw=write; ok $? "after being overwritten it holds no filesystem: allowed"
 finish

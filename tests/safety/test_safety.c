@@ -133,6 +133,78 @@ static void test_filesystems(void)
 	}
 }
 
+/* No partition table says where these are: found where a partition
+ * would start (1 MiB), or where a clone of the job starts writing. */
+static void test_offsets(void)
+{
+	struct iogap_target_region clones = { .offset = 0, .offset_increment = 100 << 20,
+					      .size = 1 << 20, .numjobs = 4 };
+	char why[1024];
+	int rc;
+
+	if (!need("mkfs.ext4", "e2fsprogs", "ext4 at an offset"))
+		return;
+	make_file(tmp("at1m.img"), NULL, 0, 64 << 20);
+	sh("mkfs.ext4 -q -F -E offset=1048576 -U 0b4ab8b5-1cd8-4fbb-9a4e-6d6a2cb2a402 '%s' 16M",
+	   tmp("at1m.img"));
+	expect("ext4 at 1 MiB, no partition table", tmp("at1m.img"), 1,
+	       "ext4 filesystem (UUID 0b4ab8b5-1cd8-4fbb-9a4e-6d6a2cb2a402) at offset 1048576");
+	make_file(tmp("at200m.img"), NULL, 0, 400 << 20);
+	sh("mkfs.ext4 -q -F -E offset=209715200 '%s' 16M", tmp("at200m.img"));
+	rc = iogap_target_check_region(tmp("at200m.img"), &clones, NULL, why, sizeof(why));
+	ok(rc == 1 && strstr(why, "at offset 209715200"),
+	   "ext4 at 200 MiB, where clone 3 of numjobs=4, offset_increment=100m starts -> %d \"%s\"",
+	   rc, why);
+}
+
+/* What is checked is the file opened, not the path again: a descriptor
+ * keeps reaching the file it was opened on after the path is swapped. */
+static void test_descriptor(void)
+{
+	char why[1024];
+	int fd, rc;
+
+	if (!need("mkfs.ext4", "e2fsprogs", "descriptor check"))
+		return;
+	make_file(tmp("swap-a"), NULL, 0, 16 << 20);
+	sh("mkfs.ext4 -q -F '%s'", tmp("swap-a"));
+	make_file(tmp("swap-b"), NULL, 0, 16 << 20);
+	fd = open(tmp("swap-a"), O_WRONLY);
+	rename(tmp("swap-b"), tmp("swap-a"));
+	rc = iogap_target_check_fd(fd, "swapped", NULL, why, sizeof(why));
+	ok(rc == 1 && strstr(why, "ext4 filesystem"), "a write-only descriptor whose path now "
+	   "names a blank file -> %d \"%s\"", rc, why);
+	close(fd);
+	expect("the path itself, now blank", tmp("swap-a"), 0, NULL);
+	sh("mkfifo '%s'", tmp("fifo"));
+	expect("a FIFO", tmp("fifo"), -1, "is a FIFO (named pipe), not a regular file or device");
+}
+
+/* fio's unlink: only files the run created, holding no data. */
+static void test_unlink_rules(void)
+{
+	struct iogap_file_ids pre = { 0 };
+	char why[512];
+	bool kept, removable;
+
+	make_file(tmp("old.dat"), NULL, 0, 1 << 20);
+	make_file(tmp("ext4-new.img"), NULL, 0, 16 << 20);
+	iogap_file_ids_add(&pre, tmp("old.dat"));
+	iogap_file_ids_add(&pre, tmp("not-there-yet"));
+	make_file(tmp("not-there-yet"), NULL, 0, 1 << 20);
+	kept = !iogap_unlink_allowed(tmp("old.dat"), &pre, why, sizeof(why)) &&
+	       strstr(why, "there before this run");
+	removable = iogap_unlink_allowed(tmp("not-there-yet"), &pre, why, sizeof(why));
+	ok(kept && removable, "a file there before is kept, one created since may go");
+	sh("mkfs.ext4 -q -F '%s'", tmp("ext4-new.img"));
+	ok(!iogap_unlink_allowed(tmp("ext4-new.img"), &pre, why, sizeof(why)) &&
+	   strstr(why, "holds data (ext4"), "a created file holding a filesystem is kept: %s", why);
+	ok(!iogap_unlink_allowed(tmp("missing"), &pre, why, sizeof(why)) && !why[0] &&
+	   !iogap_unlink_allowed(dir, &pre, why, sizeof(why)) && !why[0],
+	   "nothing to remove (missing, a directory): no, silently");
+	iogap_file_ids_free(&pre);
+}
+
 static void test_partition_tables(void)
 {
 	unsigned char mbr[512] = { 0 };
@@ -328,6 +400,9 @@ int main(void)
 	test_filesystems();
 	test_partition_tables();
 	test_images();
+	test_offsets();
+	test_descriptor();
+	test_unlink_rules();
 	test_lvm_label();
 	test_mounted_device();
 	tap_plan(tap_n);
