@@ -62,17 +62,35 @@ static int target_facts(const struct iogap_target *t, struct target_facts *f, ch
 
 /* A job's region [offset, offset + size) must lie inside the target: on
  * bare metal the probe would grow a file, in the VM the disk ends there. */
+/* Where the last clone's region ends, as fio bounds it: clone N starts at
+ * offset + N x offset_increment; UINT64_MAX past 2^64. */
+static uint64_t region_end(const struct iogap_job *j)
+{
+	uint64_t clones = j->numjobs > 1 ? j->numjobs - 1 : 0, step, end;
+
+	if (__builtin_mul_overflow(j->offset_increment, clones, &step) ||
+	    __builtin_add_overflow(j->offset, step, &end) ||
+	    __builtin_add_overflow(end, j->size, &end))
+		return UINT64_MAX;
+	return end;
+}
+
 static int check_region(const struct iogap_job *j, const struct target_facts *f,
 			const char *what, char *err, size_t errlen)
 {
+	if (j->file_append)
+		return iogap_seterr(err, errlen, "job '%s': file_append=1 writes past the end of a "
+				    "regular file, but the VM sees %s as a disk that ends there: run "
+				    "this job with iogap-probe on the file itself", j->name, what);
 	if (j->offset_pct == 0 && j->offset >= f->size)
 		return iogap_seterr(err, errlen, "job '%s': offset=%" PRIu64 " is beyond the end of "
 				    "%s (%" PRIu64 " bytes)", j->name, j->offset, what, f->size);
-	if (j->size_pct == 0 && j->size && j->offset + j->size > f->size)
-		return iogap_seterr(err, errlen, "job '%s': offset+size (%" PRIu64 " bytes) is larger "
-				    "than %s (%" PRIu64 " bytes): the VM's disk ends there and bare "
-				    "metal would grow the file; make the target larger or the job "
-				    "smaller", j->name, j->offset + j->size, what, f->size);
+	if (j->size_pct == 0 && j->size && region_end(j) > f->size)
+		return iogap_seterr(err, errlen, "job '%s': offset + offset_increment x (numjobs-1) "
+				    "+ size (%" PRIu64 " bytes) is larger than %s (%" PRIu64 " bytes): "
+				    "the VM's disk ends there and bare metal would grow the file; make "
+				    "the target larger or the job smaller", j->name, region_end(j), what,
+				    f->size);
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 FIO=${FIO:-fio}
 command -v "$FIO" > /dev/null || skip_all "fio is not installed"
-echo "1..37"
+echo "1..38"
 cd "$WORK" || exit 1
 files() { (cd "$1" && find . -type f ! -name '*.log' ! -name '*.tr' -printf '%p:%s\n' | sort | tr '\n' ' '); }
 
@@ -157,5 +157,19 @@ fi
 reg_p=$(noatime "$WORK/reg" "$PROBE") reg_f=$(noatime "$WORK/reg" "$FIO")
 [ "$reg_p" = 0 ] && [ "$reg_f" = 0 ]
 ok $? "a regular file opens without O_NOATIME, as in fio (probe ${reg_p:-not seen}, fio ${reg_f:-not seen})"
+
+# zonefs' file-append job (create_on_open=0 allow_file_create=0 file_append=1):
+# each run writes past the current end of a regular file, as fio does; only a
+# device has a hard end
+append_size() { # append_size TOOL: the file's size after two appending runs
+	rm -f app.dat && head -c 256k /dev/urandom > app.dat &&
+	for _ in 1 2; do
+		"$1" --name=a --filename=app.dat --ioengine=psync --rw=write --bs=64k --size=128k \
+			--create_on_open=0 --allow_file_create=0 --file_append=1 --verify=md5 > /dev/null || return 1
+	done && stat -c %s app.dat
+}
+app_p=$(append_size "$PROBE") app_f=$(append_size "$FIO")
+[ "$app_p" = 524288 ] && [ "$app_p" = "$app_f" ]
+ok $? "file_append=1 on a regular file grows it by size a run, as fio (probe ${app_p:-failed}, fio ${app_f:-failed})"
 
 finish

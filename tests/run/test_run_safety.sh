@@ -79,6 +79,21 @@ for opt in "--cache none,file.locking=off" "--aio native,file.locking=off" \
 	ok $? "$opt: refused before anything, exit $RC: $(cat "$WORK/opt.err")"
 done
 
+# fio's region of a job with clones: the last one starts at
+# offset + offset_increment x (numjobs-1); past the 4 MiB target it would grow
+# the file on bare metal and run off the VM's disk: refused before anything
+printf '[clones]\nrw=randwrite\nbs=4k\nsize=1m\nnumjobs=4\noffset_increment=2m\n' > "$WORK/clones.fio"
+"$IOGAP" run --dir "$WORK/cl" --target "file:$WORK/target.img" "$WORK/clones.fio" 2> "$WORK/cl.err"
+RC=$?
+[ $RC = 1 ] && [ "$(sha "$WORK/target.img")" = "$t0" ] &&
+	grep -q "offset_increment x (numjobs-1) + size (7340032 bytes) is larger than" "$WORK/cl.err"
+ok $? "numjobs=4 offset_increment=2m size=1m on 4 MiB: refused before any I/O, exit $RC" "$WORK/cl.err"
+printf '[app]\nrw=write\nbs=4k\nsize=64k\nfile_append=1\n' > "$WORK/append.fio"
+"$IOGAP" run --dir "$WORK/ap" --target "file:$WORK/target.img" "$WORK/append.fio" 2> "$WORK/ap.err"
+RC=$?
+[ $RC = 1 ] && [ "$(sha "$WORK/target.img")" = "$t0" ] && grep -q "file_append=1 writes past the end of a regular file" "$WORK/ap.err"
+ok $? "file_append=1 on a target the VM sees as a disk: refused, exit $RC" "$WORK/ap.err"
+
 # ---- the run directory: --force and the lock ---------------------------------
 D=$WORK/linked
 mkdir "$D" && echo '{}' > "$D/manifest.json" && ln -s "$WORK/outside" "$D/vm"
