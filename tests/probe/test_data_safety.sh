@@ -8,7 +8,7 @@
 # before the checks and when swapped in later.  Images are sparse files
 # made by mkfs.ext4; "intact" is blkid finding the same filesystem UUID.
 . "$(dirname "$0")/lib.sh"
-echo "1..12"
+echo "1..13"
 cd "$WORK" || exit 1
 LIMIT=120   # no job here runs for more than a second: a hang is a failure
 probe() { timeout -s KILL "$LIMIT" "$PROBE" --eta=never --output-format=json "$@" > out.json 2> err.txt; }
@@ -105,5 +105,16 @@ printf '[swap]\nioengine=null\nsize=4k\nexec_prerun=sh -c "rm late.dat; mkfifo l
 probe late.fio; rc=$?
 [ $rc != 137 ] && grep -q "late.dat is a FIFO (named pipe), not a regular file or device" out.json err.txt
 ok $? "a FIFO swapped in after the checks: the job fails at its open, no hang (exit $rc)" err.txt
+
+# a file that exists on a read-only mount: the message is the system's
+# (EROFS), never "cannot create"
+RO=$WORK/ro
+mkdir "$RO" && mount -t tmpfs -o size=4m tmpfs "$RO" && head -c 1m /dev/urandom > "$RO/f" &&
+	mount -o remount,ro "$RO"
+"$PROBE" --name=w --filename="$RO/f" --rw=write --bs=4k --size=1m > "$WORK/ro.out" 2>&1
+rc=$?
+umount "$RO"
+[ $rc != 0 ] && grep -q "Read-only file system" "$WORK/ro.out" && ! grep -q "cannot create" "$WORK/ro.out"
+ok $? "a file on a read-only mount: exit $rc, $(grep -m1 -o 'Read-only file system' "$WORK/ro.out" || cat "$WORK/ro.out")"
 
 finish
