@@ -511,9 +511,9 @@ static int GRAPH_RDLOCK iogap_open_node(BlockDriverState *bs, QDict *options, Er
 	iogap_stamp_init();
 	snprintf(info, sizeof(info),
 		 "producer=iogap-filter\nqemu_version=%s\npid=%d\npid_start=%" PRIu64 "\n"
-		 "node=%s\nlayer=%s\nchild_driver=%s\nstamps=%s\n",
+		 "node=%s\nlayer=%s\nchild_driver=%s\nstamps=%s\nkeep=%d\n",
 		 QEMU_VERSION, (int)getpid(), iogap_proc_start_time(getpid()), bs->node_name, s->layer,
-		 bs->file->bs->drv->format_name, iogap_stamp_source());
+		 bs->file->bs->drv->format_name, iogap_stamp_source(), s->keep);
 	{
 		/* the ring file stays <= 1 GiB (IOGAP_RING_MAX_FILE) */
 		uint32_t info_size = (uint32_t)strlen(info);

@@ -282,7 +282,7 @@ static bool writer_gone(int fd, const char *name, const struct stat *st, char *w
 {
 	struct iogap_trace_header h;
 	char info[4096], bad[320];
-	uint64_t pid, pid_start, now_start;
+	uint64_t pid, pid_start, now_start, keep;
 	uint8_t boot[16], none[16] = { 0 };
 
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
@@ -294,6 +294,8 @@ static bool writer_gone(int fd, const char *name, const struct stat *st, char *w
 	info[h.info_size] = '\0';
 	if (!info_number(info, "pid", &pid) || !pid || pid > INT32_MAX || !unkept_name(name, pid))
 		return false;
+	if (info_number(info, "keep", &keep) && keep)
+		return false;       /* ring-keep=on: the user's, whatever its name */
 	iogap_read_boot_id(boot);
 	if (memcmp(boot, none, sizeof(boot)) && memcmp(boot, h.boot_id, sizeof(boot))) {
 		snprintf(why, whylen, "written before the last boot");

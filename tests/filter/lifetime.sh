@@ -7,7 +7,7 @@
 # header's run id comes from run-id=, else from IOGAP_RUN_ID.
 . "$(dirname "$0")/lib.sh"
 require_filter
-plan 23
+plan 24
 
 img=$work/disk.img
 qemu-img create -q -f raw "$img" 4M
@@ -76,6 +76,9 @@ ok $? "ring= with ring-keep=false: removed at exit" "$work/out"
 IOGAP_FILTER_RING_DIR=$rd qio -c 'write -q 0 4k' "json:$(j_default '"ring-keep":true')" \
 	>"$work/out" 2>&1 && [ "$(ls "$rd" | grep -c '^iogap-.*\.ring$')" = 1 ]
 ok $? "default ring with ring-keep=true: stays" "$work/out"
+"$dump" --clean "$rd" >"$work/clean" 2>&1 && [ "$(ls "$rd" | grep -c '^iogap-.*\.ring$')" = 1 ] &&
+	grep -q '^0 stale rings removed from ' "$work/clean"
+ok $? "iogap-ring --clean keeps it, its QEMU gone: kept rings are the user's" "$work/clean"
 rm -f "$rd"/*
 
 # 3. kill -9: the ring stays; iogap-ring --clean removes it, and only it
