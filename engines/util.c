@@ -199,6 +199,36 @@ static void snapshot_file(FILE *out, const char *task, const char *name)
 	free(text);
 }
 
+/* "inflight DISK READS WRITES" for each block device whose driver has requests
+ * it issued and has not seen completed: a process waiting for I/O past its
+ * limit with these non-zero waits on the device (in a guest: on QEMU). */
+static void snapshot_inflight(FILE *out)
+{
+	char path[300];
+	struct dirent *e;
+	DIR *d = opendir("/sys/block");
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		unsigned long long reads, writes;
+		FILE *f;
+		int n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/inflight", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		n = fscanf(f, "%llu %llu", &reads, &writes);
+		fclose(f);
+		if (n == 2 && reads + writes)
+			fprintf(out, "inflight %s %llu %llu\n", e->d_name, reads, writes);
+	}
+	closedir(d);
+}
+
 int iogap_snapshot_threads(pid_t pid, const char *path)
 {
 	char dir[64], task[384];
@@ -226,5 +256,6 @@ int iogap_snapshot_threads(pid_t pid, const char *path)
 		snapshot_file(out, task, "stack");
 	}
 	closedir(d);
+	snapshot_inflight(out);
 	return fclose(out) ? -1 : 0;
 }

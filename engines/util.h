@@ -55,8 +55,9 @@ int iogap_parse_bool(const char *s, bool *out);
 int iogap_parse_cpu_list(const char *val, unsigned char *mask, unsigned max_cpus);
 
 /* Where a process is waiting: per thread its name, wchan, system call and
- * kernel stack (/proc; the stack needs root), into path.  Taken before a
- * hung child is stopped, for the report.  0, or -1 with errno. */
+ * kernel stack (/proc; the stack needs root), then "inflight DISK READS
+ * WRITES" for each block device with requests in flight, into path.  Taken
+ * before a hung child is stopped, for the report.  0, or -1 with errno. */
 int iogap_snapshot_threads(pid_t pid, const char *path);
 
 #endif

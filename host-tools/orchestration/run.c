@@ -429,10 +429,38 @@ static void snapshot_stuck(const struct iogap_child *c, const char *dir)
 		unlink(path);
 }
 
+/* The stuck file's "inflight DISK READS WRITES" lines as "; DISK R reads W
+ * writes, ..." (empty without any): requests the side's kernel issued that
+ * its device had not completed at the limit (in a guest: QEMU). */
+static void stuck_inflight(const char *path, char *out, size_t len)
+{
+	char *text = iogap_read_file(path, 1 << 20, NULL), *save = NULL;
+	size_t used = 0;
+
+	out[0] = '\0';
+	if (!text)
+		return;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long long reads, writes;
+		char disk[64];
+		int n;
+
+		if (sscanf(l, "inflight %63s %llu %llu", disk, &reads, &writes) != 3)
+			continue;
+		n = snprintf(out + used, len - used, "%s %s %llu reads %llu writes",
+			     used ? "," : "; in flight at the limit (issued, not completed by the device):",
+			     disk, reads, writes);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	free(text);
+}
+
 /* Why a side failed when its probe was stopped at the limit. */
 static int say_stuck(const struct run_state *s, const char *side, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 64], where[96];
+	char path[PATH_MAX + 64], where[96], inflight[256];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s/" STUCK_FILE, s->dir, side);
@@ -440,11 +468,12 @@ static int say_stuck(const struct run_state *s, const char *side, char *err, siz
 		snprintf(where, sizeof(where), "where it waited could not be read");
 	else
 		snprintf(where, sizeof(where), "where its threads waited: %s/" STUCK_FILE, side);
+	stuck_inflight(path, inflight, sizeof(inflight));
 	return iogap_seterr(err, errlen, "the probe did not end within %" PRIu64 " s (%s): it was "
-			    "stopped; %s", (uint64_t)(job_limit_ns(s) / 1000000000ULL),
+			    "stopped; %s%s", (uint64_t)(job_limit_ns(s) / 1000000000ULL),
 			    s->o.timeout_s ? "--timeout" : s->needs.time_bound_ns ?
 			    "twice the jobs' runtime plus 120 s" : "the jobs are not bounded by time",
-			    where);
+			    where, inflight);
 }
 
 /* Why a probe that failed left no message, as far as iogap can tell: a
