@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "util.h"
 #include "job.h"
+#include "qemubin.h"
 #include "ringmap.h"
 #include "vm.h"
 
@@ -436,12 +438,14 @@ int iogap_vm_check_target(const struct iogap_vm_config *cfg, char *err, size_t e
 {
 	struct iogap_vm_config plain = *cfg;
 	static char json[16384], name[16400];
-	const char *argv[] = { "qemu-img", "info", name, NULL };
+	char qemu_img[PATH_MAX];
+	const char *argv[] = { qemu_img, "info", name, NULL };
 	struct iogap_spawn sp = { .argv = argv, .capture_stderr = true };
 	struct iogap_child c;
 	struct iogap_vm none = { 0 };
 
 	plain.filter_so = NULL;
+	iogap_qemu_tool(cfg->qemu, "qemu-img", qemu_img, sizeof(qemu_img));   /* the same build's */
 	if (drive_json(&plain, &none, json, sizeof(json)))
 		return iogap_seterr(err, errlen, "block graph description too long");
 	snprintf(name, sizeof(name), "json:%s", json);
