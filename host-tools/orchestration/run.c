@@ -1626,10 +1626,11 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 	s->o.nr_jobs = argc - optind;
 	if (passthrough_options(s))
 		return 2;
-	if (s->o.domain ? s->o.target_spec || !s->o.disk || s->o.passthrough || s->o.bare_run :
-			  s->o.disk || s->o.uri) {
-		fprintf(stderr, "iogap run: --domain needs --disk and takes no --target, --passthrough "
-			"or --bare-run; --disk and --uri go with --domain\n");
+	if (s->o.domain ? s->o.target_spec || !s->o.disk || s->o.passthrough || s->o.bare_run ||
+			  s->o.qemu : s->o.disk || s->o.uri) {
+		fprintf(stderr, "iogap run: --domain needs --disk and takes no --target, --passthrough, "
+			"--bare-run or --qemu (the domain's <emulator> runs); --disk and --uri go with "
+			"--domain\n");
 		return 2;
 	}
 	if ((!s->o.target_spec && !s->o.bare_run && !s->o.domain) || !s->o.nr_jobs) {
