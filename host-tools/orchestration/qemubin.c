@@ -184,12 +184,18 @@ size_t iogap_filter_dirs(char dirs[2][PATH_MAX])
 	return nr;
 }
 
+bool iogap_is_filter_name(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+
+	return !strncmp(base, FILTER_PREFIX, sizeof(FILTER_PREFIX) - 1) && n > 3 &&
+	       !strcmp(base + n - 3, ".so");
+}
+
 static int is_filter(const struct dirent *e)
 {
-	size_t n = strlen(e->d_name);
-
-	return !strncmp(e->d_name, FILTER_PREFIX, sizeof(FILTER_PREFIX) - 1) && n > 3 &&
-	       !strcmp(e->d_name + n - 3, ".so");
+	return iogap_is_filter_name(e->d_name);
 }
 
 /* "QEMU V" from iogap-filter-qemu-V.so; the plain iogap-filter.so is the

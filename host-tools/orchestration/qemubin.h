@@ -10,6 +10,7 @@
 #define IOGAP_QEMUBIN_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define IOGAP_QEMU_STAMP_HEX 40
@@ -36,6 +37,9 @@ void iogap_qemu_tool(const char *qemu, const char *tool, char *out, size_t len);
 
 /* The version number in a --version line ("10.0.2"), or the line itself. */
 void iogap_qemu_short_version(const char *version, char *out, size_t len);
+
+/* Is path (or a file name) an iogap filter's: iogap-filter*.so? */
+bool iogap_is_filter_name(const char *path);
 
 /* The directories that may hold filters: the build tree's qemu-filter/
  * (iogap run from a build tree) and the installation's <libdir>/iogap. */

@@ -6,7 +6,7 @@
 # before anything runs.  Usage: test_run_qemu.sh QEMU (meson gives the first
 # -Dextra_qemu binary).
 . "$(dirname "$0")/lib.sh"
-echo "1..14"
+echo "1..13"
 Q=${1:?usage: test_run_qemu.sh QEMU}
 job libaio > "$WORK/job.fio"
 dd if=/dev/urandom of="$WORK/disk.img" bs=1M count=64 status=none
