@@ -13,7 +13,7 @@ _iogap_dirs() {
 }
 
 # iogap run's options (iogap passthrough run takes them too)
-_iogap_run_opts='--target --dir --force --vm-only --bare-only --accel --cache --aio --iothread
+_iogap_run_opts='--target --dir --force --vm-only --bare-only --accel --qemu --cache --aio --iothread
 	--machine --smp --memory --kernel --initrd --timeout --boot-timeout --append
 	--allow-destroy-data --ring-size --repeat --match-load --quiet --no-kernel-points
 	--inject-delay-ns --passthrough --bare-run --domain --disk --uri'
@@ -26,6 +26,7 @@ _iogap_passthrough_run() {
 	--target) mapfile -t COMPREPLY < <(compgen -W 'file: dev:' -- "$cur")
 		  compopt -o nospace 2> /dev/null; return ;;
 	--accel) mapfile -t COMPREPLY < <(compgen -W 'auto kvm tcg' -- "$cur"); return ;;
+	--qemu) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 	--p50-within|--p99-within|--smp|--memory|--timeout|--boot-timeout|--append) return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -56,7 +57,7 @@ _iogap() {
 		--aio) mapfile -t COMPREPLY < <(compgen -W 'native io_uring threads' -- "$cur"); return ;;
 		--dir|--bare-run) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
 		--passthrough) mapfile -t COMPREPLY < <(compgen -W 'nvme' -- "$cur"); return ;;
-		--kernel|--initrd) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+		--kernel|--initrd|--qemu) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		--machine|--smp|--memory|--timeout|--boot-timeout|--append|--ring-size|--repeat|--inject-delay-ns)
 			return ;;
 		--domain) mapfile -t COMPREPLY < <(timeout 2 virsh -q list --name 2>/dev/null |
@@ -64,9 +65,10 @@ _iogap() {
 		--disk|--uri) return ;;
 		esac ;;
 	demo)
-		opts='--dir --runtime --accel --quiet --help'
+		opts='--dir --runtime --accel --qemu --quiet --help'
 		case $prev in
 		--accel) mapfile -t COMPREPLY < <(compgen -W 'auto kvm tcg' -- "$cur"); return ;;
+		--qemu) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		--dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
 		--runtime) return ;;
 		esac ;;

@@ -20,7 +20,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
-	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--quiet]\n"
+	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--qemu PATH]\n"
+	      "                  [--quiet]\n"
 	      "       iogap report RUN_DIR [--json FILE|-] [--html FILE]\n"
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
@@ -35,12 +36,14 @@ static void usage(FILE *f)
 
 static void demo_usage(FILE *f)
 {
-	fputs("usage: iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--quiet]\n"
+	fputs("usage: iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--qemu PATH]\n"
+	      "                  [--quiet]\n"
 	      "  `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a sparse\n"
 	      "  256 MiB image, bare metal and VM, then `iogap report` of it.\n"
 	      "  --dir DIR       run directory (default: a new /var/tmp/iogap-demo-XXXXXX)\n"
 	      "  --runtime SEC   seconds per phase (default 2)\n"
 	      "  --accel MODE    auto (default), kvm or tcg, as iogap run\n"
+	      "  --qemu PATH     the qemu-system-x86_64 to run, as iogap run\n"
 	      "  --quiet         no progress line\n", f);
 }
 
@@ -79,6 +82,8 @@ static int cmd_demo(int argc, char **argv)
 			runtime = argv[++i];
 		else if (!strcmp(argv[i], "--accel") && i + 1 < argc)
 			accel = argv[++i];
+		else if (!strcmp(argv[i], "--qemu") && i + 1 < argc)
+			setenv("IOGAP_QEMU", argv[++i], 1);   /* iogap run's default */
 		else {
 			demo_usage(stderr);
 			return 2;

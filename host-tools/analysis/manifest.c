@@ -12,7 +12,8 @@ const char *const iogap_manifest_config[] = {
 	PATH_OF(IOGAP_MF_TARGET, IOGAP_MF_SPEC), PATH_OF(IOGAP_MF_TARGET, IOGAP_MF_FORMAT),
 	PATH_OF(IOGAP_MF_VM, IOGAP_MF_ACCEL), "vm/machine", "vm/smp", "vm/memory_mb",
 	"vm/cache", "vm/aio", "vm/iothread", PATH_OF(IOGAP_MF_VM, IOGAP_MF_INJECT_DELAY),
-	PATH_OF(IOGAP_MF_VM, IOGAP_MF_PASSTHROUGH), NULL
+	PATH_OF(IOGAP_MF_VM, IOGAP_MF_PASSTHROUGH), PATH_OF(IOGAP_MF_VM, IOGAP_MF_QEMU_VERSION),
+	NULL
 };
 
 /* The null: target's simulated latency ("null:...,latency-ns=N"), 0 if none. */

@@ -31,6 +31,12 @@
 #define IOGAP_MF_MEMORY "memory_mb"
 #define IOGAP_MF_PASSTHROUGH "passthrough"   /* in vm: the assigned device ("nvme",
 					       * "vfio-pci,host=BDF"); "": none */
+/* in vm: the QEMU binary run, the first line of its --version, its
+ * qemu_stamp_ hex, and the stamp of the filter loaded into it ("": none) */
+#define IOGAP_MF_QEMU "qemu"
+#define IOGAP_MF_QEMU_VERSION "qemu_version"
+#define IOGAP_MF_QEMU_STAMP "qemu_stamp"
+#define IOGAP_MF_FILTER_STAMP "filter_stamp"
 #define IOGAP_MF_OFFSET "offset_ns"
 #define IOGAP_MF_IMPORTED "imported"      /* in a phase: `iogap import` wrote it */
 #define IOGAP_MF_STATUS "status"

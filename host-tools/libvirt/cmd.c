@@ -11,6 +11,7 @@
 
 #include "iogap-libvirt.h"
 #include "lv.h"
+#include "qemubin.h"
 
 struct lv_opts {
 	const char *cmd, *domain, *uri, *disk, *filter;
@@ -54,28 +55,28 @@ static int parse(int argc, char **argv, struct lv_opts *o)
 	return 0;
 }
 
-/* The filter object: --filter, $IOGAP_FILTER_SO, else beside this iogap in
- * the build tree (../qemu-filter/); an absolute path (QEMU's cwd differs). */
-static int filter_path(const char *given, char *out, size_t outlen)
+/* The filter for the domain's <emulator>, chosen by its stamp (qemubin.h):
+ * --filter or $IOGAP_FILTER_SO, checked, else the one built for that binary;
+ * an absolute path (QEMU's cwd differs). */
+static int filter_for(const char *xml, const char *given, char *out, size_t outlen)
 {
-	char self[PATH_MAX], guess[PATH_MAX + 64];
-	const char *p = given ?: getenv("IOGAP_FILTER_SO");
-	ssize_t n;
+	const char *e = strstr(xml, "<emulator>"), *end = e ? strstr(e, "</emulator>") : NULL;
+	char emulator[PATH_MAX], dirs[2][PATH_MAX], err[4096];
+	struct iogap_qemu q;
 
-	if (!p) {
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n < 0)
-			return -1;
-		self[n] = '\0';
-		*strrchr(self, '/') = '\0';
-		snprintf(guess, sizeof(guess), "%s/../qemu-filter/iogap-filter.so", self);
-		p = guess;
-	}
-	if (!realpath(p, out) || strlen(out) >= outlen) {
-		fprintf(stderr, "iogap: cannot find iogap-filter.so at %s (give --filter PATH or "
-			"set IOGAP_FILTER_SO)\n", p);
+	if (!end) {
+		fprintf(stderr, "iogap: the domain's definition has no <emulator>\n");
 		return -1;
 	}
+	e += strlen("<emulator>");
+	snprintf(emulator, sizeof(emulator), "%.*s", (int)(end - e), e);
+	if (iogap_qemu_identify(emulator, &q, err, sizeof(err)) ||
+	    iogap_qemu_filter(&q, given ?: getenv("IOGAP_FILTER_SO"), dirs, iogap_filter_dirs(dirs),
+			      err, sizeof(err))) {
+		fprintf(stderr, "iogap: %s\n", err);
+		return -1;
+	}
+	snprintf(out, outlen, "%s", q.filter);
 	return 0;
 }
 
@@ -93,12 +94,14 @@ static int redefine(virConnectPtr conn, virDomainPtr dom, const struct lv_opts *
 			o->domain);
 		return 1;
 	}
-	if (enable && filter_path(o->filter, so, sizeof(so)))
-		return 1;
 	/* SECURE: passwords stay in the definition we write back */
 	xml = virDomainGetXMLDesc(dom, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE);
 	if (!xml) {
 		fprintf(stderr, "iogap: %s: %s\n", o->domain, virGetLastErrorMessage());
+		return 1;
+	}
+	if (enable && filter_for(xml, o->filter, so, sizeof(so))) {
+		free(xml);
 		return 1;
 	}
 	rc = enable ? iogap_domxml_enable(xml, so, &out, err, sizeof(err)) :

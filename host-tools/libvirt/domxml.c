@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "lv.h"
+#include "qemubin.h"
 #include "util.h"
 
 #define QEMU_NS "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'"
 #define ENV_PRELOAD "<qemu:env name='LD_PRELOAD' value='"
 #define ENV_ALIAS "<qemu:env name='IOGAP_FILTER_ALIAS' value='"
-#define FILTER_BASENAME "iogap-filter.so"
 
 /* s with the span [at, at + cut) replaced by ins; a new string or NULL. */
 static char *splice(const char *s, size_t at, size_t cut, const char *ins)
@@ -68,14 +68,6 @@ static void env_value(const char *e, size_t prefix, char *out, size_t outlen)
 	size_t n = q ? (size_t)(q - v) : 0;
 
 	snprintf(out, outlen, "%.*s", (int)n, v);
-}
-
-/* Is this LD_PRELOAD value iogap's object (by its file name)? */
-static bool is_our_object(const char *value)
-{
-	const char *base = strrchr(value, '/');
-
-	return !strcmp(base ? base + 1 : value, FILTER_BASENAME);
 }
 
 /* Remove the line holding p from *xml (replaced in place); 0 or -1. */
@@ -144,7 +136,7 @@ int iogap_domxml_enable(const char *xml, const char *filter_so, char **out,
 	}
 	if (pre) {
 		env_value(pre, strlen(ENV_PRELOAD), cur, sizeof(cur));
-		if (!is_our_object(cur)) {
+		if (!iogap_is_filter_name(cur)) {
 			iogap_seterr(err, errlen, "the domain already sets LD_PRELOAD='%s' in <qemu:commandline>: "
 				"iogap does not replace another preload (add %s to that list by hand, "
 				"with <qemu:env name='IOGAP_FILTER_ALIAS' value='compress'/>)", cur, filter_so);
@@ -233,7 +225,7 @@ int iogap_domxml_disable(const char *xml, char **out, char *err, size_t errlen)
 	*out = NULL;
 	if (pre) {
 		env_value(pre, strlen(ENV_PRELOAD), cur, sizeof(cur));
-		if (!is_our_object(cur))
+		if (!iogap_is_filter_name(cur))
 			pre = NULL;   /* someone else's preload stays */
 	}
 	if (!pre && !alias)

@@ -31,6 +31,7 @@
 
 #include "json_parse.h"
 #include "lv.h"
+#include "qemubin.h"
 #include "util.h"
 
 #define NODE_PREFIX "iogap-"
@@ -149,6 +150,43 @@ int iogap_lv_qemu_find(virDomainPtr dom, const char *name, struct iogap_lv_qemu 
 	return 0;
 }
 
+/* The iogap filter among the objects of an LD_PRELOAD value (separated by
+ * colons or spaces) into out; false when there is none. */
+static bool preloaded_filter(const char *value, char *out, size_t outlen)
+{
+	for (const char *p = value; *p;) {
+		size_t n = strcspn(p, ": ");
+
+		snprintf(out, outlen, "%.*s", (int)n, p);
+		if (iogap_is_filter_name(out))
+			return true;
+		p += n + (p[n] != '\0');
+	}
+	return false;
+}
+
+/* The filter preloaded into the domain's QEMU was built for that binary (its
+ * stamp, qemubin.h): 0, or -1 naming both stamps (the filter stays inert in a
+ * QEMU of another build). */
+static int check_stamps(const struct iogap_lv_qemu *q, const char *filter, char *err,
+			size_t errlen)
+{
+	char exe[64], qemu_stamp[IOGAP_QEMU_STAMP_HEX + 1] = "",
+	     filter_stamp[IOGAP_QEMU_STAMP_HEX + 1] = "";
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)q->pid);
+	iogap_file_stamp(exe, qemu_stamp);
+	iogap_file_stamp(filter, filter_stamp);
+	if (qemu_stamp[0] && !strcmp(qemu_stamp, filter_stamp))
+		return 0;
+	return iogap_seterr(err, errlen, "domain %s's QEMU (pid %d, stamp %s) preloads %s, built "
+			    "for another QEMU (stamp %s): the filter stays inert there; run `iogap "
+			    "libvirt enable %s` (it takes the filter built for the domain's "
+			    "<emulator>), then restart the domain", q->name, (int)q->pid,
+			    qemu_stamp[0] ? qemu_stamp : "unknown", filter,
+			    filter_stamp[0] ? filter_stamp : "none", q->name);
+}
+
 int iogap_lv_check_filter(const struct iogap_lv_qemu *q, char *err, size_t errlen)
 {
 	size_t elen = 0, mlen = 0;
@@ -156,14 +194,16 @@ int iogap_lv_check_filter(const struct iogap_lv_qemu *q, char *err, size_t errle
 	char *maps = read_proc(q->pid, "maps", &mlen);
 	const char *pre = env ? nul_list_find(env, elen, "LD_PRELOAD=", true) : NULL;
 	const char *alias = env ? nul_list_find(env, elen, "IOGAP_FILTER_ALIAS=", true) : NULL;
+	char filter[PATH_MAX] = "";
+	bool preloaded = pre && preloaded_filter(pre + strlen("LD_PRELOAD="), filter, sizeof(filter));
 	/* " (deleted)" may follow: an object rebuilt since QEMU started */
-	bool mapped = maps && strstr(maps, "/iogap-filter.so");
+	bool mapped = preloaded && maps && strstr(maps, filter);
 	int rc = -1;
 
 	if (!env || !maps)
 		iogap_seterr(err, errlen, "cannot read /proc/%d of domain %s's QEMU: %s", (int)q->pid,
 			q->name, strerror(errno));
-	else if (!pre || !strstr(pre, "iogap-filter.so"))
+	else if (!preloaded)
 		iogap_seterr(err, errlen, "the iogap filter is not loaded in domain %s's QEMU (pid %d): "
 			"run `iogap libvirt enable %s`, then restart the domain (virsh shutdown %s; "
 			"virsh start %s)", q->name, (int)q->pid, q->name, q->name, q->name);
@@ -176,7 +216,7 @@ int iogap_lv_check_filter(const struct iogap_lv_qemu *q, char *err, size_t errle
 			"IOGAP_FILTER_ALIAS=compress: run `iogap libvirt enable %s` and restart it",
 			q->name, (int)q->pid, q->name);
 	else
-		rc = 0;
+		rc = check_stamps(q, filter, err, errlen);
 	free(env);
 	free(maps);
 	return rc;

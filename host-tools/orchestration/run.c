@@ -36,6 +36,7 @@
 #include "preflight.h"
 #include "progress.h"
 #include "orchestration.h"
+#include "qemubin.h"
 #include "repeat.h"
 #include "ringmap.h"
 #include "rundir.h"
@@ -55,6 +56,7 @@ struct run_opts {
 	const char *dir;
 	const char *target_spec;
 	const char *accel;
+	const char *qemu;          /* --qemu PATH (else $IOGAP_QEMU, else the system's) */
 	const char *cache, *aio, *machine;
 	const char *kernel, *initrd;
 	unsigned smp, memory_mb;
@@ -88,7 +90,8 @@ struct run_state {
 	struct iogap_target target;
 	char dir[PATH_MAX];
 	char tools[PATH_MAX];     /* directory of the iogap binary */
-	char probe[PATH_MAX], filter_so[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
+	char probe[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
+	struct iogap_qemu qemu;        /* the VM's QEMU and its filter (qemu.filter) */
 	char probe_static[PATH_MAX];   /* copied into a libvirt domain's guest */
 	struct iogap_domain *dom;      /* --domain */
 	char domain_target[4300];      /* the domain disk's backend, as --target */
@@ -206,7 +209,7 @@ static bool installed(const char *self_dir)
 	return realpath(IOGAP_INSTALL_BINDIR, bindir) && !strcmp(bindir, self_dir);
 }
 
-/* The probe, filter and guest: the command line, the environment, then the
+/* The probe and guest: the command line, the environment, then the
  * install's paths or the build tree's. */
 static int locate(struct run_state *s, char *err, size_t errlen)
 {
@@ -218,8 +221,6 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 	} want[] = {
 		{ s->probe, "IOGAP_PROBE", "../guest-probe/iogap-probe",
 		  IOGAP_INSTALL_BINDIR "/iogap-probe", "iogap-probe" },
-		{ s->filter_so, "IOGAP_FILTER_SO", "../qemu-filter/iogap-filter.so",
-		  IOGAP_INSTALL_PKGLIBDIR "/iogap-filter.so", "iogap-filter.so" },
 		{ s->kernel, "IOGAP_KERNEL", "../images/vmlinux",
 		  IOGAP_INSTALL_PKGLIBDIR "/vmlinux", "the guest kernel" },
 		{ s->initrd, "IOGAP_INITRD", "../images/initramfs.cpio",
@@ -252,10 +253,9 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 			return -1;
 		if (access(want[i].dst, R_OK)) {
 			/* the VM pieces matter only when there is a VM phase: iogap's
-			 * own (filter, kernel, initrd) or a domain's (the static probe);
-			 * the filter only when it has filter nodes */
-			bool domain_piece = i == 4;
-			bool wanted = domain_piece == !!s->o.domain && !(i == 1 && s->o.passthrough);
+			 * own (kernel, initrd) or a domain's (the static probe) */
+			bool domain_piece = i == 3;
+			bool wanted = domain_piece == !!s->o.domain;
 
 			if (i == 0 || (!s->o.bare_only && wanted)) {
 				snprintf(err, errlen, "cannot find %s at %s (set %s, or %s)",
@@ -266,6 +266,22 @@ static int locate(struct run_state *s, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* The QEMU of iogap's own VM and the filter built for that binary
+ * (qemubin.h): a QEMU without one is refused before anything runs. */
+static int locate_qemu(struct run_state *s, char *err, size_t errlen)
+{
+	char dirs[2][PATH_MAX];
+
+	if (s->o.bare_only || s->o.domain)
+		return 0;
+	if (iogap_qemu_identify(s->o.qemu, &s->qemu, err, errlen))
+		return -1;
+	if (s->o.passthrough)
+		return 0;   /* no filter nodes */
+	return iogap_qemu_filter(&s->qemu, getenv("IOGAP_FILTER_SO"), dirs,
+				 iogap_filter_dirs(dirs), err, errlen);
 }
 
 enum phase_result { PHASE_OK, PHASE_FAILED, PHASE_INTERRUPTED };
@@ -882,9 +898,9 @@ static enum phase_result run_vm(struct run_state *s, struct phase *p)
 {
 	char vmdir[PATH_MAX + 8], what[2048];
 	struct iogap_vm_config cfg = {
-		.qemu = "qemu-system-x86_64",
+		.qemu = s->qemu.path,
 		.kernel = s->kernel, .initrd = s->initrd,
-		.filter_so = s->o.passthrough ? NULL : s->filter_so, .passthrough = s->o.passthrough,
+		.filter_so = s->o.passthrough ? NULL : s->qemu.filter, .passthrough = s->o.passthrough,
 		.machine = s->o.machine, .smp = s->o.smp, .memory_mb = s->o.memory_mb,
 		.cache = s->o.cache, .aio = s->o.aio, .iothread = s->o.iothread,
 		.inject_delay_ns = s->o.inject_delay_ns, .ring_size = s->o.ring_size,
@@ -1304,7 +1320,11 @@ static void manifest_emit(struct jw *wp, const void *ctx)
 		jw_str(&w, "kernel", s->kernel);
 		jw_str(&w, "initrd", s->initrd);
 		jw_member(&w, "filter");   /* "" without filter nodes: the schema requires it */
-		jw_string(&w, s->o.passthrough ? "" : s->filter_so);
+		jw_string(&w, s->qemu.filter);
+		jw_str(&w, IOGAP_MF_FILTER_STAMP, s->qemu.filter[0] ? s->qemu.stamp : "");
+		jw_str(&w, IOGAP_MF_QEMU, s->qemu.path);
+		jw_str(&w, IOGAP_MF_QEMU_VERSION, s->qemu.version);
+		jw_str(&w, IOGAP_MF_QEMU_STAMP, s->qemu.stamp);
 		if (s->o.passthrough)
 			jw_str(&w, IOGAP_MF_PASSTHROUGH, s->passthrough);
 	}
@@ -1551,6 +1571,8 @@ static void usage(FILE *f)
 	      "  --force               reuse a run directory: an earlier run's files are removed\n"
 	      "  --vm-only, --bare-only\n"
 	      "  --accel auto|kvm|tcg  (auto: KVM if a test boot works, else TCG)\n"
+	      "  --qemu PATH           the qemu-system-x86_64 to run (default $IOGAP_QEMU, else\n"
+	      "                        the system's); the filter built for it is chosen\n"
 	      "  --cache MODE          none (default), writeback, writethrough, directsync, unsafe\n"
 	      "  --aio MODE            native (default), io_uring, threads\n"
 	      "  --iothread            virtio-blk in an iothread\n"
@@ -1608,6 +1630,7 @@ static const struct option run_longopts[] = {
 	{ "vm-only", no_argument, NULL, 'V' },
 	{ "bare-only", no_argument, NULL, 'B' },
 	{ "accel", required_argument, NULL, 'a' },
+	{ "qemu", required_argument, NULL, 'Q' },
 	{ "cache", required_argument, NULL, 'c' },
 	{ "aio", required_argument, NULL, 'A' },
 	{ "iothread", no_argument, NULL, 'i' },
@@ -1710,6 +1733,7 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 		case 'V': s->o.vm_only = true; break;
 		case 'B': s->o.bare_only = true; break;
 		case 'a': s->o.accel = optarg; break;
+		case 'Q': s->o.qemu = optarg; break;
 		case 'c': s->o.cache = optarg; break;
 		case 'A': s->o.aio = optarg; break;
 		case 'i': s->o.iothread = true; break;
@@ -1749,10 +1773,11 @@ static int parse_options(struct run_state *s, int argc, char **argv)
 	s->o.nr_jobs = argc - optind;
 	if (passthrough_options(s))
 		return 2;
-	if (s->o.domain ? s->o.target_spec || !s->o.disk || s->o.passthrough || s->o.bare_run :
-			  s->o.disk || s->o.uri) {
-		fprintf(stderr, "iogap run: --domain needs --disk and takes no --target, --passthrough "
-			"or --bare-run; --disk and --uri go with --domain\n");
+	if (s->o.domain ? s->o.target_spec || !s->o.disk || s->o.passthrough || s->o.bare_run ||
+			  s->o.qemu : s->o.disk || s->o.uri) {
+		fprintf(stderr, "iogap run: --domain needs --disk and takes no --target, --passthrough, "
+			"--bare-run or --qemu (the domain's <emulator> runs); --disk and --uri go with "
+			"--domain\n");
 		return 2;
 	}
 	if ((!s->o.target_spec && !s->o.bare_run && !s->o.domain) || !s->o.nr_jobs) {
@@ -2075,7 +2100,8 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 			return -1;
 	}
 	if ((s->o.bare_run && load_bare_run(s, err, errlen)) ||
-	    (s->o.domain && open_domain(s, err, errlen)) || locate(s, err, errlen))
+	    (s->o.domain && open_domain(s, err, errlen)) || locate(s, err, errlen) ||
+	    locate_qemu(s, err, errlen))
 		return -1;
 	if (vfio(s)) {   /* the device is the guest's: nothing of it to check here */
 		plan_kernel_points(s);
@@ -2103,7 +2129,7 @@ static int prepare(struct run_state *s, char *err, size_t errlen)
 	if (!s->o.bare_only && !s->o.domain) {
 		/* QEMU must be able to open the target before bare metal runs:
 		 * a missing driver module fails here, in seconds */
-		struct iogap_vm_config cfg = { .cache = s->o.cache, .aio = s->o.aio,
+		struct iogap_vm_config cfg = { .qemu = s->qemu.path, .cache = s->o.cache, .aio = s->o.aio,
 					       .target = &s->target, .read_only = !s->needs.writes };
 
 		if (iogap_vm_check_target(&cfg, err, errlen))

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "util.h"
 #include "job.h"
 #include "json_writer.h"
+#include "qemubin.h"
 #include "ringmap.h"
 #include "vm.h"
 
@@ -514,13 +516,14 @@ int iogap_vm_check_target(const struct iogap_vm_config *cfg, char *err, size_t e
 {
 	struct iogap_vm_config plain = *cfg;
 	struct iogap_vm none = { 0 };
-	char *json, *name = NULL;
-	const char *argv[] = { "qemu-img", "info", NULL, NULL };
+	char *json, *name = NULL, qemu_img[PATH_MAX];
+	const char *argv[] = { qemu_img, "info", NULL, NULL };
 	struct iogap_spawn sp = { .argv = argv, .capture_stderr = true };
 	struct iogap_child c;
 	int rc;
 
 	plain.filter_so = NULL;
+	iogap_qemu_tool(cfg->qemu, "qemu-img", qemu_img, sizeof(qemu_img));   /* the same build's */
 	json = drive_json(&plain, &none);
 	if (!json || asprintf(&name, "json:%s", json) < 0)
 		name = NULL;

@@ -74,6 +74,22 @@ static void already_enabled(void)
 	free(moved);
 }
 
+/* One filter per QEMU build: iogap-filter-qemu-10.0.2.so is iogap's too. */
+static void versioned_filter(void)
+{
+	char err[1024], *on = NULL, *moved = NULL, *off = NULL;
+
+	iogap_domxml_enable(plain, "/lib/iogap/iogap-filter-qemu-10.0.2.so", &on, err, sizeof(err));
+	ok(on && iogap_domxml_enable(on, SO, &moved, err, sizeof(err)) == 0 &&
+	   strstr(moved, "value='" SO "'") && !strstr(moved, "iogap-filter-qemu-10.0.2.so"),
+	   "a filter of another QEMU build in the definition is replaced, not refused");
+	ok(on && iogap_domxml_disable(on, &off, err, sizeof(err)) == 0 && off && !strcmp(off, plain),
+	   "disable removes an iogap-filter-qemu-VERSION.so preload");
+	free(on);
+	free(moved);
+	free(off);
+}
+
 static void foreign_preload(void)
 {
 	char err[1024] = "", *out = NULL;
@@ -306,10 +322,11 @@ int main(void)
 	struct jp_value ga;
 	char err[256] = "";
 
-	tap_plan(29);
+	tap_plan(31);
 	round_trip("no qemu namespace", plain);
 	round_trip("existing qemu:commandline", with_args);
 	already_enabled();
+	versioned_filter();
 	foreign_preload();
 	escaping();
 	not_a_domain();
