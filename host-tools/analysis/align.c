@@ -24,7 +24,7 @@
  *     for raw images (our case); a qcow2 image maps guest offsets to host
  *     cluster offsets, so untagged bottom records would need that mapping
  *     (tagged writes still pair by tag: the tag travels with the payload).
- * Then the exact pairs bound the clock offset (bound_refine()).
+ * Then the pairs bound the clock offset (iogap_bounds_add()).
  *
  * Flush, trim, write-zeroes and other ops (op > IOGAP_OP_WRITE) are not
  * paired: they carry no payload tag, a flush has no offset/length, and
@@ -602,7 +602,10 @@ static int part_in(const struct iogap_trace_record *g, const struct iogap_trace_
 }
 
 /*
- * Bounds (the core).  offset = guest - host, and for an exact pair
+ * Bounds (the core).  offset = guest - host, and for a pair that cannot be
+ * wrong -- a write paired by its tag, or a request paired by (op, offset,
+ * length) as the only candidate in both directions within its window, not
+ * merged with neighbours (a read-only job has no tags) --
  *   guest start <= top entry  =>  off0 >= lo_i
  *   top exit <= guest complete =>  off0 <= hi_i
  * in the frame the ping-pong drift corrects, so only the constant off0
@@ -627,7 +630,7 @@ void iogap_bounds_add(struct iogap_bounds *b, const struct iogap_clock_map *pp,
 	double k1 = 1.0 + pp->drift_ppb * 1e-9;
 	int64_t ms, mc;
 
-	if (!p->exact || !p->top || p->invalid || p->top_exit < p->top_entry)
+	if (!p->top || p->merged || p->invalid || p->top_exit < p->top_entry)
 		return;
 	ms = sdiff(p->top_entry, iogap_guest_to_host(pp, p->guest->start_ns));
 	mc = sdiff(iogap_guest_to_host(pp, p->guest->complete_ns), p->top_exit);

@@ -130,7 +130,8 @@ struct iogap_pairing {
 /*
  * Pair guest records (every read and write, ramp records included; flush,
  * trim and other ops are skipped) with filter records, then refine map with
- * the per-request bounds of exact pairs: guest start <= top entry and top
+ * the per-request bounds of the pairs (exact ones and those paired by key,
+ * unique in their window, not merged): guest start <= top entry and top
  * exit <= guest completion.  pairs[] follows the guest records' order.
  * Record arrays must stay alive while the pairing is used.  map is the
  * ping-pong estimate (used for the read time windows); out->map is the
@@ -177,7 +178,8 @@ void iogap_pair_count_top(struct iogap_pair_counts *c, const struct iogap_trace_
 void iogap_pair_count_bottom(struct iogap_pair_counts *c, const struct iogap_trace_record *r,
 			     uint8_t claimed);
 
-/* The clock offset's bounds from exact pairs (order-free: max and min). */
+/* The clock offset's bounds from pairs (order-free: max and min): exact
+ * ones and the rest paired at the top, unmerged (iogap_pair_requests). */
 struct iogap_bounds {
 	int64_t lo, hi;
 	uint64_t n;

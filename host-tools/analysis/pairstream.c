@@ -154,7 +154,7 @@ void iogap_stream_facts_to_host(struct iogap_stream_facts *f, const struct iogap
 
 /* ------------------------------------------------------------ sources */
 
-enum src_filter { SRC_ALL, SRC_WRITES, SRC_TAGGED_WRITES, SRC_NONE };
+enum src_filter { SRC_ALL, SRC_NONE };
 
 struct src {
 	const struct iogap_rec_src *in;
@@ -175,40 +175,25 @@ static int src_open(struct src *s, const struct iogap_rec_src *in, enum src_filt
 	return 0;
 }
 
-static bool src_wants(const struct src *s, const struct iogap_trace_record *r)
-{
-	switch (s->filter) {
-	case SRC_WRITES:
-		return r->op == IOGAP_OP_WRITE;
-	case SRC_TAGGED_WRITES:
-		return r->op == IOGAP_OP_WRITE && (r->flags & IOGAP_REC_TAGGED);
-	default:
-		return true;
-	}
-}
-
 /* 1 = got one, 0 = end, -1 = error (in err) */
 static int src_next(struct src *s, struct iogap_trace_record *r, char *err, size_t errlen)
 {
 	if (s->filter == SRC_NONE)
 		return 0;
-	for (;;) {
-		if (s->rd && s->pos == s->nbatch) {
-			ptrdiff_t n = iogap_trace_reader_batch(s->rd, &s->batch, err, errlen);
+	if (s->rd && s->pos == s->nbatch) {
+		ptrdiff_t n = iogap_trace_reader_batch(s->rd, &s->batch, err, errlen);
 
-			if (n <= 0)
-				return (int)n;
-			s->nbatch = (size_t)n;
-			s->pos = 0;
-		} else if (!s->rd && s->pos >= s->in->nr) {
-			return 0;
-		}
-		*r = s->rd ? s->batch[s->pos++] : s->in->r[s->pos++];
-		if (s->in->seen)
-			s->in->seen(s->in->seen_ctx, r);
-		if (src_wants(s, r))
-			return 1;
+		if (n <= 0)
+			return (int)n;
+		s->nbatch = (size_t)n;
+		s->pos = 0;
+	} else if (!s->rd && s->pos >= s->in->nr) {
+		return 0;
 	}
+	*r = s->rd ? s->batch[s->pos++] : s->in->r[s->pos++];
+	if (s->in->seen)
+		s->in->seen(s->in->seen_ctx, r);
+	return 1;
 }
 
 /* The rest of a source whose records someone wants to see. */
@@ -325,7 +310,7 @@ static size_t win_drop(struct win *w, uint64_t floor, size_t keep)
 
 struct pass {
 	const struct iogap_pair_stream *ps;
-	bool writes_only;
+	bool no_bottom;                        /* the bounds need the top only */
 	const struct iogap_clock_map *times;   /* NULL: pairs keep no times */
 	iogap_pair_visit fn;
 	void *ctx;
@@ -568,11 +553,8 @@ static int run_pass(struct pass *p, char *err, size_t errlen)
 	size_t budget = ps->budget ? ps->budget : IOGAP_STREAM_BUDGET;
 	int rc = 0;
 
-	if (p->writes_only) {
-		filter[0] = SRC_WRITES;
-		filter[1] = SRC_TAGGED_WRITES;
+	if (p->no_bottom)
 		filter[2] = SRC_NONE;
-	}
 	struct iogap_pair_window none;
 
 	/* the map's checks (a drift too large to pair with), also when the
@@ -623,7 +605,7 @@ int iogap_pair_stream_bounds(const struct iogap_pair_stream *ps, struct iogap_bo
 			     struct iogap_stream_cut *cut, char *err, size_t errlen)
 {
 	struct bounds_ctx c = { b, ps->pp };
-	struct pass p = { .ps = ps, .writes_only = true, .fn = add_bound, .ctx = &c };
+	struct pass p = { .ps = ps, .no_bottom = true, .fn = add_bound, .ctx = &c };
 	int rc;
 
 	iogap_bounds_init(b);

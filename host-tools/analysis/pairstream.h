@@ -111,9 +111,10 @@ struct iogap_stream_cut {
 	uint64_t cap, reach;    /* ns: the length the horizon allows for; 4 H */
 };
 
-/* The clock offset bounds of the exact pairs (a pass over guest writes
- * and tagged top writes only: nothing else decides an exact pair).
- * 0, or -1 with err; *cut: writes in cut windows or near long records. */
+/* The clock offset bounds of the pairs (iogap_bounds_add: exact ones and
+ * unmerged ones paired by key; a pass over the guest and top traces, the
+ * bottom is not needed).  0, or -1 with err; *cut: requests in cut windows
+ * or near long records. */
 int iogap_pair_stream_bounds(const struct iogap_pair_stream *ps, struct iogap_bounds *b,
 			     struct iogap_stream_cut *cut, char *err, size_t errlen);
 

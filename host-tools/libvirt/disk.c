@@ -7,6 +7,7 @@
 
 #include <libvirt/virterror.h>
 
+#include "json_parse.h"
 #include "lv.h"
 #include "util.h"
 
@@ -43,11 +44,50 @@ static const char *element(const char *p, const char *end, const char *name)
 	return NULL;
 }
 
+/* The numeric attributes names[0..3] of the <address> at addr, when its
+ * type is want and it has all four. */
+static bool address(const char *addr, const char *want, const char *const names[4], int out[4])
+{
+	char v[16];
+
+	if (!addr || !attr(addr, "type", v, sizeof(v)) || strcmp(v, want))
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (!attr(addr, names[i], v, sizeof(v)))
+			return false;
+		out[i] = (int)strtol(v, NULL, 0);
+	}
+	return true;
+}
+
+static const char *const pci_names[4] = { "domain", "bus", "slot", "function" };
+static const char *const drive_names[4] = { "controller", "bus", "target", "unit" };
+
+/* The PCI address of <controller type='type' index='index'> into pci. */
+static bool controller_pci(const char *xml, const char *type, int index, int pci[4])
+{
+	const char *end = xml + strlen(xml);
+
+	for (const char *c = xml; (c = element(c, end, "controller")); c++) {
+		const char *gt = strchr(c, '>'), *close = strstr(c, "</controller>");
+		char t[32], i[16];
+
+		if (!attr(c, "type", t, sizeof(t)) || strcmp(t, type) ||
+		    !attr(c, "index", i, sizeof(i)) || (int)strtol(i, NULL, 0) != index)
+			continue;
+		/* <controller .../> has no address */
+		return gt && gt[-1] != '/' && close &&
+		       address(element(gt, close, "address"), "pci", pci_names, pci);
+	}
+	return false;
+}
+
 static int fill(const char *blk, const char *end, const char *dev, struct iogap_lv_disk *d,
 		char *err, size_t errlen)
 {
 	const char *src = element(blk, end, "source"), *drv = element(blk, end, "driver");
 	const char *addr = element(blk, end, "address"), *ser = element(blk, end, "serial");
+	const char *tgt = element(blk, end, "target");
 	char type[32] = "", v[4096];
 
 	attr(blk, "type", type, sizeof(type));
@@ -57,18 +97,10 @@ static int fill(const char *blk, const char *end, const char *dev, struct iogap_
 		snprintf(d->format, sizeof(d->format), "raw");
 	if (ser)
 		snprintf(d->serial, sizeof(d->serial), "%.*s", (int)strcspn(ser + 8, "<"), ser + 8);
-	if (addr && attr(addr, "type", v, sizeof(v)) && !strcmp(v, "pci")) {
-		char dom[16], bus[16], slot[16], fn[16];
-
-		if (attr(addr, "domain", dom, sizeof(dom)) && attr(addr, "bus", bus, sizeof(bus)) &&
-		    attr(addr, "slot", slot, sizeof(slot)) && attr(addr, "function", fn, sizeof(fn))) {
-			d->pci[0] = (int)strtol(dom, NULL, 0);
-			d->pci[1] = (int)strtol(bus, NULL, 0);
-			d->pci[2] = (int)strtol(slot, NULL, 0);
-			d->pci[3] = (int)strtol(fn, NULL, 0);
-			d->has_pci = true;
-		}
-	}
+	if (tgt)
+		attr(tgt, "bus", d->bus, sizeof(d->bus));
+	d->has_pci = address(addr, "pci", pci_names, d->pci);
+	d->has_drive = address(addr, "drive", drive_names, d->drive);
 	if (src && !strcmp(type, "file") && attr(src, "file", v, sizeof(v)))
 		snprintf(d->spec, sizeof(d->spec), "file:%s", v);
 	else if (src && !strcmp(type, "block") && attr(src, "dev", v, sizeof(v)))
@@ -103,6 +135,9 @@ int iogap_lv_disk_from_xml(const char *xml, const char *dev, struct iogap_lv_dis
 		if (t && attr(t, "dev", tdev, sizeof(tdev)) && !strcmp(tdev, dev))
 			rc = fill(p, end, dev, d, err, errlen);
 	}
+	/* libvirt names a disk's controller by its bus: scsi, sata, ide */
+	if (!rc && d->has_drive)
+		d->has_ctrl_pci = controller_pci(xml, d->bus, d->drive[0], d->ctrl_pci);
 	if (rc > 0)
 		iogap_seterr(err, errlen, "disk %s not found in the domain's XML", dev);
 	return rc ? -1 : 0;
@@ -119,4 +154,75 @@ int iogap_lv_disk_info(virDomainPtr dom, const char *dev, struct iogap_lv_disk *
 	rc = iogap_lv_disk_from_xml(xml, dev, d, err, errlen);
 	free(xml);
 	return rc;
+}
+
+/* ---- the disk in the guest ---------------------------------------------------- */
+
+static bool pci_is(const struct jp_value *a, const int want[4])
+{
+	for (int i = 0; i < 4; i++)
+		if (jp_u64(jp_get(a, pci_names[i]), UINT64_MAX) != (uint64_t)want[i])
+			return false;
+	return true;
+}
+
+static bool coord_is(const struct jp_value *a, const char *key, int want)
+{
+	return jp_u64(jp_get(a, key), UINT64_MAX) == (uint64_t)want;
+}
+
+/* qemu-ga's address of a disk behind a controller: virtio-scsi gives
+ * channel/target/LUN as bus/target/unit (libvirt's drive address alike),
+ * ata_piix the IDE bus and unit, ahci the port as unit. */
+static bool drive_is(const struct jp_value *a, const struct iogap_lv_disk *d)
+{
+	const char *type = jp_str(jp_get(a, "bus-type"));
+	bool scsi = type && !strcmp(type, "scsi"), ide = type && !strcmp(type, "ide");
+	bool sata = type && !strcmp(type, "sata");
+
+	if (!d->has_drive || !d->has_ctrl_pci || !(scsi || ide || sata) ||
+	    !pci_is(jp_get(a, "pci-controller"), d->ctrl_pci))
+		return false;
+	return coord_is(a, "unit", d->drive[3]) && (sata || coord_is(a, "bus", d->drive[1])) &&
+	       (!scsi || coord_is(a, "target", d->drive[2]));
+}
+
+/* qemu-ga's serial is udev's ID_SERIAL when the guest has udev: for
+ * QEMU's SCSI and ATA disks and NVMe controllers the vendor and model come
+ * first ("0QEMU_QEMU_HARDDISK_<serial>"), virtio-blk's is the serial. */
+static bool serial_is(const char *ser, const char *want)
+{
+	static const char *const prefix[] = { "", "0QEMU_QEMU_HARDDISK_", "QEMU_HARDDISK_",
+					      "QEMU_NVMe_Ctrl_" };
+
+	for (size_t i = 0; ser && want[0] && i < sizeof(prefix) / sizeof(prefix[0]); i++) {
+		size_t n = strlen(prefix[i]);
+
+		if (!strncmp(ser, prefix[i], n) && !strcmp(ser + n, want))
+			return true;
+	}
+	return false;
+}
+
+size_t iogap_lv_guest_disk(const struct jp_value *disks, const struct iogap_lv_disk *d,
+			   char *out, size_t outlen)
+{
+	size_t found = 0, used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; disks->type == JP_ARRAY && i < disks->n; i++) {
+		const struct jp_value *g = &disks->items[i], *a = jp_get(g, "address");
+		const char *name = jp_str(jp_get(g, "name"));
+		bool part = jp_get(g, "partition") && jp_get(g, "partition")->b;
+
+		if (!name || part || !a)
+			continue;
+		if (!(d->has_pci && pci_is(jp_get(a, "pci-controller"), d->pci)) && !drive_is(a, d) &&
+		    !serial_is(jp_str(jp_get(a, "serial")), d->serial))
+			continue;
+		found++;
+		if (used < outlen)
+			used += (size_t)snprintf(out + used, outlen - used, "%s%s", used ? " " : "", name);
+	}
+	return found;
 }

@@ -161,48 +161,48 @@ bool iogap_domain_shareable(const struct iogap_domain *d)
 
 /* ---- the guest's view ---------------------------------------------------------- */
 
-static bool pci_is(const struct jp_value *a, const int want[4])
+/* What the domain XML says of where the disk is, for the messages. */
+static void where_text(const struct iogap_lv_disk *k, char *out, size_t outlen)
 {
-	static const char *const k[4] = { "domain", "bus", "slot", "function" };
+	const int *p = k->has_pci ? k->pci : k->ctrl_pci;
+	int n = 0;
 
-	for (int i = 0; i < 4; i++)
-		if (jp_u64(jp_get(a, k[i]), UINT64_MAX) != (uint64_t)want[i])
-			return false;
-	return true;
+	out[0] = '\0';
+	if (k->has_pci || k->has_ctrl_pci)
+		n = snprintf(out, outlen, " at PCI address %04x:%02x:%02x.%x", p[0], p[1], p[2], p[3]);
+	if (k->has_drive && k->has_ctrl_pci && n >= 0 && (size_t)n < outlen)
+		n += snprintf(out + n, outlen - (size_t)n, " (%s bus/target/unit %d/%d/%d)", k->bus,
+			      k->drive[1], k->drive[2], k->drive[3]);
+	if (k->serial[0] && n >= 0 && (size_t)n < outlen)
+		snprintf(out + n, outlen - (size_t)n, "%s with serial %s", n ? " or" : "", k->serial);
 }
 
 int iogap_domain_guest_dev(struct iogap_domain *d, char *out, size_t outlen, char *err,
 			   size_t errlen)
 {
 	struct jp_value disks;
-	int rc = -1;
+	char names[512], where[256];
+	size_t n;
 
 	if (iogap_ga_cmd(d->dom, "{\"execute\":\"guest-get-disks\"}", 60, &disks, err, errlen))
 		return -1;
-	for (size_t i = 0; disks.type == JP_ARRAY && i < disks.n && rc; i++) {
-		const struct jp_value *g = &disks.items[i], *a = jp_get(g, "address");
-		const char *name = jp_str(jp_get(g, "name")), *ser = jp_str(jp_get(a, "serial"));
-		bool part = jp_get(g, "partition") && jp_get(g, "partition")->b;
-
-		if (!name || part || !a)
-			continue;
-		if ((d->disk.has_pci && jp_get(a, "pci-controller") &&
-		     pci_is(jp_get(a, "pci-controller"), d->disk.pci)) ||
-		    (d->disk.serial[0] && ser && !strcmp(ser, d->disk.serial))) {
-			snprintf(out, outlen, "%s", name);
-			rc = 0;
-		}
-	}
+	n = iogap_lv_guest_disk(&disks, &d->disk, names, sizeof(names));
 	jp_free(&disks);
-	if (rc && !d->disk.has_pci && !d->disk.serial[0])
-		iogap_seterr(err, errlen, "disk %s of domain %s has neither a PCI address nor a "
-			     "<serial> in its XML: iogap cannot tell which guest device it is (give it "
-			     "a <serial>)", d->dev, d->name);
-	else if (rc)
-		iogap_seterr(err, errlen, "disk %s of domain %s: the guest agent lists no disk at its "
-			     "PCI address%s%s", d->dev, d->name, d->disk.serial[0] ? " or with serial " :
-			     "", d->disk.serial);
-	return rc;
+	where_text(&d->disk, where, sizeof(where));
+	if (n == 1) {
+		snprintf(out, outlen, "%s", names);
+		return 0;
+	}
+	if (!where[0])
+		return iogap_seterr(err, errlen, "disk %s of domain %s has neither a PCI address (of "
+				    "its own or of its controller) nor a <serial> in its XML: iogap cannot "
+				    "tell which guest device it is (give it a <serial>)", d->dev, d->name);
+	if (n > 1)
+		return iogap_seterr(err, errlen, "disk %s of domain %s: the guest agent lists several "
+				    "disks%s: %s", d->dev, d->name, where, names);
+	return iogap_seterr(err, errlen, "disk %s of domain %s: the guest agent lists no disk%s "
+			    "(`virsh qemu-agent-command %s '{\"execute\":\"guest-get-disks\"}'`)",
+			    d->dev, d->name, where, d->name);
 }
 
 /* A small guest file (the first 64 KiB), into a malloc'd string. */

@@ -33,7 +33,8 @@ const char *iogap_domain_agent(const struct iogap_domain *d);
 void iogap_domain_size(const struct iogap_domain *d, unsigned *vcpus, uint64_t *memory_mb);
 bool iogap_domain_read_only(const struct iogap_domain *d);
 bool iogap_domain_shareable(const struct iogap_domain *d);
-/* The disk's device in the guest (/dev/vdX), found by PCI address or serial. */
+/* The disk's device in the guest (/dev/vdX, /dev/sdX), found by its PCI
+ * address, its controller's and drive address, or its serial. */
 int iogap_domain_guest_dev(struct iogap_domain *d, char *out, size_t outlen, char *err,
 			   size_t errlen);
 /* Is the guest using the disk (mounted, or held by another device)?  0

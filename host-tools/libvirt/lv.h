@@ -84,12 +84,26 @@ struct iogap_lv_disk {
 	char serial[64];          /* "" without <serial> */
 	bool has_pci;             /* <address type='pci'>: domain, bus, slot, function */
 	int pci[4];
+	char bus[16];             /* <target bus>: virtio, scsi, sata, ide, ... */
+	bool has_drive;           /* <address type='drive'>: on a controller */
+	int drive[4];             /* its controller (index), bus, target, unit */
+	bool has_ctrl_pci;        /* that controller's <address type='pci'> */
+	int ctrl_pci[4];
 };
 int iogap_lv_disk_info(virDomainPtr dom, const char *dev, struct iogap_lv_disk *d, char *err,
 		       size_t errlen);
 /* The same from the live XML's text. */
 int iogap_lv_disk_from_xml(const char *xml, const char *dev, struct iogap_lv_disk *d, char *err,
 			   size_t errlen);
+
+/* Which of qemu-ga's guest-get-disks entries (disks, its "return") is disk
+ * d: a virtio-blk disk by its PCI address; a disk on a SCSI, SATA or IDE
+ * controller by the controller's PCI address and the bus/target/unit of
+ * its drive address (each as qemu-ga reports that bus); either also by
+ * <serial> (as is, or as udev presents it).  The number of whole disks that
+ * match; their names, space-separated, in out. */
+size_t iogap_lv_guest_disk(const struct jp_value *disks, const struct iogap_lv_disk *d,
+			   char *out, size_t outlen);
 
 /* The guest agent (ga.c); guest paths without quotes.  0, or -1 with err. */
 int iogap_ga_cmd(virDomainPtr dom, const char *cmd, int timeout_s, struct jp_value *ret,

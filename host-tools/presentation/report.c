@@ -514,6 +514,37 @@ static bool row_vs_bare(const struct iogap_gap_row *row)
 	return row->bare_to >= 0;
 }
 
+/* Does the clock tell the crossing stages apart: is its error smaller than
+ * each one's mean?  Else each alone would be more the clock's error than
+ * the stage: only their sum is printed (the clock's offset cancels in it). */
+static bool crossings_told(const struct report *rep, const struct iogap_rstat *st)
+{
+	for (size_t s = 0; s < rep->vm.n; s++)
+		if ((rep->vm.s[s].flags & IOGAP_STAGE_CROSSING) && st[s].n &&
+		    rep->err_ns >= mean_of(&st[s]))
+			return false;
+	return true;
+}
+
+/* The crossing stages' keys ("G->Q + Q->G") into keys; the sum of their means. */
+static double crossing_sum(const struct report *rep, const struct iogap_rstat *st, char *keys,
+			   size_t n)
+{
+	double sum = 0;
+	size_t used = 0;
+
+	keys[0] = '\0';
+	for (size_t s = 0; s < rep->vm.n; s++) {
+		if (!(rep->vm.s[s].flags & IOGAP_STAGE_CROSSING))
+			continue;
+		sum += mean_of(&st[s]);
+		if (used < n)
+			used += (size_t)snprintf(keys + used, n - used, "%s%s", used ? " + " : "",
+						 rep->vm.s[s].key);
+	}
+	return sum;
+}
+
 static void compute_gaps(struct report *rep)
 {
 	for (size_t k = 0; k < rep->nu && k < 256; k++) {
@@ -521,6 +552,7 @@ static void compute_gaps(struct report *rep)
 			struct unit *u = &rep->u[k];
 			struct gap *g = &rep->gap[k][d];
 			size_t other = rep->rows.n;
+			bool told = crossings_told(rep, u->stage[d]);
 			double sum = 0;
 
 			memset(g, 0, sizeof(*g));
@@ -543,9 +575,11 @@ static void compute_gaps(struct report *rep)
 			}
 			g->contrib[other] = g->gap - sum;
 			/* at different loads a stage compared with bare metal differs
-			 * by queueing: not a term to name (docs/reports.md, "Load") */
+			 * by queueing: not a term to name (docs/reports.md, "Load");
+			 * nor is a crossing stage the clock cannot tell */
 			for (size_t c = 0; c < other; c++)
 				if (!(row_vs_bare(&rep->rows.r[c]) && g->load_differs) &&
+				    (told || !rep->rows.r[c].crossing) &&
 				    (g->largest < 0 || g->contrib[c] > g->contrib[g->largest]))
 					g->largest = (int)c;
 		}
@@ -734,10 +768,12 @@ static void verdict_vm_only(const struct report *rep, const struct unit *u, int 
 	const struct iogap_rstat *st = u->stage[d];
 	int best = -1;
 	double tot = mean_of(total_of(rep, u, d));
+	bool told = crossings_told(rep, st);
 	char sure[160];
 
 	for (size_t i = 0; i < rep->vm.n; i++)
 		if (!(rep->vm.s[i].flags & IOGAP_STAGE_DETAIL) &&
+		    (told || !(rep->vm.s[i].flags & IOGAP_STAGE_CROSSING)) &&
 		    (best < 0 || mean_of(&st[i]) > mean_of(&st[best])))
 			best = (int)i;
 	sure_text(rep, &rep->vm.s[best], sure, sizeof(sure), mean_of(&st[best]),
@@ -827,6 +863,13 @@ static void verdict(const struct report *rep, size_t k, int d, char *out, size_t
 		else
 			verdict_vm_only(rep, u, d, out, n, &l);
 	}
+	if (!crossings_told(rep, u->stage[d])) {
+		char keys[128];
+		double across = crossing_sum(rep, u->stage[d], keys, sizeof(keys));
+
+		cat(out, n, &l, " %s are told only together, %.1f us: the clock's error (+-%.1f us) "
+		    "is as large as each of them.", keys, across / 1e3, rep->err_ns / 1e3);
+	}
 	verdict_cpu(rep, u, out, n, &l);
 }
 
@@ -911,11 +954,20 @@ static void row_label(const struct iogap_gap_row *row, const char *minus, char *
 		snprintf(out, n, "%s", row->stage.gap_key);
 }
 
-static void print_gap_rows(const struct report *rep, FILE *f, const struct gap *g)
+static void print_gap_rows(const struct report *rep, FILE *f, const struct gap *g, bool told)
 {
+	double across = 0;
+
 	for (size_t c = 0; c <= rep->rows.n; c++) {
 		char e[32] = "", label[128] = "other (unpaired, drift)";
 
+		if (c < rep->rows.n && !told && rep->rows.r[c].crossing) {
+			across += g->contrib[c];
+			continue;
+		}
+		if (c == rep->rows.n && !told)
+			fprintf(f, "  %-22s %+10.2f us          %6.1f%%\n", "across the clocks",
+				across / 1e3, g->gap ? 100.0 * across / g->gap : 0);
 		if (c < rep->rows.n)
 			row_label(&rep->rows.r[c], "-", label, sizeof(label));
 		if (g->err[c] > 0)
@@ -955,7 +1007,9 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 	const struct iogap_rstat *st = u->stage[d], *total = total_of(rep, u, d);
 	const struct dirstat *vm = &u->d[SIDE_VM][d], *bare = &u->d[SIDE_BARE][d];
 	const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-	char v[2048];
+	bool told = crossings_told(rep, st);
+	char v[2048], keys[128];
+	double across = crossing_sum(rep, st, keys, sizeof(keys));
 
 	if (!vm->lat[K_LAT].n && !bare->lat[K_LAT].n)
 		return;
@@ -973,8 +1027,16 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 		"mean", "p50", "p90", "p99", "p99.9", "max", "clock");
 	if (total->n) {
 		for (size_t s = 0; s < rep->vm.n; s++)
-			print_row(f, rep->vm.s[s].key, &st[s], stage_err(rep, &rep->vm.s[s]),
-				  rep->vm.s[s].flags & IOGAP_STAGE_DETAIL);
+			if (!told && (rep->vm.s[s].flags & IOGAP_STAGE_CROSSING))
+				fprintf(f, "  %-12s %9" PRIu64 "   not a number: it crosses the clocks, "
+					"whose error (+-%.1f us) is as large as it\n", rep->vm.s[s].key,
+					st[s].n, rep->err_ns / 1e3);
+			else
+				print_row(f, rep->vm.s[s].key, &st[s], stage_err(rep, &rep->vm.s[s]),
+					  rep->vm.s[s].flags & IOGAP_STAGE_DETAIL);
+		if (!told)
+			fprintf(f, "  %-12s %9s %9s %9.2f   mean of %s together: the clock's offset "
+				"cancels in it\n", "across", "", "", across / 1e3, keys);
 		print_row(f, "total (VM)", total, 0, false);
 	}
 	if (bare->lat[K_LAT].n) {
@@ -995,10 +1057,15 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 			if (rep->vm.s[s].flags & IOGAP_STAGE_DETAIL)
 				continue;
 			sum += m;
+			if (!told && (rep->vm.s[s].flags & IOGAP_STAGE_CROSSING))
+				continue;
 			inside_text(rep, s, inside, sizeof(inside));
 			fprintf(f, "  %-12s %6.1f%%  %10.2f us%s\n", rep->vm.s[s].key, 100.0 * m / tot,
 				m / 1e3, inside);
 		}
+		if (!told)
+			fprintf(f, "  %-12s %6.1f%%  %10.2f us   (%s together)\n", "across",
+				100.0 * across / tot, across / 1e3, keys);
 		fprintf(f, "  %-12s %6.1f%%  %10.2f us   (total %.2f us: stages sum to %+.3f%% of it)\n",
 			"sum", 100.0 * sum / tot, sum / 1e3, tot / 1e3, 100.0 * (sum - tot) / tot);
 	}
@@ -1006,7 +1073,7 @@ static void print_unit_dir(const struct report *rep, FILE *f, size_t k, int d)
 	if (g && g->ok) {
 		fprintf(f, "the gap: VM %.2f us - %s %.2f us = %+.2f us per request\n",
 			g->vm_total / 1e3, side_name[rep->ref], g->bare_total / 1e3, g->gap / 1e3);
-		print_gap_rows(rep, f, g);
+		print_gap_rows(rep, f, g, told);
 	}
 	verdict(rep, k, d, v, sizeof(v));
 	if (v[0])

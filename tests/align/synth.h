@@ -53,6 +53,7 @@ struct synth {
 	size_t splits;                   /* writes split in two */
 	int64_t min_margin;              /* min over exact-pairable writes of
 					  * (top entry - start) + (complete - top exit) */
+	int64_t min_read_margin;         /* the same over reads */
 	uint64_t first_h, last_h;
 	/* chunked generation (synth_begin) */
 	uint64_t rs, h;                  /* random state, next submission */
@@ -197,6 +198,7 @@ static inline int synth_begin(const struct synth_cfg *c, struct synth *s, size_t
 	}
 	s->chunk = chunk;
 	s->min_margin = INT64_MAX;
+	s->min_read_margin = INT64_MAX;
 	synth_sync(c, &s->rs, c->host0 - c->nsync * 200000 - 1000000, s->sa, c->nsync);
 	s->nsa = c->nsync;
 	s->h = c->host0;
@@ -243,11 +245,13 @@ static inline size_t synth_next(const struct synth_cfg *c, struct synth *s)
 		s->h_complete[s->ng] = hc;
 		if (hc > s->last_h)
 			s->last_h = hc;
-		if (w && c->tagging) {
+		{
 			int64_t m = (int64_t)(te - hs) + (int64_t)(hc - tx);
 
-			if (m < s->min_margin)
+			if (w && c->tagging && m < s->min_margin)
 				s->min_margin = m;
+			if (!w && m < s->min_read_margin)
+				s->min_read_margin = m;
 		}
 		if (split) {
 			/* two halves; the second enters a little later and the

@@ -187,6 +187,20 @@ static void test_sync(void)
 	synth_free(&s);
 }
 
+/* Reads that bound the clock: paired at the top, not merged. */
+static uint64_t bounding_reads(const struct iogap_pairing *pr)
+{
+	return pr->counts.paired_top[0] - pr->counts.merged[0];
+}
+
+/* Does the map's bound contain the true offset? */
+static int within(const struct synth_cfg *c, const struct iogap_clock_map *m)
+{
+	int64_t truth = synth_offset_at(c, m->ref_host_ns);
+
+	return m->bound_lo_ns <= truth && truth <= m->bound_hi_ns;
+}
+
 /* the main scenario */
 static void test_base(const char *name, int tagging)
 {
@@ -227,8 +241,8 @@ static void test_base(const char *name, int tagging)
 		ok(k.sanity_bad == 0 && k.exact_checked == pr.counts.exact[1],
 		   "%s: every exact pair: g_start <= top entry <= bottom entry <= bottom exit <= top exit <= g_complete (%zu bad of %zu)",
 		   name, k.sanity_bad, k.exact_checked);
-		printf("# %s: paired reads outside the chain (not used for bounds): %zu\n", name,
-				   k.reads_sanity_bad);
+		ok(k.reads_sanity_bad == 0, "%s: every paired read in the chain too (%zu outside)",
+		   name, k.reads_sanity_bad);
 		truth = synth_offset_at(&c, pr.map.ref_host_ns);
 		width = pr.map.bound_hi_ns - pr.map.bound_lo_ns;
 		span_s = (double)(s.last_h - s.first_h) / 1e9;
@@ -236,9 +250,9 @@ static void test_base(const char *name, int tagging)
 		 * error moves the per-pair margins by at most this */
 		tol = (int64_t)ceil(fabs(pr.map.drift_ppb - c.drift_ppb) * span_s) + 4;
 		ok(pr.map.bound_consistent && !strcmp(pr.map.method, "ping-pong+request-bounds") &&
-		   pr.map.bound_pairs == pr.counts.exact[1],
-		   "%s: bounds consistent, method %s, %" PRIu64 " pairs", name, pr.map.method,
-		   pr.map.bound_pairs);
+		   pr.map.bound_pairs == pr.counts.exact[1] + bounding_reads(&pr),
+		   "%s: bounds consistent, method %s, %" PRIu64 " pairs: the exact ones and the "
+		   "reads paired unmerged", name, pr.map.method, pr.map.bound_pairs);
 		ok(pr.map.bound_lo_ns <= truth && truth <= pr.map.bound_hi_ns,
 		   "%s: bound [%+" PRId64 ", %+" PRId64 "] around the truth contains it", name,
 		   pr.map.bound_lo_ns - truth, pr.map.bound_hi_ns - truth);
@@ -262,9 +276,11 @@ static void test_base(const char *name, int tagging)
 		   pr.counts.split[1] == 0 && pr.counts.unpaired[1] >= s.splits,
 		   "%s: untagged writes pair by offset/length/time: %" PRIu64 "/%" PRIu64
 		   " (%zu split ones cannot)", name, pr.counts.paired_top[1], pr.counts.guest[1], s.splits);
-		ok(pr.map.bound_pairs == 0 && !strcmp(pr.map.method, "ping-pong") &&
-		   pr.map.offset_ns == m.offset_ns,
-		   "%s: no exact pairs: the ping-pong map is kept", name);
+		ok(pr.map.bound_consistent && !strcmp(pr.map.method, "ping-pong+request-bounds") &&
+		   pr.map.bound_pairs == pr.counts.paired_top[1] + bounding_reads(&pr) &&
+		   within(&c, &pr.map),
+		   "%s: no exact pairs, the ones paired by key bound the clock (%" PRIu64 ")", name,
+		   pr.map.bound_pairs);
 	}
 	{
 		uint64_t amb = pr.counts.ambiguous[0] + pr.counts.ambiguous[1];
@@ -278,6 +294,45 @@ static void test_base(const char *name, int tagging)
 	}
 	iogap_pairing_free(&pr);
 	synth_free(&s);
+}
+
+/* One job's bound width (ns) with write_frac, tagged; -1 when the bound is
+ * not consistent or misses the truth. */
+static int64_t job_width(double write_frac, int64_t *min_margin)
+{
+	struct synth_cfg c;
+	struct synth s;
+	struct iogap_clock_map m;
+	struct iogap_pairing pr;
+	int64_t width = -1;
+
+	synth_default(&c);
+	c.n = 50000;
+	c.seed = 21;
+	c.write_frac = write_frac;
+	if (synth_make(&c, &s))
+		return -1;
+	iogap_clock_from_sync(s.sa, s.nsa, s.sb, s.nsb, &m);
+	if (!iogap_pair_requests(s.g, s.ng, s.t, s.nt, s.b, s.nb, &m, &pr, err, sizeof(err))) {
+		if (pr.map.bound_consistent && pr.map.bound_pairs && within(&c, &pr.map))
+			width = pr.map.bound_hi_ns - pr.map.bound_lo_ns;
+		iogap_pairing_free(&pr);
+	}
+	*min_margin = write_frac > 0 ? s.min_margin : s.min_read_margin;
+	synth_free(&s);
+	return width;
+}
+
+/* A read-only job (no tags at all) bounds the clock through its reads as
+ * narrowly as the same job writing does through its tags. */
+static void test_read_only(void)
+{
+	int64_t rm, wm, r = job_width(0.0, &rm), w = job_width(1.0, &wm);
+
+	ok(r >= 0 && r <= rm + 8, "read-only job: bound consistent around the truth, width %" PRId64
+	   " ns <= the smallest read margin %" PRId64 " ns", r, rm);
+	ok(r >= 0 && w > 0 && r <= 2 * w, "read-only job's bound %" PRId64 " ns <= 2x the "
+	   "write job's %" PRId64 " ns", r, w);
 }
 
 /* several seeds, offsets of both signs (a guest booted after the host has
@@ -849,6 +904,7 @@ int main(void)
 	test_sweep();
 	test_ambiguity();
 	test_merged_reads();
+	test_read_only();
 	test_dropped();
 	test_inconsistent();
 	test_adversarial();

@@ -263,7 +263,7 @@ static void check_seen(void *ctx, const struct iogap_trace_record *r)
 	c->n++;
 }
 
-/* The clock bounds pass (writes only) with seen on guest and top. */
+/* The clock bounds pass with seen on guest and top. */
 static void expect_all_seen(const struct synth *s, size_t slice)
 {
 	struct seen_order sg = { s->g, s->ng, 0, 1 }, st = { s->t, s->nt, 0, 1 };
@@ -283,8 +283,7 @@ static void expect_all_seen(const struct synth *s, size_t slice)
 	ps.slice = slice;
 	rc = iogap_pair_stream_bounds(&ps, &b, &cut, err, sizeof(err));
 	ok(rc == 0 && sg.in_order && sg.n == s->ng && st.in_order && st.n == s->nt,
-	   "a writes-only pass hands every guest and top record, reads included, to seen in "
-	   "trace order (guest %zu of %zu, top %zu of %zu)", sg.n, s->ng, st.n, s->nt);
+	   "the bounds pass hands every guest and top record to seen in trace order (guest %zu of %zu, top %zu of %zu)", sg.n, s->ng, st.n, s->nt);
 }
 
 /* in trace order, unshuffled: the order a run writes */

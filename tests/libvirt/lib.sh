@@ -39,7 +39,8 @@ for _ in $(seq 100); do virsh list > /dev/null 2>&1 && break; sleep 0.2; done
 
 # define_domain IMAGE-DIR DEVICES: a TCG domain booting IMAGE-DIR's vmlinux and
 # initramfs.cpio in shell-cmd mode ($WORK/cmd.sh through fw_cfg), $WORK/disk.img
-# (64 MiB) as vdb, the console in $WORK/console.log, plus DEVICES (XML).
+# (64 MiB) as vdb, the console in $WORK/console.log, plus DEVICES (XML); the
+# guest loads the modules $GUEST_MODULES (a,b) names.
 define_domain() {
 	truncate -s 64M "$WORK/disk.img"
 	cat > "$WORK/dom.xml" <<EOF
@@ -51,7 +52,7 @@ define_domain() {
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$1/vmlinux</kernel>
     <initrd>$1/initramfs.cpio</initrd>
-    <cmdline>console=ttyS0 quiet panic=-1 iogap_mode=shell-cmd iogap_timeout=3000</cmdline>
+    <cmdline>console=ttyS0 quiet panic=-1 iogap_mode=shell-cmd iogap_timeout=3000${GUEST_MODULES:+ iogap_modules=$GUEST_MODULES}</cmdline>
   </os>
   <features><acpi/></features>
   <sysinfo type='fwcfg'>

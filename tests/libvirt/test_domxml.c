@@ -5,12 +5,14 @@
  * namespace when missing), disable gives the input back byte for byte,
  * another preload is refused and kept, paths are escaped.  And a disk of
  * the live XML (disk.c): its backend as iogap's target, format, read-only,
- * shareable, serial, PCI address.
+ * shareable, serial, PCI address, controller and drive address; and which
+ * of qemu-ga's guest-get-disks entries (as qemu-ga 7.2 answers) it is.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../tap.h"
+#include "json_parse.h"
 #include "lv.h"
 
 #define SO "/opt/iogap/lib/iogap-filter.so"
@@ -158,9 +160,153 @@ static void disks(void)
 	   strstr(err, "not found"), "a disk the XML lacks: %s", err);
 }
 
+/* A pc domain: virtio-scsi controller 0 at 00:02.0 with sda (0/0/0) and sdb
+ * (0/0/1), a virtio-blk vdb at 00:05.0, the piix IDE controller at 00:01.1
+ * with hdc (bus 1, unit 0), a SATA controller 0 at 00:1f.2 with sdc (port
+ * 2), a scsi disk on a controller the XML lacks. */
+static const char buses[] =
+	"<domain type='qemu' id='4'>\n"
+	"  <devices>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <source file='/img/a.img' index='4'/>\n"
+	"      <target dev='sda' bus='scsi'/>\n"
+	"      <serial>vol-a</serial>\n"
+	"      <address type='drive' controller='0' bus='0' target='0' unit='0'/>\n"
+	"    </disk>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <source file='/img/b.img' index='3'/>\n"
+	"      <target dev='sdb' bus='scsi'/>\n"
+	"      <address type='drive' controller='0' bus='0' target='0' unit='1'/>\n"
+	"    </disk>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <source file='/img/v.img' index='2'/>\n"
+	"      <target dev='vdb' bus='virtio'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x05' function='0x0'/>\n"
+	"    </disk>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <source file='/img/h.img' index='1'/>\n"
+	"      <target dev='hdc' bus='ide'/>\n"
+	"      <address type='drive' controller='0' bus='1' target='0' unit='0'/>\n"
+	"    </disk>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <source file='/img/s.img' index='5'/>\n"
+	"      <target dev='sdc' bus='sata'/>\n"
+	"      <address type='drive' controller='0' bus='0' target='0' unit='2'/>\n"
+	"    </disk>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <source file='/img/x.img' index='6'/>\n"
+	"      <target dev='sdx' bus='scsi'/>\n"
+	"      <address type='drive' controller='3' bus='0' target='0' unit='0'/>\n"
+	"    </disk>\n"
+	"    <controller type='usb' index='0' model='piix3-uhci'>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x01' function='0x2'/>\n"
+	"    </controller>\n"
+	"    <controller type='scsi' index='0' model='virtio-scsi'>\n"
+	"      <alias name='scsi0'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x02' function='0x0'/>\n"
+	"    </controller>\n"
+	"    <controller type='pci' index='0' model='pci-root'/>\n"
+	"    <controller type='ide' index='0'>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x01' function='0x1'/>\n"
+	"    </controller>\n"
+	"    <controller type='sata' index='0'>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x1f' function='0x2'/>\n"
+	"    </controller>\n"
+	"  </devices>\n"
+	"</domain>\n";
+
+#define PCI(s, f) "\"pci-controller\":{\"bus\":0,\"slot\":" #s ",\"domain\":0,\"function\":" #f "}"
+#define BTU(b, t, u) "\"bus\":" #b ",\"target\":" #t ",\"unit\":" #u
+
+/* guest-get-disks of that guest with udev (serials as ID_SERIAL): sda/sdb
+ * on the virtio-scsi controller, a partition of sda, vda (the virtio-blk
+ * disk), sdd (IDE), sde (SATA port 2). */
+static const char ga_disks[] = "[{\"name\":\"/dev/sda1\",\"partition\":true,"
+	"\"dependencies\":[\"/dev/sda\"],\"address\":{" PCI(2, 0) ",\"bus-type\":\"scsi\","
+	BTU(0, 0, 0) ",\"dev\":\"/dev/sda1\"}},"
+	"{\"name\":\"/dev/sda\",\"partition\":false,\"address\":{\"serial\":"
+	"\"0QEMU_QEMU_HARDDISK_vol-a\"," PCI(2, 0) ",\"bus-type\":\"scsi\"," BTU(0, 0, 0) ","
+	"\"dev\":\"/dev/sda\"}},"
+	"{\"name\":\"/dev/sdb\",\"partition\":false,\"address\":{" PCI(2, 0) ","
+	"\"bus-type\":\"scsi\"," BTU(0, 0, 1) ",\"dev\":\"/dev/sdb\"}},"
+	"{\"name\":\"/dev/vda\",\"partition\":false,\"address\":{\"serial\":\"iogap0\","
+	PCI(5, 0) ",\"bus-type\":\"virtio\"," BTU(0, 0, 0) ",\"dev\":\"/dev/vda\"}},"
+	"{\"name\":\"/dev/sdd\",\"partition\":false,\"address\":{" PCI(1, 1) ","
+	"\"bus-type\":\"ide\"," BTU(1, 0, 0) ",\"dev\":\"/dev/sdd\"}},"
+	"{\"name\":\"/dev/sde\",\"partition\":false,\"address\":{" PCI(31, 2) ","
+	"\"bus-type\":\"sata\"," BTU(0, 0, 2) ",\"dev\":\"/dev/sde\"}}]";
+
+/* The guest device of dev in buses[] against the disks (in out, or the
+ * error); how many matched. */
+static size_t guest_of(const struct jp_value *disks, const char *dev, char *out, size_t outlen)
+{
+	struct iogap_lv_disk d;
+
+	if (iogap_lv_disk_from_xml(buses, dev, &d, out, outlen))
+		return SIZE_MAX;
+	return iogap_lv_guest_disk(disks, &d, out, outlen);
+}
+
+static void controllers(void)
+{
+	struct iogap_lv_disk d;
+	char err[1024] = "";
+
+	ok(!iogap_lv_disk_from_xml(buses, "sda", &d, err, sizeof(err)) && !d.has_pci &&
+	   !strcmp(d.bus, "scsi") && d.has_drive && d.drive[0] == 0 && d.drive[3] == 0 &&
+	   d.has_ctrl_pci && d.ctrl_pci[2] == 2 && d.ctrl_pci[3] == 0,
+	   "a virtio-scsi disk: its drive address and its controller's PCI address %s", err);
+	ok(!iogap_lv_disk_from_xml(buses, "hdc", &d, err, sizeof(err)) && d.drive[1] == 1 &&
+	   d.has_ctrl_pci && d.ctrl_pci[2] == 1 && d.ctrl_pci[3] == 1,
+	   "an IDE disk: the ide controller's PCI address, not the usb one's");
+	ok(!iogap_lv_disk_from_xml(buses, "sdx", &d, err, sizeof(err)) && d.has_drive &&
+	   !d.has_ctrl_pci, "a controller the XML lacks: no controller address");
+}
+
+static void guest_disks(const struct jp_value *disks)
+{
+	static const struct { const char *dev, *want; } cases[] = {
+		{ "sda", "/dev/sda" }, { "sdb", "/dev/sdb" }, { "vdb", "/dev/vda" },
+		{ "hdc", "/dev/sdd" }, { "sdc", "/dev/sde" },
+	};
+	char out[256];
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = guest_of(disks, cases[i].dev, out, sizeof(out));
+		ok(n == 1 && !strcmp(out, cases[i].want), "%s is %s in the guest: %zu match, %s",
+		   cases[i].dev, cases[i].want, n, out);
+	}
+	n = guest_of(disks, "sdx", out, sizeof(out));
+	ok(n == 0, "a disk on a controller the XML lacks matches nothing: %zu", n);
+}
+
+/* Without the controller's address (another XML), sda still matches by
+ * udev's form of its serial; a serial that is only a suffix does not. */
+static void serials(const struct jp_value *disks)
+{
+	struct iogap_lv_disk d = { .bus = "scsi" };
+	char out[256];
+
+	snprintf(d.serial, sizeof(d.serial), "vol-a");
+	ok(iogap_lv_guest_disk(disks, &d, out, sizeof(out)) == 1 && !strcmp(out, "/dev/sda"),
+	   "serial vol-a is udev's 0QEMU_QEMU_HARDDISK_vol-a: %s", out);
+	snprintf(d.serial, sizeof(d.serial), "a");
+	ok(iogap_lv_guest_disk(disks, &d, out, sizeof(out)) == 0, "serial a matches nothing: %s",
+	   out);
+	/* the controller's address without a drive address: every disk on it */
+	d.has_pci = true;
+	memcpy(d.pci, (int[4]){ 0, 0, 2, 0 }, sizeof(d.pci));
+	ok(iogap_lv_guest_disk(disks, &d, out, sizeof(out)) == 2 && !strcmp(out, "/dev/sda /dev/sdb"),
+	   "two disks at one PCI address are both named: %s", out);
+}
+
 int main(void)
 {
-	tap_plan(16);
+	struct jp_value ga;
+	char err[256] = "";
+
+	tap_plan(29);
 	round_trip("no qemu namespace", plain);
 	round_trip("existing qemu:commandline", with_args);
 	already_enabled();
@@ -168,5 +314,12 @@ int main(void)
 	escaping();
 	not_a_domain();
 	disks();
+	controllers();
+	if (ok(!jp_parse(ga_disks, strlen(ga_disks), false, &ga, NULL, err, sizeof(err)),
+	       "the recorded guest-get-disks parses %s", err)) {
+		guest_disks(&ga);
+		serials(&ga);
+		jp_free(&ga);
+	}
 	return tap_done();
 }

@@ -3,7 +3,9 @@
 # the real qemu-ga, a file-backed disk vdb): the failure cases say what to
 # do and leave the graph as found; a run gives an ordinary run directory
 # (bare metal on the disk's image file and the VM, every write paired by
-# tag, QEMU's blockstats beside); an iogap killed mid-run leaves nodes that
+# tag, QEMU's blockstats beside); a run on sda, a disk on a virtio-scsi
+# controller beside vdb, finds it in the guest and pairs its requests; a
+# read-only job's reads bound the clock; an iogap killed mid-run leaves nodes that
 # `iogap libvirt cleanup` or the next run removes.  Starts
 # virtlogd/libvirtd itself when they do not run, stops only what it started.
 # shellcheck source=tests/libvirt/lib.sh
@@ -15,9 +17,18 @@ bg=""
 trap '[ -n "$bg" ] && kill -9 "$bg" 2> /dev/null; lv_cleanup' EXIT
 
 echo 'sleep 3000' > "$WORK/cmd.sh"
+truncate -s 64M "$WORK/scsi.img"
+GUEST_MODULES=virtio_scsi,sd_mod
 define_domain "$IMG" "    <channel type='unix'>
       <target type='virtio' name='org.qemu.guest_agent.0'/>
-    </channel>"
+    </channel>
+    <controller type='scsi' index='0' model='virtio-scsi'/>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw' cache='none' io='native'/>
+      <source file='$WORK/scsi.img'/>
+      <target dev='sda' bus='scsi'/>
+      <address type='drive' controller='0' bus='0' target='0' unit='0'/>
+    </disk>"
 
 start() {
 	rm -f "$WORK/console.log"
@@ -46,11 +57,11 @@ EOF
 # long enough to be killed in the middle; in the guest it ends by itself
 printf '[w]\nioengine=libaio\ndirect=1\nbs=4k\nsize=16m\nrw=randwrite\nruntime=20\ntime_based=1\n' \
 	> "$WORK/long.fio"
-run() { # run DIR [args]: iogap run --domain on vdb
+run() { # run DIR [args]: iogap run --domain on vdb (or DISK)
 	local d=$1
 	shift
-	"$IOGAP" run --quiet --dir "$WORK/$d" --domain "$DOM" --disk vdb "$@" "$WORK/job.fio" \
-		> "$WORK/$d.out" 2>&1
+	"$IOGAP" run --quiet --dir "$WORK/$d" --domain "$DOM" --disk "${DISK:-vdb}" "$@" \
+		"$WORK/job.fio" > "$WORK/$d.out" 2>&1
 }
 mval() { python3 -c "import json; m=json.load(open('$1/manifest.json')); print($2)"; }
 manifest() {
@@ -58,7 +69,7 @@ manifest() {
 }
 graph() { "$IOGAP" libvirt graph "$DOM"; }
 
-echo "1..19"
+echo "1..23"
 
 # ---- refused before any I/O ---------------------------------------------------------
 run notrunning
@@ -129,6 +140,31 @@ ok $? "iogap lint reads both sides of the run directory (exit $rc: 1 when a find
 sed 's/^/# lint: /' "$WORK/lint.txt" | head -12
 graph | cmp -s - "$WORK/graph.before" && [ -z "$(ls /dev/shm | grep -- '-iogap-.*vdb.ring$')" ]
 ok $? "after the run the graph is as found, no ring left"
+
+# ---- a disk on the virtio-scsi controller --------------------------------------------------
+DISK=sda run scsi
+rc=$?
+sed 's/^/# scsi: /' "$WORK/scsi.out"
+[ $rc = 0 ] && manifest "$WORK/scsi" 'm["phases"]["bare"]["status"] == "ok" == m["phases"]["vm"]["status"]' &&
+	manifest "$WORK/scsi" 'm["target"]["spec"] == "file:'"$WORK"'/scsi.img" and m["vm"]["guest_dev"] == "/dev/sda"'
+ok $? "run --domain on sda (virtio-scsi): both phases ok, the guest's /dev/sda (exit $rc)"
+# a wrong guest device would leave the filter on sda without the probe's requests
+manifest "$WORK/scsi" 'all(m["pairing"]["paired_top"][d] >= 0.9 * m["pairing"]["guest"][d] > 0 for d in ("read", "write"))'
+ok $? "on sda at least 90% of reads and writes paired: $(mval "$WORK/scsi" 'm["pairing"]["paired_top"], "of", m["pairing"]["guest"]')"
+"$IOGAP" report "$WORK/scsi" > "$WORK/scsi-report.txt" 2>&1 && ! grep -q "INCOMPLETE" "$WORK/scsi-report.txt" &&
+	graph | cmp -s - "$WORK/graph.before"
+ok $? "iogap report on the sda run: complete; the graph as found"
+
+# ---- a read-only job: no tags, its reads bound the clock ---------------------------------------
+printf '[r]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=4\nsize=16m\nrw=randread\nnumber_ios=300\n' \
+	> "$WORK/read.fio"
+"$IOGAP" run --quiet --dir "$WORK/ro" --domain "$DOM" --disk vdb --vm-only "$WORK/read.fio" \
+	> "$WORK/ro.out" 2>&1
+rc=$?
+[ $rc = 0 ] && manifest "$WORK/ro" 'm["clock"]["bound_pairs"] >= 0.9 * m["pairing"]["guest"]["read"] > 0'
+ok $? "a read-only job's reads bound the clock (exit $rc): $(mval "$WORK/ro" \
+	'm["clock"]["bound_pairs"], "pairs, width", m["clock"]["bound_width_ns"]') ns (with writes: \
+$(mval "$WORK/ok" 'm["clock"]["bound_width_ns"]') ns)"
 
 # ---- iogap killed mid-run ------------------------------------------------------------------
 killed_run() {
