@@ -942,7 +942,7 @@ static void summary_gap_stages(const struct report *rep, const struct unit *u, i
 		if (!told && row->crossing)
 			across += g->contrib[c];
 		else if (!(row_vs_bare(row) && g->load_differs))
-			summary_offer(r, row->stage.key, g->contrib[c], g->gap, g->err[c]);
+			summary_offer(r, row->stage.gap_key, g->contrib[c], g->gap, g->err[c]);
 	}
 	if (!told)
 		summary_offer(r, "across the clocks", across, g->gap, rep->err_ns);

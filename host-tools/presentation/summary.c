@@ -70,7 +70,7 @@ void iogap_summary_print(const struct iogap_summary *s, FILE *f)
 {
 	fprintf(f, "summary (latency in us; gap = VM - bare metal mean per request):\n");
 	fprintf(f, "  %-14s %-5s %15s %17s %17s %9s  %s\n", "job", "dir", "IOPS VM/bare",
-		"p50 VM/bare", "p99 VM/bare", "gap", "largest stages of the gap (share, +-clock)");
+		"p50 VM/bare", "p99 VM/bare", "gap", "largest terms of the gap (share, +-clock)");
 	for (size_t i = 0; i < s->nrow; i++)
 		print_row(&s->row[i], f);
 	if (s->more_rows)
