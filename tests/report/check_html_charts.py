@@ -21,7 +21,7 @@ class Charts(HTMLParser):
         elif tag == "svg":
             self.svg = {"class": a.get("class", ""), "h2": self.h2, "ticks": [], "labels": [],
                         "rects": [], "lines": [], "legend": [],
-                        "width": float(a.get("viewBox", "0 0 0 0").split()[2])}
+                        "width": float(a.get("viewbox", "0 0 0 0").split()[2])}   # the parser lowercases names
             self.charts.append(self.svg)
         elif self.svg is None:
             return
@@ -46,7 +46,8 @@ class Charts(HTMLParser):
             elif kind == "text" and a.get("class") == "ax" and self.text.endswith(" µs"):
                 self.svg["ticks"].append((float(a["x"]), float(self.text[:-3])))
             elif kind == "text" and a.get("class") == "lg" and self.svg["rects"]:
-                self.svg["legend"].append((float(a["x"]), self.text, self.svg["rects"][-1]["fill"]))
+                swatch = self.svg["rects"][-1].get("fill")   # the rect drawn before the name
+                self.svg["legend"].append((float(a["x"]), self.text, swatch))
             elif kind == "text" and a.get("class") == "lb":
                 self.svg["labels"].append((len(self.svg["rects"]), self.text))
             self.text_at, self.text = None, None

@@ -10,7 +10,7 @@
 
 "$MKRUN" --dir "$WORK/run" --vm 50000 --bare-seconds 4 >/dev/null 2>&1
 ok $? "mkrun: a synthetic VM + bare-metal run"
-"$IOGAP" report "$WORK/run" --html "$WORK/r.html" --json "$WORK/r.json" >"$WORK/out" 2>&1
+"$IOGAP" report --full "$WORK/run" --html "$WORK/r.html" --json "$WORK/r.json" >"$WORK/out" 2>&1
 ok $? "iogap report --html" "$WORK/out"
 for c in stages cdf iops p99; do
 	grep -q "<svg class=\"chart $c\"" "$WORK/r.html"
@@ -90,7 +90,7 @@ ok $? "the first view is the summary, then the stacked bars ($(cat "$WORK/heads"
 # a run with kernel points on every side draws nine stages: the legend names each colour
 "$MKRUN" --dir "$WORK/kp" --vm 20000 --bare-seconds 2 --kernel-points vm,bare,vm_host \
 	>/dev/null 2>&1
-"$IOGAP" report "$WORK/kp" --html "$WORK/kp.html" --json "$WORK/kp.json" >"$WORK/kp.out" 2>&1
+"$IOGAP" report --full "$WORK/kp" --html "$WORK/kp.html" --json "$WORK/kp.json" >"$WORK/kp.out" 2>&1
 ok $? "iogap report --html of a run with kernel points" "$WORK/kp.out"
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 	--disable-background-networking --disable-component-update --disable-sync \
