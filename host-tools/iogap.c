@@ -22,7 +22,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
 	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--quiet]\n"
-	      "       iogap report RUN_DIR [--json FILE|-] [--html FILE]\n"
+	      "       iogap report RUN_DIR [--full] [--json FILE|-] [--html FILE]\n"
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
 	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
@@ -37,8 +37,9 @@ static void usage(FILE *f)
 static void demo_usage(FILE *f)
 {
 	fputs("usage: iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--quiet]\n"
-	      "  `iogap run --match-load` of the seed profile (6 phases, 4k, libaio, QD32) on a\n"
-	      "  sparse 256 MiB image, bare metal and VM, then `iogap report` of it.\n"
+	      "  `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a sparse\n"
+	      "  256 MiB image: bare metal, VM, and bare metal at the VM's IOPS (run's\n"
+	      "  match-load, so every stage compares at equal load), then `iogap report`.\n"
 	      "  --dir DIR       run directory (default: a new /var/tmp/iogap-demo-XXXXXX)\n"
 	      "  --runtime SEC   seconds per phase (default 2)\n"
 	      "  --accel MODE    auto (default), kvm or tcg, as iogap run\n"
