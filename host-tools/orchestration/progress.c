@@ -99,7 +99,11 @@ void iogap_progress_phases(int total)
 
 void iogap_progress_next(const char *phase)
 {
+	if (!progress.on)
+		return;
 	pthread_mutex_lock(&progress.lock);
+	draw("\n");           /* the line ends with the number it began with */
+	progress.phase = NULL;
 	if (progress.main_phase < progress.main_phases)
 		progress.main_phase++;
 	pthread_mutex_unlock(&progress.lock);

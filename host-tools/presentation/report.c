@@ -904,7 +904,6 @@ static void summary_side(const struct unit *u, int side, int d, struct iogap_sum
 	out->iops = rt > 0 ? (double)lat->n / rt : 0;
 	out->p50_ns = (double)v[0];
 	out->p99_ns = (double)v[1];
-	out->mean_ns = mean_of(lat);
 }
 
 /* Keep the IOGAP_SUMMARY_TOP largest positive stages of a row, largest first. */
@@ -1003,32 +1002,32 @@ static void summary_findings(const struct report *rep, struct iogap_summary *s,
 			     const bool *differ, const bool *withheld, const bool *buffered,
 			     const bool *cpu)
 {
-	char jobs[128], fix[160];
+	char named[128], fix[160];
 
 	if (rep->rd.n_incomplete)
 		iogap_summary_find(s, "rerun `iogap run` with the same job file",
 				   "data incomplete (first line): every figure is provisional");
-	guest_stage_keys(rep, jobs, sizeof(jobs));
+	guest_stage_keys(rep, named, sizeof(named));
 	if (rep->rd.have_vm && !strcmp(rep->accel, "tcg"))
 		iogap_summary_find(s, "run on a host with /dev/kvm (`iogap run --accel kvm ...`)",
-				   "TCG: the guest stages (%s) include emulation", jobs);
-	summary_rows_named(s, differ, jobs, sizeof(jobs));
-	if (jobs[0])
+				   "TCG: the guest stages (%s) include emulation", named);
+	summary_rows_named(s, differ, named, sizeof(named));
+	if (named[0])
 		iogap_summary_find(s, "`iogap run --match-load ...` compares them at equal load",
 				   "loads differ by over %.0f%% (%s): backend stages not compared",
-				   100 * LOAD_TOLERANCE, jobs);
-	summary_rows_named(s, buffered, jobs, sizeof(jobs));
-	if (jobs[0])
+				   100 * LOAD_TOLERANCE, named);
+	summary_rows_named(s, buffered, named, sizeof(named));
+	if (named[0])
 		iogap_summary_find(s, "add direct=1 to the job file",
-				   "buffered I/O (%s): the page cache hides the stages", jobs);
+				   "buffered I/O (%s): the page cache hides the stages", named);
 	snprintf(fix, sizeof(fix), "`iogap report %s --full` says why", rep->dir);
-	summary_rows_named(s, withheld, jobs, sizeof(jobs));
-	if (jobs[0])
-		iogap_summary_find(s, fix, "no per-layer verdict (%s)", jobs);
-	summary_rows_named(s, cpu, jobs, sizeof(jobs));
-	if (jobs[0])
+	summary_rows_named(s, withheld, named, sizeof(named));
+	if (named[0])
+		iogap_summary_find(s, fix, "no per-layer verdict (%s)", named);
+	summary_rows_named(s, cpu, named, sizeof(named));
+	if (named[0])
 		iogap_summary_find(s, "rerun on an idle host, or with fewer jobs",
-				   "host CPU saturated (%s): times include waiting for a CPU", jobs);
+				   "host CPU saturated (%s): times include waiting for a CPU", named);
 	snprintf(fix, sizeof(fix), "`iogap lint %s`", rep->dir);
 	if (rep->nlint)
 		iogap_summary_find(s, fix, "%zu lint warning%s on the VM's job options", rep->nlint,
@@ -1733,19 +1732,6 @@ static int write_json(const struct report *rep, FILE *f)
 
 /* ----------------------------------------------------------------- HTML */
 
-static void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 #define VM_COLOR "#d62728"
 #define BARE_COLOR "#1f77b4"
 
@@ -1880,7 +1866,7 @@ static void svg_time(FILE *f, const char *cls, const char *title, const struct u
 	xstep = maxlen <= 10 ? 1 : nice_step((double)maxlen);
 	fprintf(f, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\"><title>", cls, W, H, W, H);
-	html_esc(f, title);
+	iogap_html_esc(f, title);
 	fprintf(f, "</title>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n",
 		L, T, W - L - R, H - T - B);
 	for (double y = 0; y <= ymax + step / 2; y += step) {
@@ -1999,7 +1985,7 @@ static void svg_stages(FILE *f, const struct report *rep)
 				continue;
 			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lb\" text-anchor=\"end\">", L - 6,
 				y + BAR + 4);
-			html_esc(f, u->name);
+			iogap_html_esc(f, u->name);
 			fprintf(f, " %s</text>\n", dir_key[d]);
 			for (size_t s = 0; s < rep->vm.n && total_of(rep, u, d)->n; s++) {
 				double w = fmax(mean_of(&u->stage[d][s]), 0) / 1e3 / xm * (W - L - R);
@@ -2129,7 +2115,7 @@ static int write_html(const struct report *rep, FILE *f)
 	      "svg .grid{stroke:#e3e3e3}svg .ax{font-size:11px;fill:#555}svg .lg{font-size:12px}"
 	      "svg .lb{font-size:12px;fill:#333}\n</style></head><body>\n<h1>iogap report</h1>\n", f);
 	fputs("<p class=\"note\">Run directory: <code>", f);
-	html_esc(f, rep->dir);
+	iogap_html_esc(f, rep->dir);
 	fprintf(f, "</code>. Sides: %s%s%s.", rep->rd.have_vm ? "VM" : "",
 		rep->rd.have_vm && rep->rd.have_bare ? " and " : "",
 		rep->rd.have_bare ? "bare metal" : "");
@@ -2140,7 +2126,7 @@ static int write_html(const struct report *rep, FILE *f)
 			rep->err_source);
 		if (!rep->rd.filters) {
 			fputs(" Passthrough: ", f);
-			html_esc(f, rep->rd.manifest.passthrough);
+			iogap_html_esc(f, rep->rd.manifest.passthrough);
 			fputs(" (no filter nodes: every VM stage is on the guest's clock).", f);
 		}
 		if (!strcmp(rep->accel, "tcg"))
@@ -2151,7 +2137,7 @@ static int write_html(const struct report *rep, FILE *f)
 		fputs("<p class=\"verdict\"><b>Incomplete data, verdicts provisional:</b>", f);
 		for (size_t i = 0; i < rep->rd.n_incomplete; i++) {
 			fputs(i ? "; " : " ", f);
-			html_esc(f, rep->rd.incomplete[i]);
+			iogap_html_esc(f, rep->rd.incomplete[i]);
 		}
 		fputs("</p>\n", f);
 	}
@@ -2168,12 +2154,12 @@ static int write_html(const struct report *rep, FILE *f)
 			if (!vm->lat[K_LAT].n && !bare->lat[K_LAT].n)
 				continue;
 			fputs("<h2>", f);
-			html_esc(f, u->name);
+			iogap_html_esc(f, u->name);
 			fprintf(f, " — %s</h2>\n", dir_key[d]);
 			verdict(rep, k, d, v, sizeof(v));
 			if (v[0]) {
 				fputs("<div class=\"verdict\">", f);
-				html_esc(f, v);
+				iogap_html_esc(f, v);
 				fputs("</div>\n", f);
 			}
 			html_stage_table(f, rep, u, d);

@@ -132,17 +132,17 @@ void iogap_summary_json(const struct iogap_summary *s, struct jw *w)
 	jw_end(w);
 }
 
-static void html_text(FILE *f, const char *s)
+void iogap_html_esc(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
 }
 
 void iogap_summary_html(const struct iogap_summary *s, FILE *f)
@@ -164,18 +164,18 @@ void iogap_summary_html(const struct iogap_summary *s, FILE *f)
 			snprintf(gap, sizeof(gap), "%+.1f", r->gap_ns / 1e3);
 		stages_text(r, where, sizeof(where));
 		fputs("<tr><td>", f);
-		html_text(f, r->job);
+		iogap_html_esc(f, r->job);
 		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", r->dir,
 			iops, p50, p99, gap);
-		html_text(f, where);
+		iogap_html_esc(f, where);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
 	for (size_t i = 0; i < s->nfind; i++) {
 		fputs("<p class=\"verdict finding\">", f);
-		html_text(f, s->find[i].what);
+		iogap_html_esc(f, s->find[i].what);
 		fputs(": <code>", f);
-		html_text(f, s->find[i].fix);
+		iogap_html_esc(f, s->find[i].fix);
 		fputs("</code></p>\n", f);
 	}
 }

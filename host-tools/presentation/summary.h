@@ -21,7 +21,7 @@
 
 struct iogap_summary_side {
 	bool have;
-	double iops, p50_ns, p99_ns, mean_ns;
+	double iops, p50_ns, p99_ns;
 };
 
 struct iogap_summary_stage {
@@ -51,12 +51,14 @@ struct iogap_summary {
 	size_t nfind;
 };
 
-/* Add a finding (what, then the command that fixes it); beyond the table's
- * room the last one says how many more --full shows. */
+/* Add a finding: what (printf-style), then the command that fixes it.  The
+ * report has fewer kinds of finding than IOGAP_SUMMARY_FINDINGS. */
 void iogap_summary_find(struct iogap_summary *s, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void iogap_summary_print(const struct iogap_summary *s, FILE *f);
 void iogap_summary_json(const struct iogap_summary *s, struct jw *w);
 void iogap_summary_html(const struct iogap_summary *s, FILE *f);
+/* S as HTML text (also in an attribute's quotes). */
+void iogap_html_esc(FILE *f, const char *s);
 
 #endif
