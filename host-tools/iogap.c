@@ -128,7 +128,8 @@ static int cmd_demo(int argc, char **argv)
 	setenv("RUNTIME", runtime, 1);
 	setenv("DEVICE", disk, 1);
 	printf("iogap demo: the seed profile (6 phases, BLKSIZE=4k IODEPTH=32 NUMJOBS=1 RUNTIME=%s,\n"
-	       "ramp_time=1) on bare metal and in a VM, against a sparse 256 MiB image.\n"
+	       "ramp_time=1) on bare metal, in a VM and on bare metal at the VM's IOPS, against a\n"
+	       "sparse 256 MiB image.\n"
 	       "Run directory: %s\n\n", runtime, dir);
 	fflush(stdout);
 	{

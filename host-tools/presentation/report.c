@@ -986,13 +986,20 @@ static bool summary_row(const struct report *rep, size_t k, int d, struct iogap_
 	return false;
 }
 
-/* "randread read, seqwrite write": the rows a finding is about */
+/* "randread read, seqwrite write", or "every job" when it is all of them:
+ * the rows a finding is about; "" for none */
 static void summary_rows_named(const struct iogap_summary *s, const bool *which, char *out,
 			       size_t n)
 {
-	size_t l = 0;
+	size_t l = 0, k = 0;
 
 	out[0] = 0;
+	for (size_t i = 0; i < s->nrow; i++)
+		k += which[i];
+	if (k > 1 && k == s->nrow && !s->more_rows) {
+		snprintf(out, n, "every job");
+		return;
+	}
 	for (size_t i = 0; i < s->nrow; i++)
 		if (which[i])
 			cat(out, n, &l, "%s%s %s", l ? ", " : "", s->row[i].job, s->row[i].dir);

@@ -50,7 +50,7 @@ static void stages_text(const struct iogap_summary_row *r, char *out, size_t n)
 		snprintf(out + l, n - l, "%sloads differ", l ? "; " : "");
 }
 
-static void print_row(const struct iogap_summary_row *r, FILE *f)
+static void print_row(const struct iogap_summary_row *r, int job_width, FILE *f)
 {
 	char iops[48], p50[48], p99[48], gap[24] = "-", where[160];
 
@@ -62,17 +62,30 @@ static void print_row(const struct iogap_summary_row *r, FILE *f)
 	if (r->have_gap)
 		snprintf(gap, sizeof(gap), "%+.1f", r->gap_ns / 1e3);
 	stages_text(r, where, sizeof(where));
-	fprintf(f, "  %-14s %-5s %15s %17s %17s %9s  %s\n", r->job, r->dir, iops, p50, p99, gap,
-		where);
+	fprintf(f, "  %-*s %-5s %15s %17s %17s %9s%s%s\n", job_width, r->job, r->dir, iops, p50,
+		p99, gap, where[0] ? "  " : "", where);
+}
+
+/* The job column's width: its longest name, at least 14. */
+static int job_width(const struct iogap_summary *s)
+{
+	size_t w = 14;
+
+	for (size_t i = 0; i < s->nrow; i++)
+		if (strlen(s->row[i].job) > w)
+			w = strlen(s->row[i].job);
+	return (int)w;
 }
 
 void iogap_summary_print(const struct iogap_summary *s, FILE *f)
 {
+	int w = job_width(s);
+
 	fprintf(f, "summary (latency in us; gap = VM - bare metal mean per request):\n");
-	fprintf(f, "  %-14s %-5s %15s %17s %17s %9s  %s\n", "job", "dir", "IOPS VM/bare",
+	fprintf(f, "  %-*s %-5s %15s %17s %17s %9s  %s\n", w, "job", "dir", "IOPS VM/bare",
 		"p50 VM/bare", "p99 VM/bare", "gap", "largest terms of the gap (share, +-clock)");
 	for (size_t i = 0; i < s->nrow; i++)
-		print_row(&s->row[i], f);
+		print_row(&s->row[i], w, f);
 	if (s->more_rows)
 		fprintf(f, "  ... %zu more job/direction rows: iogap report %s --full\n", s->more_rows,
 			s->dir);

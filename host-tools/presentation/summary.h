@@ -40,7 +40,7 @@ struct iogap_summary_row {
 };
 
 struct iogap_summary_finding {
-	char what[160], fix[160];
+	char what[256], fix[160];
 };
 
 struct iogap_summary {

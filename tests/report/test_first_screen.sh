@@ -81,11 +81,11 @@ PY
 	ok $? "$name: --full adds the tables under one heading, each verdict once ($verdicts)" \
 		"$WORK/$name.full"
 done
-grep -q '^! loads differ by over 10% (mixed read, mixed write).*iogap run --match-load' \
+grep -q '^! loads differ by over 10% (every job).*iogap run --match-load' \
 	"$WORK/plain.txt" && ! grep -q '^! loads differ' "$WORK/matched.txt"
 ok $? "different loads: one finding with --match-load; none at the matched load" \
 	"$WORK/plain.txt"
-grep -q '^! buffered I/O (mixed.*add direct=1' "$WORK/buffered.txt"
+grep -q '^! buffered I/O (every job).*add direct=1' "$WORK/buffered.txt"
 ok $? "buffered I/O: the finding says direct=1" "$WORK/buffered.txt"
 grep -q '^! data incomplete' "$WORK/incomplete.txt" && grep -q '^! host CPU saturated' \
 	"$WORK/cpu-hog.txt"
