@@ -73,7 +73,7 @@ _iogap() {
 		--runtime) return ;;
 		esac ;;
 	report)
-		opts='--json --html --timing --pairs --help'
+		opts='--full --json --html --timing --pairs --help'
 		case $prev in
 		--json|--html|--pairs) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
 		esac ;;

@@ -13,6 +13,7 @@
 #include "demo_profile.h"
 #include "fio.h"
 #include "iogap-libvirt.h"
+#include "manifest.h"
 #include "orchestration.h"
 #include "passthrough.h"
 #include "presentation.h"
@@ -22,7 +23,7 @@ static void usage(FILE *f)
 	fputs("usage: iogap run [options] --target SPEC JOBFILE...   (iogap run --help)\n"
 	      "       iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--qemu PATH]\n"
 	      "                  [--quiet]\n"
-	      "       iogap report RUN_DIR [--json FILE|-] [--html FILE]\n"
+	      "       iogap report RUN_DIR [--full] [--json FILE|-] [--html FILE]\n"
 	      "       iogap compare RUN_A RUN_B [RUN...] [--json FILE|-]\n"
 	      "       iogap import [--dir RUN_DIR] [--label vm|bare|NAME] FILE...\n"
 	      "       iogap lint JOB|RUN_DIR|FIO_OUTPUT...\n"
@@ -39,7 +40,8 @@ static void demo_usage(FILE *f)
 	fputs("usage: iogap demo [--dir DIR] [--runtime SEC] [--accel auto|kvm|tcg] [--qemu PATH]\n"
 	      "                  [--quiet]\n"
 	      "  `iogap run` of the seed profile (6 phases, 4k, libaio, QD32) on a sparse\n"
-	      "  256 MiB image, bare metal and VM, then `iogap report` of it.\n"
+	      "  256 MiB image: bare metal, VM, and bare metal at the VM's IOPS (run's\n"
+	      "  match-load, so every stage compares at equal load), then `iogap report`.\n"
 	      "  --dir DIR       run directory (default: a new /var/tmp/iogap-demo-XXXXXX)\n"
 	      "  --runtime SEC   seconds per phase (default 2)\n"
 	      "  --accel MODE    auto (default), kvm or tcg, as iogap run\n"
@@ -56,6 +58,20 @@ static int write_file(const char *path, const char *text)
 		return -1;
 	}
 	return 0;
+}
+
+/* What the demo ran, in one line, and the command for one's own disk. */
+static void demo_next(const char *dir, const char *target)
+{
+	struct iogap_manifest m;
+	char err[256];
+	bool have = !iogap_manifest_read(dir, &m, err, sizeof(err));
+
+	printf("demo: seed profile (6 jobs) on %s, VM under %s; on your own disk: "
+	       "iogap run --match-load --target dev:/dev/YOUR_DISK %s/seed-profile.fio\n", target,
+	       have && m.accel[0] ? m.accel : "an unknown accelerator", dir);
+	if (have)
+		iogap_manifest_free(&m);
 }
 
 /*
@@ -117,22 +133,27 @@ static int cmd_demo(int argc, char **argv)
 	setenv("RUNTIME", runtime, 1);
 	setenv("DEVICE", disk, 1);
 	printf("iogap demo: the seed profile (6 phases, BLKSIZE=4k IODEPTH=32 NUMJOBS=1 RUNTIME=%s,\n"
-	       "ramp_time=1) on bare metal and in a VM, against a sparse 256 MiB image.\n"
+	       "ramp_time=1) on bare metal, in a VM and on bare metal at the VM's IOPS, against a\n"
+	       "sparse 256 MiB image.\n"
 	       "Run directory: %s\n\n", runtime, dir);
 	fflush(stdout);
 	{
-		/* --force: the directory holds the profile and the image */
-		char *run_argv[] = { "run", "--force", "--dir", dir, "--accel", (char *)accel,
-				     "--target", target, job, quiet ? "--quiet" : NULL, NULL };
+		/* --force: the directory holds the profile and the image; --match-load:
+		 * bare metal again at the VM's IOPS, so every stage is compared */
+		char *run_argv[] = { "run", "--force", "--match-load", "--dir", dir, "--accel",
+				     (char *)accel, "--target", target, job,
+				     quiet ? "--quiet" : NULL, NULL };
 
 		char *report_argv[] = { "report", dir, NULL };
-		int rc = iogap_cmd_run(quiet ? 10 : 9, run_argv);
+		int rc = iogap_cmd_run(quiet ? 11 : 10, run_argv);
 
 		if (rc)
 			return rc;
 		printf("\n");
 		fflush(stdout);
-		return iogap_cmd_report(2, report_argv);
+		rc = iogap_cmd_report(2, report_argv);
+		demo_next(dir, target);
+		return rc;
 	}
 }
 

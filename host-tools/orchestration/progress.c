@@ -22,18 +22,22 @@ static struct {
 	pthread_cond_t wake;
 	const char *phase;   /* NULL between phases */
 	uint64_t phase_start_ns;
+	int main_phase, main_phases;   /* "phase 2 of 3"; 0 of 0: not counted */
 } progress = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
 
 /* write(2), not stdio: no stdio lock is ever held by this thread when the
  * main thread forks QEMU or the probe. */
 static void draw(const char *end)
 {
-	char line[160];
+	char line[160], count[32] = "";
 	int n;
 
 	if (!progress.phase || progress.broken)
 		return;
-	n = snprintf(line, sizeof(line), "\r\033[Kiogap: %s %.1f s%s", progress.phase,
+	if (progress.main_phases)
+		snprintf(count, sizeof(count), "phase %d of %d: ", progress.main_phase,
+			 progress.main_phases);
+	n = snprintf(line, sizeof(line), "\r\033[Kiogap: %s%s %.1f s%s", count, progress.phase,
 		     (double)(iogap_now_ns() - progress.phase_start_ns) / 1e9, end);
 	if (n > 0 && write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		progress.broken = true;
@@ -83,6 +87,27 @@ void iogap_progress_phase(const char *phase)
 	progress.phase_start_ns = iogap_now_ns();
 	draw("");
 	pthread_mutex_unlock(&progress.lock);
+}
+
+void iogap_progress_phases(int total)
+{
+	pthread_mutex_lock(&progress.lock);
+	progress.main_phase = 0;
+	progress.main_phases = total;
+	pthread_mutex_unlock(&progress.lock);
+}
+
+void iogap_progress_next(const char *phase)
+{
+	if (!progress.on)
+		return;
+	pthread_mutex_lock(&progress.lock);
+	draw("\n");           /* the line ends with the number it began with */
+	progress.phase = NULL;
+	if (progress.main_phase < progress.main_phases)
+		progress.main_phase++;
+	pthread_mutex_unlock(&progress.lock);
+	iogap_progress_phase(phase);
 }
 
 void iogap_progress_message(const char *text)

@@ -2303,11 +2303,12 @@ static int run_phases(struct run_state *s)
 	}
 	new_run_id(s);
 	iogap_progress_start(s->o.quiet);
+	iogap_progress_phases(!s->o.vm_only + !s->o.bare_only + s->o.match_load);
 	if (s->o.bare_run) {
 		s->bare.status = copy_bare_phase(s, &s->bare) == PHASE_OK ? "ok" : "failed";
 		write_manifest(s);
 	} else if (!s->o.vm_only) {
-		iogap_progress_phase("bare metal");
+		iogap_progress_next("bare metal");
 		run_phase(s, &s->bare, iogap_side_dir[IOGAP_SIDE_BARE], bare_phase);
 	}
 	if (!strcmp(s->bare.status, "failed"))
@@ -2315,12 +2316,13 @@ static int run_phases(struct run_state *s)
 	if (!strcmp(s->bare.status, "interrupted"))
 		not_started(&s->vm, "interrupted");
 	if (!strcmp(s->vm.status, "pending")) {
+		iogap_progress_next(NULL);   /* its steps (VM boot, VM job...) name it */
 		run_phase(s, &s->vm, iogap_side_dir[IOGAP_SIDE_VM], vm_phase);
 	}
 	if (strcmp(s->vm.status, "ok"))
 		not_started(&s->matched, "the VM phase did not succeed");
 	if (!strcmp(s->matched.status, "pending")) {
-		iogap_progress_phase("bare metal at the VM's IOPS");
+		iogap_progress_next("bare metal at the VM's IOPS");
 		run_phase(s, &s->matched, iogap_side_dir[IOGAP_SIDE_MATCHED], matched_phase);
 	}
 	iogap_progress_stop();

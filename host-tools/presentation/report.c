@@ -25,6 +25,7 @@
 #include "report.h"
 #include "presentation.h"
 #include "rundir.h"
+#include "summary.h"
 #include "timeline.h"
 #include "trace_file.h"
 #include "util.h"
@@ -216,6 +217,8 @@ struct report {
 	/* lint's warnings over the VM's job options, for the first screen */
 	char (*lint)[LINT_LINE];
 	size_t nlint;
+	struct iogap_summary summary;   /* the first screen (summary.h) */
+	bool full;                /* --full: the per-stage tables after it */
 };
 
 static double now_s(void)
@@ -873,6 +876,204 @@ static void verdict(const struct report *rep, size_t k, int d, char *out, size_t
 	verdict_cpu(rep, u, out, n, &l);
 }
 
+/* ------------------------------------------------------------- summary */
+
+/* The stages with an end on the guest's clock: "G.submit, G->Q, Q->G". */
+static void guest_stage_keys(const struct report *rep, char *out, size_t n)
+{
+	size_t l = 0;
+
+	out[0] = 0;
+	for (size_t s = 0; s < rep->vm.n; s++)
+		if (iogap_tl_point(rep->vm.s[s].from)->clock == IOGAP_TL_GUEST ||
+		    iogap_tl_point(rep->vm.s[s].to)->clock == IOGAP_TL_GUEST)
+			cat(out, n, &l, "%s%s", l ? ", " : "", rep->vm.s[s].key);
+}
+
+static void summary_side(const struct unit *u, int side, int d, struct iogap_summary_side *out)
+{
+	const struct iogap_rstat *lat = &u->d[side][d].lat[K_LAT];
+	double rt = runtime_s(u, side);
+	const double p[2] = { 50.0, 99.0 };
+	uint64_t v[2];
+
+	out->have = lat->n > 0;
+	if (!out->have)
+		return;
+	iogap_rstat_pcts(lat, p, 2, v);
+	out->iops = rt > 0 ? (double)lat->n / rt : 0;
+	out->p50_ns = (double)v[0];
+	out->p99_ns = (double)v[1];
+}
+
+/* Keep the IOGAP_SUMMARY_TOP largest positive stages of a row, largest first. */
+static void summary_offer(struct iogap_summary_row *r, const char *key, double ns, double of,
+			  double err)
+{
+	int i;
+
+	if (ns <= 0 || of <= 0)
+		return;
+	for (i = r->ntop; i > 0 && r->top[i - 1].ns < ns; i--)
+		if (i < IOGAP_SUMMARY_TOP)
+			r->top[i] = r->top[i - 1];
+	if (i >= IOGAP_SUMMARY_TOP)
+		return;
+	snprintf(r->top[i].key, sizeof(r->top[i].key), "%s", key);
+	r->top[i].ns = ns;
+	r->top[i].share = 100.0 * ns / of;
+	r->top[i].err_ns = err;
+	if (r->ntop < IOGAP_SUMMARY_TOP)
+		r->ntop++;
+}
+
+/* The gap's rows a verdict may name (compute_gaps' rule), and the crossing
+ * stages' sum where the clock tells them only together. */
+static void summary_gap_stages(const struct report *rep, const struct unit *u, int d,
+			       const struct gap *g, struct iogap_summary_row *r)
+{
+	bool told = crossings_told(rep, u->stage[d]);
+	double across = 0;
+
+	for (size_t c = 0; c < rep->rows.n; c++) {
+		const struct iogap_gap_row *row = &rep->rows.r[c];
+
+		if (!told && row->crossing)
+			across += g->contrib[c];
+		else if (!(row_vs_bare(row) && g->load_differs))
+			summary_offer(r, row->stage.gap_key, g->contrib[c], g->gap, g->err[c]);
+	}
+	if (!told)
+		summary_offer(r, "across the clocks", across, g->gap, rep->err_ns);
+}
+
+/* Without bare metal: the VM's largest stages, as shares of its total. */
+static void summary_vm_stages(const struct report *rep, const struct unit *u, int d,
+			      struct iogap_summary_row *r)
+{
+	double tot = mean_of(total_of(rep, u, d));
+	bool told = crossings_told(rep, u->stage[d]);
+
+	for (size_t i = 0; i < rep->vm.n; i++)
+		if (!(rep->vm.s[i].flags & IOGAP_STAGE_DETAIL) &&
+		    (told || !(rep->vm.s[i].flags & IOGAP_STAGE_CROSSING)))
+			summary_offer(r, rep->vm.s[i].key, mean_of(&u->stage[d][i]), tot,
+				      stage_err(rep, &rep->vm.s[i]));
+}
+
+/* One row; true if no stage may be named (verdict_withheld). */
+static bool summary_row(const struct report *rep, size_t k, int d, struct iogap_summary_row *r)
+{
+	const struct unit *u = &rep->u[k];
+	const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
+	char why[1024];
+	size_t l = 0;
+
+	snprintf(r->job, sizeof(r->job), "%s", u->name);
+	r->dir = dir_key[d];
+	summary_side(u, SIDE_VM, d, &r->vm);
+	summary_side(u, rep->ref, d, &r->bare);
+	r->comparable = !(g && g->ok && g->load_differs);
+	r->have_gap = g && g->ok;
+	r->gap_ns = r->have_gap ? g->gap : 0;
+	if (rep->rd.have_vm && total_of(rep, u, d)->n && verdict_withheld(rep, u, d, why,
+									   sizeof(why), &l))
+		return true;
+	if (r->have_gap)
+		summary_gap_stages(rep, u, d, g, r);
+	else if (total_of(rep, u, d)->n)
+		summary_vm_stages(rep, u, d, r);
+	return false;
+}
+
+/* "randread read, seqwrite write", or "every job" when it is all of them:
+ * the rows a finding is about; "" for none */
+static void summary_rows_named(const struct iogap_summary *s, const bool *which, char *out,
+			       size_t n)
+{
+	size_t l = 0, k = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < s->nrow; i++)
+		k += which[i];
+	if (k > 1 && k == s->nrow && !s->more_rows) {
+		snprintf(out, n, "every job");
+		return;
+	}
+	for (size_t i = 0; i < s->nrow; i++)
+		if (which[i])
+			cat(out, n, &l, "%s%s %s", l ? ", " : "", s->row[i].job, s->row[i].dir);
+}
+
+static void summary_findings(const struct report *rep, struct iogap_summary *s,
+			     const bool *differ, const bool *withheld, const bool *buffered,
+			     const bool *cpu)
+{
+	char named[128], fix[160];
+
+	if (rep->rd.n_incomplete)
+		iogap_summary_find(s, "rerun `iogap run` with the same job file",
+				   "data incomplete (first line): every figure is provisional");
+	guest_stage_keys(rep, named, sizeof(named));
+	if (rep->rd.have_vm && !strcmp(rep->accel, "tcg"))
+		iogap_summary_find(s, "run on a host with /dev/kvm (`iogap run --accel kvm ...`)",
+				   "TCG: the guest stages (%s) include emulation", named);
+	summary_rows_named(s, differ, named, sizeof(named));
+	if (named[0])
+		iogap_summary_find(s, "`iogap run --match-load ...` compares them at equal load",
+				   "loads differ by over %.0f%% (%s): backend stages not compared",
+				   100 * LOAD_TOLERANCE, named);
+	summary_rows_named(s, buffered, named, sizeof(named));
+	if (named[0])
+		iogap_summary_find(s, "add direct=1 to the job file",
+				   "buffered I/O (%s): the page cache hides the stages", named);
+	snprintf(fix, sizeof(fix), "`iogap report %s --full` says why", rep->dir);
+	summary_rows_named(s, withheld, named, sizeof(named));
+	if (named[0])
+		iogap_summary_find(s, fix, "no per-layer verdict (%s)", named);
+	summary_rows_named(s, cpu, named, sizeof(named));
+	if (named[0])
+		iogap_summary_find(s, "rerun on an idle host, or with fewer jobs",
+				   "host CPU saturated (%s): times include waiting for a CPU", named);
+	snprintf(fix, sizeof(fix), "`iogap lint %s`", rep->dir);
+	if (rep->nlint)
+		iogap_summary_find(s, fix, "%zu lint warning%s on the VM's job options", rep->nlint,
+				   rep->nlint > 1 ? "s" : "");
+}
+
+static bool cpu_saturated(const struct report *rep, const struct unit *u)
+{
+	return u->cpu_sat[SIDE_VM] || u->cpu_sat[rep->ref];
+}
+
+/* The first screen, from the numbers the tables show. */
+static void make_summary(const struct report *rep, struct iogap_summary *s)
+{
+	bool differ[IOGAP_SUMMARY_ROWS] = { false }, withheld[IOGAP_SUMMARY_ROWS] = { false };
+	bool buffered[IOGAP_SUMMARY_ROWS] = { false }, cpu[IOGAP_SUMMARY_ROWS] = { false };
+
+	memset(s, 0, sizeof(*s));
+	s->dir = rep->dir;
+	for (size_t k = 0; k < rep->nu; k++)
+		for (int d = 0; d < 2; d++) {
+			const struct unit *u = &rep->u[k];
+			struct iogap_summary_row *r = &s->row[s->nrow];
+
+			if (!u->d[SIDE_VM][d].lat[K_LAT].n && !u->d[rep->ref][d].lat[K_LAT].n)
+				continue;
+			if (s->nrow == IOGAP_SUMMARY_ROWS) {
+				s->more_rows++;
+				continue;
+			}
+			withheld[s->nrow] = summary_row(rep, k, d, r) && !u->buffered;
+			differ[s->nrow] = !r->comparable;
+			buffered[s->nrow] = rep->rd.have_vm && u->buffered;
+			cpu[s->nrow] = cpu_saturated(rep, u);
+			s->nrow++;
+		}
+	summary_findings(rep, s, differ, withheld, buffered, cpu);
+}
+
 /* ------------------------------------------------------------ terminal */
 
 static void fmt_us(char *b, size_t n, double ns)
@@ -1160,30 +1361,11 @@ static void print_kernel_points(const struct report *rep, FILE *f)
 				  "absent", &rep->rd.host_kernel);
 }
 
-/* The stages with an end on the guest's clock: "G.submit, G->Q, Q->G". */
-static void guest_stage_keys(const struct report *rep, char *out, size_t n)
-{
-	size_t l = 0;
-
-	out[0] = 0;
-	for (size_t s = 0; s < rep->vm.n; s++)
-		if (iogap_tl_point(rep->vm.s[s].from)->clock == IOGAP_TL_GUEST ||
-		    iogap_tl_point(rep->vm.s[s].to)->clock == IOGAP_TL_GUEST)
-			cat(out, n, &l, "%s%s", l ? ", " : "", rep->vm.s[s].key);
-}
-
-static void print_text(const struct report *rep, FILE *f)
+/* The run's setup, first in --full: sides, CPU, accel, clock, lint, kernel points. */
+static void print_setup(const struct report *rep, FILE *f)
 {
 	const struct iogap_clock_map *m = &rep->rd.pairing.map;
 
-	if (rep->rd.n_incomplete) {
-		fprintf(f, "iogap report: %s: INCOMPLETE DATA, verdicts provisional:", rep->dir);
-		for (size_t i = 0; i < rep->rd.n_incomplete; i++)
-			fprintf(f, "%s %s", i ? ";" : "", rep->rd.incomplete[i]);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "iogap report: %s\n", rep->dir);
-	}
 	fprintf(f, "sides: %s%s%s%s\n", rep->rd.have_vm ? "VM" : "",
 		rep->rd.have_vm && rep->rd.have_bare ? " + " : "", rep->rd.have_bare ? "bare metal" : "",
 		rep->rd.have_matched ? " + bare metal at the VM's IOPS (bare-matched/, the gap's "
@@ -1217,26 +1399,31 @@ static void print_text(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->nlint; i++)
 		fprintf(f, "lint: %s\n", rep->lint[i]);
 	print_kernel_points(rep, f);
+}
+
+/* The summary first; the per-stage tables (with each verdict) with --full. */
+static void print_text(const struct report *rep, FILE *f)
+{
+	if (rep->rd.n_incomplete) {
+		fprintf(f, "iogap report: %s: INCOMPLETE DATA, verdicts provisional:", rep->dir);
+		for (size_t i = 0; i < rep->rd.n_incomplete; i++)
+			fprintf(f, "%s %s", i ? ";" : "", rep->rd.incomplete[i]);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "iogap report: %s\n", rep->dir);
+	}
+	iogap_summary_print(&rep->summary, f);
+	if (!rep->full) {
+		fprintf(f, "per-stage tables, verdicts and the clock: iogap report %s --full\n",
+			rep->dir);
+		return;
+	}
+	fprintf(f, "\n==== details: per-stage tables ====\n");
+	print_setup(rep, f);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++)
 			print_unit_dir(rep, f, k, d);
 	print_throughput(rep, f);
-	fprintf(f, "\nverdict:\n");
-	if (rep->rd.have_vm && !strcmp(rep->accel, "tcg")) {
-		char guest[256];
-
-		guest_stage_keys(rep, guest, sizeof(guest));
-		fprintf(f, "  The VM ran under TCG: the guest-side stages (%s) include "
-			"instruction emulation; expect them much smaller under KVM.\n", guest);
-	}
-	for (size_t k = 0; k < rep->nu; k++)
-		for (int d = 0; d < 2; d++) {
-			char v[2048];
-
-			verdict(rep, k, d, v, sizeof(v));
-			if (v[0])
-				fprintf(f, "  %s\n", v);
-		}
 }
 
 /* ----------------------------------------------------------------- JSON */
@@ -1513,6 +1700,7 @@ static int write_json(const struct report *rep, FILE *f)
 		jw_u64(&w, "order_violations", rep->rd.order_violations);
 		jw_end(&w);
 	}
+	iogap_summary_json(&rep->summary, &w);
 	jw_open(&w, "jobs", '[');
 	for (size_t k = 0; k < rep->nu; k++) {
 		const struct unit *u = &rep->u[k];
@@ -1550,19 +1738,6 @@ static int write_json(const struct report *rep, FILE *f)
 }
 
 /* ----------------------------------------------------------------- HTML */
-
-static void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
 
 #define VM_COLOR "#d62728"
 #define BARE_COLOR "#1f77b4"
@@ -1698,7 +1873,7 @@ static void svg_time(FILE *f, const char *cls, const char *title, const struct u
 	xstep = maxlen <= 10 ? 1 : nice_step((double)maxlen);
 	fprintf(f, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\"><title>", cls, W, H, W, H);
-	html_esc(f, title);
+	iogap_html_esc(f, title);
 	fprintf(f, "</title>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"plot\"/>\n",
 		L, T, W - L - R, H - T - B);
 	for (double y = 0; y <= ymax + step / 2; y += step) {
@@ -1736,10 +1911,38 @@ static void svg_time(FILE *f, const char *cls, const char *title, const struct u
 }
 
 /* Stacked stage bars: one VM bar and one bare-metal bar per job/direction. */
+#define LEGEND_X 10
+#define LEGEND_ROW 18
+#define LEGEND_ITEM 125   /* room for a swatch and "bare metal total" */
+
+/* One legend entry at (*lx, *ly); the next one wraps to a new row when the
+ * chart's width W is used up. */
+static void legend_item(FILE *f, int W, const char *color, const char *name, int *lx, int *ly)
+{
+	if (*lx + LEGEND_ITEM > W) {
+		*lx = LEGEND_X;
+		*ly += LEGEND_ROW;
+	}
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		"<text x=\"%d\" y=\"%d\" class=\"lg\">%s</text>\n", *lx, *ly, color, *lx + 16,
+		*ly + 11, name);
+	*lx += LEGEND_ITEM;
+}
+
+/* The rows the stage chart's legend takes (legend_item's wrapping). */
+static int legend_rows(const struct report *rep, int W)
+{
+	int per_row = (W - LEGEND_X) / LEGEND_ITEM, items = 1;
+
+	for (size_t s = 0; s < rep->vm.n; s++)
+		items += !(rep->vm.s[s].flags & IOGAP_STAGE_DETAIL);
+	return (items + per_row - 1) / per_row;
+}
+
 static void svg_stages(FILE *f, const struct report *rep)
 {
 	const int W = 900, L = 170, R = 20, BAR = 18;
-	int rows = 0, y, lx = L;
+	int rows = 0, y, lx = LEGEND_X, ly = 6, top;
 	double xmax = 0;
 
 	for (size_t k = 0; k < rep->nu; k++)
@@ -1760,30 +1963,26 @@ static void svg_stages(FILE *f, const struct report *rep)
 		xmax = 1;
 	double step = nice_step(xmax / 1e3);
 	double xm = ceil(xmax / 1e3 / step) * step;
-	int H = 40 + rows * (2 * BAR + 16) + 30;
+	int H;
+
+	top = 24 + LEGEND_ROW * (legend_rows(rep, W) - 1) + 6;
+	H = top + 10 + rows * (2 * BAR + 16) + 30;
 
 	fprintf(f, "<svg class=\"chart stages\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\"><title>mean time per stage</title>\n", W, H, W, H);
-	/* legend */
-	for (size_t s = 0; s < rep->vm.n; s++) {
-		if (rep->vm.s[s].flags & IOGAP_STAGE_DETAIL)
-			continue;
-		fprintf(f, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%d\" y=\"17\" class=\"lg\">%s</text>\n", lx, rep->vm.s[s].color, lx + 16,
-			rep->vm.s[s].key);
-		lx += 120;
-	}
-	fprintf(f, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-		"<text x=\"%d\" y=\"17\" class=\"lg\">bare metal total</text>\n", lx, BARE_COLOR,
-		lx + 16);
+	/* the legend names every colour drawn, in rows that fit the width */
+	for (size_t s = 0; s < rep->vm.n; s++)
+		if (!(rep->vm.s[s].flags & IOGAP_STAGE_DETAIL))
+			legend_item(f, W, rep->vm.s[s].color, rep->vm.s[s].key, &lx, &ly);
+	legend_item(f, W, BARE_COLOR, "bare metal total", &lx, &ly);
 	for (double v = 0; v <= xm + step / 2; v += step) {
 		double x = L + v / xm * (W - L - R);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
 			"<text x=\"%.1f\" y=\"%d\" class=\"ax\" text-anchor=\"middle\">%g µs</text>\n",
-			x, x, H - 24, x, H - 10, v);
+			x, top, x, H - 24, x, H - 10, v);
 	}
-	y = 36;
+	y = top + 6;
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
 			const struct unit *u = &rep->u[k];
@@ -1793,7 +1992,7 @@ static void svg_stages(FILE *f, const struct report *rep)
 				continue;
 			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lb\" text-anchor=\"end\">", L - 6,
 				y + BAR + 4);
-			html_esc(f, u->name);
+			iogap_html_esc(f, u->name);
 			fprintf(f, " %s</text>\n", dir_key[d]);
 			for (size_t s = 0; s < rep->vm.n && total_of(rep, u, d)->n; s++) {
 				double w = fmax(mean_of(&u->stage[d][s]), 0) / 1e3 / xm * (W - L - R);
@@ -1923,7 +2122,7 @@ static int write_html(const struct report *rep, FILE *f)
 	      "svg .grid{stroke:#e3e3e3}svg .ax{font-size:11px;fill:#555}svg .lg{font-size:12px}"
 	      "svg .lb{font-size:12px;fill:#333}\n</style></head><body>\n<h1>iogap report</h1>\n", f);
 	fputs("<p class=\"note\">Run directory: <code>", f);
-	html_esc(f, rep->dir);
+	iogap_html_esc(f, rep->dir);
 	fprintf(f, "</code>. Sides: %s%s%s.", rep->rd.have_vm ? "VM" : "",
 		rep->rd.have_vm && rep->rd.have_bare ? " and " : "",
 		rep->rd.have_bare ? "bare metal" : "");
@@ -1934,7 +2133,7 @@ static int write_html(const struct report *rep, FILE *f)
 			rep->err_source);
 		if (!rep->rd.filters) {
 			fputs(" Passthrough: ", f);
-			html_esc(f, rep->rd.manifest.passthrough);
+			iogap_html_esc(f, rep->rd.manifest.passthrough);
 			fputs(" (no filter nodes: every VM stage is on the guest's clock).", f);
 		}
 		if (!strcmp(rep->accel, "tcg"))
@@ -1945,36 +2144,31 @@ static int write_html(const struct report *rep, FILE *f)
 		fputs("<p class=\"verdict\"><b>Incomplete data, verdicts provisional:</b>", f);
 		for (size_t i = 0; i < rep->rd.n_incomplete; i++) {
 			fputs(i ? "; " : " ", f);
-			html_esc(f, rep->rd.incomplete[i]);
+			iogap_html_esc(f, rep->rd.incomplete[i]);
 		}
 		fputs("</p>\n", f);
 	}
-	fputs("<h2>Verdict</h2>\n", f);
-	for (size_t k = 0; k < rep->nu; k++)
-		for (int d = 0; d < 2; d++) {
-			char v[2048];
-
-			verdict(rep, k, d, v, sizeof(v));
-			if (v[0]) {
-				fputs("<div class=\"verdict\">", f);
-				html_esc(f, v);
-				fputs("</div>\n", f);
-			}
-		}
-	fputs("<h2>Mean time per stage</h2>\n", f);
+	iogap_summary_html(&rep->summary, f);
+	fputs("<h3>Mean time per stage</h3>\n", f);
 	svg_stages(f, rep);
 	for (size_t k = 0; k < rep->nu; k++)
 		for (int d = 0; d < 2; d++) {
 			const struct unit *u = &rep->u[k];
 			const struct dirstat *vm = &u->d[SIDE_VM][d], *bare = &u->d[SIDE_BARE][d];
 			const struct gap *g = k < 256 ? &rep->gap[k][d] : NULL;
-			char title[256];
+			char title[256], v[2048];
 
 			if (!vm->lat[K_LAT].n && !bare->lat[K_LAT].n)
 				continue;
 			fputs("<h2>", f);
-			html_esc(f, u->name);
+			iogap_html_esc(f, u->name);
 			fprintf(f, " — %s</h2>\n", dir_key[d]);
+			verdict(rep, k, d, v, sizeof(v));
+			if (v[0]) {
+				fputs("<div class=\"verdict\">", f);
+				iogap_html_esc(f, v);
+				fputs("</div>\n", f);
+			}
 			html_stage_table(f, rep, u, d);
 			html_load(f, u, g);
 			if (g && g->ok) {
@@ -2138,9 +2332,12 @@ static int stats_without_unmatched_kernel(struct report *rep, char *err, size_t 
 
 static void usage(FILE *f)
 {
-	fputs("usage: iogap report RUN_DIR [--json FILE|-] [--html FILE] [--timing] [--pairs FILE]\n"
-	      "  per job and direction: the stage table (VM and bare metal), each stage's share,\n"
-	      "  the VM-vs-bare-metal gap by stage, IOPS/bandwidth, and a verdict.\n"
+	fputs("usage: iogap report RUN_DIR [--full] [--json FILE|-] [--html FILE] [--timing]\n"
+	      "                    [--pairs FILE]\n"
+	      "  first a summary: per job and direction IOPS, p50/p99, the VM-vs-bare-metal gap\n"
+	      "  and its largest stages, then what needs action and the command that fixes it.\n"
+	      "  --full        then per job and direction: the stage table (VM and bare metal),\n"
+	      "                each stage's share, the gap by stage, IOPS/bandwidth, a verdict\n"
 	      "  --json FILE   the same as JSON (docs/reports.md); '-' = stdout, no text\n"
 	      "  --html FILE   one self-contained HTML page with charts\n"
 	      "  --timing      print load/pairing and statistics throughput to stderr\n"
@@ -2163,7 +2360,7 @@ int iogap_cmd_report(int argc, char **argv)
 {
 	const char *dir = NULL, *json = NULL, *html = NULL, *pairs = NULL;
 	FILE *pairs_f = NULL;
-	bool timing = false;
+	bool timing = false, full = false;
 	struct report *rep;
 	char err[4096];
 	double t;
@@ -2176,6 +2373,8 @@ int iogap_cmd_report(int argc, char **argv)
 			html = argv[++i];
 		else if (!strcmp(argv[i], "--timing"))
 			timing = true;
+		else if (!strcmp(argv[i], "--full"))
+			full = true;
 		else if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
 			pairs = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -2195,6 +2394,7 @@ int iogap_cmd_report(int argc, char **argv)
 	if (!rep)
 		return 1;
 	rep->dir = dir;
+	rep->full = full;
 	t = now_s();
 	if (iogap_rundir_load(dir, &rep->rd, err, sizeof(err))) {
 		fprintf(stderr, "iogap report: %s\n", err);
@@ -2238,6 +2438,7 @@ int iogap_cmd_report(int argc, char **argv)
 	rep->t_stats = now_s() - t;
 	lint_vm_jobs(rep);
 	compute_gaps(rep);
+	make_summary(rep, &rep->summary);
 	if (timing)
 		fprintf(stderr, "iogap report: load+pair %.3f s; stats pass %" PRIu64
 			" records in %.3f s = %.2f M records/s\n", rep->t_load, rep->records,

@@ -37,7 +37,7 @@ grep -q 'ioengine=rbd' "$WORK/r/bare/probe.txt" &&
 	grep -q '"layer":"bottom",,.*"driver":"rbd",,"pool":"rbd",,"image":"run"' &&
 	manifest "$WORK/r" '"rbd_cache=" in m["target"]["rbd_cache_config"] and m["target"]["rbd_cache_vm"].startswith("rbd_cache=false")'
 ok $? "bare metal used the probe's rbd engine, QEMU's rbd driver sits below the bottom filter, cache settings recorded"
-"$IOGAP" report "$WORK/r" > "$WORK/report.txt" 2>&1 &&
+"$IOGAP" report --full "$WORK/r" > "$WORK/report.txt" 2>&1 &&
 	[ "$(grep -c '^== ' "$WORK/report.txt")" -ge 5 ] && grep -Eq '^  B +[0-9]+ ' "$WORK/report.txt"
 ok $? "iogap report: every phase of the seed profile with the rbd backend stage ($(grep -c '^== ' "$WORK/report.txt") job/direction tables)"
 

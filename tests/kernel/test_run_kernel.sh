@@ -22,7 +22,7 @@ ok $? "file target: run succeeds ($(tail -1 "$WORK/k.out"))"
 	[ -s "$WORK/k/vm/host-kernel.trace" ] && [ -s "$WORK/k/vm/extents.txt" ] &&
 	manifest "$WORK/k" 'm["kernel_points"]["vm"]["trace"] == "vm/kernel.trace" and m["kernel_points"]["bare"]["trace"] == "bare/kernel.trace" and m["kernel_points"]["vm_host"]["trace"] == "vm/host-kernel.trace"'
 ok $? "run directory holds vm/kernel.trace, vm/host-kernel.trace, bare/kernel.trace and both extent maps, named in the manifest"
-limited 60 "$IOGAP" report "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.report" 2>&1
+limited 60 "$IOGAP" report --full "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.report" 2>&1
 ok $? "report succeeds"
 # per side: matched > 0 and matched >= 90% of the requests counted
 python3 - "$WORK/k.json" > "$WORK/match.txt" 2>&1 <<'PY'
@@ -94,7 +94,7 @@ ok $? "--no-kernel-points: run succeeds"
 [ ! -e "$WORK/off/bare/kernel.trace" ] && [ ! -e "$WORK/off/bare/extents.txt" ] &&
 	manifest "$WORK/off" 'm["kernel_points"]["bare"]["why"] == "turned off (--no-kernel-points)"'
 ok $? "--no-kernel-points: no kernel trace, the manifest says why"
-"$IOGAP" report "$WORK/off" > "$WORK/off.report" 2>&1 &&
+"$IOGAP" report --full "$WORK/off" > "$WORK/off.report" 2>&1 &&
 	grep -q "^bare metal kernel points: none (turned off (--no-kernel-points))" "$WORK/off.report" &&
 	! grep -q "bare K.sub" "$WORK/off.report"
 ok $? "--no-kernel-points: the report says why the stages are absent" "$WORK/off.report"

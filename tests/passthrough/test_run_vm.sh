@@ -44,7 +44,7 @@ manifest "$WORK/a" 'm["vm"]["passthrough"] == "nvme" and not m["vm"].get("filter
 	! grep -q 'LD_PRELOAD\|iogap-filter\|virtio-blk' "$WORK/a/vm/qemu.cmdline"
 ok $? "no filter: the manifest says passthrough nvme, QEMU's NVMe on the drive, no filter traces"
 
-"$IOGAP" report "$WORK/a" --json "$WORK/a.json" --html "$WORK/a.html" > "$WORK/a.report" 2>&1
+"$IOGAP" report --full "$WORK/a" --json "$WORK/a.json" --html "$WORK/a.html" > "$WORK/a.report" 2>&1
 okf $? "iogap report reads the run directory" "$WORK/a.report"
 V=${IOGAP_SRC:?}/tests/install/validate.py
 "$V" "$IOGAP_SRC/docs/schemas/manifest-1.schema.json" "$WORK/a/manifest.json" > "$WORK/schema.out" 2>&1 &&

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""check_html_charts.py DOM.html REPORT.json: the charts of an iogap report page show
-the data of its JSON report (tests/report/test_html.sh); prints every number."""
+"""check_html_charts.py DOM.html REPORT.json [--legend]: the charts of an iogap report
+page show the data of its JSON report (tests/report/test_html.sh); prints every number.
+--legend: only the stage chart's legend (runs whose stages are not the five checked)."""
 import json, math, sys
 from html.parser import HTMLParser
 
@@ -19,7 +20,8 @@ class Charts(HTMLParser):
             self.text = ""
         elif tag == "svg":
             self.svg = {"class": a.get("class", ""), "h2": self.h2, "ticks": [], "labels": [],
-                        "rects": [], "lines": []}
+                        "rects": [], "lines": [], "legend": [],
+                        "width": float(a.get("viewbox", "0 0 0 0").split()[2])}   # the parser lowercases names
             self.charts.append(self.svg)
         elif self.svg is None:
             return
@@ -43,6 +45,9 @@ class Charts(HTMLParser):
                 self.svg["rects"][-1]["title"] = self.text
             elif kind == "text" and a.get("class") == "ax" and self.text.endswith(" µs"):
                 self.svg["ticks"].append((float(a["x"]), float(self.text[:-3])))
+            elif kind == "text" and a.get("class") == "lg" and self.svg["rects"]:
+                swatch = self.svg["rects"][-1].get("fill")   # the rect drawn before the name
+                self.svg["legend"].append((float(a["x"]), self.text, swatch))
             elif kind == "text" and a.get("class") == "lb":
                 self.svg["labels"].append((len(self.svg["rects"]), self.text))
             self.text_at, self.text = None, None
@@ -72,6 +77,24 @@ def check_stages(svg, jobs, bad):
         seen += 1
     return seen
 
+def check_legend(svg, bad):
+    """every colour drawn has its name in the legend (the name a bar's title gives it),
+    each label inside the chart (12 px text: at most 7.5 px a character)"""
+    named = {fill: name for _, name, fill in svg["legend"]}
+    for x, name, _ in svg["legend"]:
+        print(f"# stages legend: {name} at x {x:g}, chart width {svg['width']:g}")
+        if x + 7.5 * len(name) > svg["width"]:
+            bad.append(f"stages legend: '{name}' at x {x:g} is cut off (width {svg['width']:g})")
+    drawn = {}
+    for r in svg["rects"]:
+        if "title" in r:
+            drawn.setdefault(r["fill"], r["title"].split(":")[0])
+    for fill, stage in drawn.items():
+        want = "bare metal total" if stage == "bare metal" else stage
+        if named.get(fill) != want:
+            bad.append(f"stages legend: {stage} ({fill}) drawn, legend says {named.get(fill)!r}")
+    return len(drawn)
+
 def check_cdf(svg, jobs, bad):
     """the VM and bare-metal curves run from their min (0%) to their max (100%)"""
     name, dr = svg["h2"].split(" — ")
@@ -99,9 +122,16 @@ page.feed(open(sys.argv[1], encoding="utf-8").read())
 report = json.load(open(sys.argv[2]))
 jobs = {j["name"]: j for j in report["jobs"]}
 bad, bars, curves = [], 0, 0
+if sys.argv[3:] == ["--legend"]:
+    drawn = sum(check_legend(svg, bad) for svg in page.charts if svg["class"] == "chart stages")
+    if not drawn:
+        bad.append("no stage chart with bars")
+    print("\n".join(bad))
+    sys.exit(1 if bad else 0)
 for svg in page.charts:
     if svg["class"] == "chart stages":
         bars += check_stages(svg, jobs, bad)
+        check_legend(svg, bad)
     elif svg["class"] == "chart cdf":
         curves += check_cdf(svg, jobs, bad)
 want_rows = sum(1 for j in report["jobs"] for dr in ("read", "write") if "stages" in j.get(dr, {}))

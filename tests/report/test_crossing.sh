@@ -23,7 +23,7 @@ for name, jump in (("sync-before.txt", 0), ("sync-after.txt", 2000000)):
     open(p, "w").writelines(out)
 PY
 for r in tight wide; do
-	"$IOGAP" report "$WORK/$r" > "$WORK/$r.txt" 2> "$WORK/$r.err"
+	"$IOGAP" report --full "$WORK/$r" > "$WORK/$r.txt" 2> "$WORK/$r.err"
 	ok $? "iogap report $r: $(head -1 "$WORK/$r.err")"
 done
 # the read direction's section: its stage rows, share, gap rows, verdict

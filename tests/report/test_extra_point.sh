@@ -12,9 +12,9 @@ NEW2='T.quarter->Q.bottom.out'
 
 "$MKRUN" --dir "$WORK/run" --vm 40000 --bare-seconds 2 >"$WORK/mkrun" 2>&1
 ok $? "mkrun: a synthetic VM + bare-metal run" "$WORK/mkrun"
-"$IOGAP" report "$WORK/run" --json "$WORK/plain.json" >"$WORK/plain.txt" 2>"$WORK/err"
+"$IOGAP" report --full "$WORK/run" --json "$WORK/plain.json" >"$WORK/plain.txt" 2>"$WORK/err"
 ok $? "iogap report (the table as built)" "$WORK/err"
-"$XREPORT" "$WORK/run" --json "$WORK/x.json" --html "$WORK/x.html" >"$WORK/x.txt" 2>"$WORK/err"
+"$XREPORT" "$WORK/run" --full --json "$WORK/x.json" --html "$WORK/x.html" >"$WORK/x.txt" 2>"$WORK/err"
 ok $? "report with the extra point" "$WORK/err"
 
 python3 - "$WORK/plain.json" "$WORK/x.json" "$NEW1" "$NEW2" >"$WORK/why" 2>&1 <<'PY'

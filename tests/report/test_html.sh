@@ -4,12 +4,13 @@
 # screenshot, no console errors, and charts that show the data — read from
 # the page's DOM, the stacked bars' lengths are the JSON stage means on the
 # chart's own axis scale, and each CDF runs from the latency min (0%) to the
-# max (100%) within fio's histogram bucket width.
+# max (100%) within fio's histogram bucket width; the page opens with the
+# summary, and the stage chart's legend names every colour it draws.
 . "$(dirname "$0")/lib.sh"
 
 "$MKRUN" --dir "$WORK/run" --vm 50000 --bare-seconds 4 >/dev/null 2>&1
 ok $? "mkrun: a synthetic VM + bare-metal run"
-"$IOGAP" report "$WORK/run" --html "$WORK/r.html" --json "$WORK/r.json" >"$WORK/out" 2>&1
+"$IOGAP" report --full "$WORK/run" --html "$WORK/r.html" --json "$WORK/r.json" >"$WORK/out" 2>&1
 ok $? "iogap report --html" "$WORK/out"
 for c in stages cdf iops p99; do
 	grep -q "<svg class=\"chart $c\"" "$WORK/r.html"
@@ -81,4 +82,24 @@ python3 "$(dirname "$0")/check_html_charts.py" "$WORK/dom.html" "$WORK/r.json" >
 st=$?
 grep '^#' "$WORK/charts"
 ok $st "charts show the data: bar lengths = JSON stage means (0.1 px), CDF from min to max" "$WORK/charts"
+# the first view is the summary: its heading is the page's first, the stage chart next
+sed -n 's/.*<h[23][^>]*>\([^<]*\)<.*/\1/p' "$WORK/dom.html" | head -2 | tr '\n' '|' >"$WORK/heads"
+[ "$(cat "$WORK/heads")" = "Summary|Mean time per stage|" ]
+ok $? "the first view is the summary, then the stacked bars ($(cat "$WORK/heads"))" "$WORK/heads"
+
+# a run with kernel points on every side draws nine stages: the legend names each colour
+"$MKRUN" --dir "$WORK/kp" --vm 20000 --bare-seconds 2 --kernel-points vm,bare,vm_host \
+	>/dev/null 2>&1
+"$IOGAP" report --full "$WORK/kp" --html "$WORK/kp.html" --json "$WORK/kp.json" >"$WORK/kp.out" 2>&1
+ok $? "iogap report --html of a run with kernel points" "$WORK/kp.out"
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$prof" --window-size=1400,1000 --dump-dom "file://$WORK/kp.html" \
+	>"$WORK/kp.dom" 2>"$WORK/kp.log"
+ok $? "headless Chromium dumped its DOM" "$WORK/kp.log"
+python3 "$(dirname "$0")/check_html_charts.py" "$WORK/kp.dom" "$WORK/kp.json" --legend \
+	>"$WORK/legend" 2>&1
+st=$?
+grep '^#' "$WORK/legend"
+ok $st "the stage chart's legend names every stage drawn, inside the chart" "$WORK/legend"
 finish

@@ -11,7 +11,7 @@ json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0
 # report DIR: text to DIR.txt, JSON to DIR.json, status in $rc; a reader
 # that waits on a FIFO is stopped after a generous limit (status 124)
 report() {
-	timeout 300 "$IOGAP" report "$1" --json "$1.json" >"$1.txt" 2>"$1.err"
+	timeout 300 "$IOGAP" report --full "$1" --json "$1.json" >"$1.txt" 2>"$1.err"
 	rc=$?
 }
 compare() { # compare NAME RUN...: output to $WORK/NAME.cmp, status in $rc

@@ -7,7 +7,7 @@
 
 "$MKRUN" --dir "$WORK/run" --vm 200000 --bare-seconds 5 >"$WORK/truth" 2>&1
 ok $? "mkrun: a synthetic VM + bare-metal run" "$WORK/truth"
-"$IOGAP" report "$WORK/run" --json "$WORK/r.json" >"$WORK/r.txt" 2>"$WORK/r.err"
+"$IOGAP" report --full "$WORK/run" --json "$WORK/r.json" >"$WORK/r.txt" 2>"$WORK/r.err"
 ok $? "iogap report --json" "$WORK/r.err"
 python3 - "$WORK/r.json" >"$WORK/why" 2>&1 <<'PY'
 import json, sys
@@ -78,20 +78,20 @@ grep -q "^== mixed (job 0), read ==" "$WORK/r.txt" && grep -q "share of the VM t
 	grep -q "bare total" "$WORK/r.txt" && grep -q "IOPS=" "$WORK/r.txt"
 ok $? "text: stage table, share table, gap, verdict, throughput" "$WORK/r.txt"
 
-"$IOGAP" report "$WORK/run" --json - >"$WORK/stdout.json" 2>"$WORK/r.err" &&
+"$IOGAP" report --full "$WORK/run" --json - >"$WORK/stdout.json" 2>"$WORK/r.err" &&
 	python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$WORK/stdout.json"
 ok $? "--json -: JSON alone on stdout" "$WORK/stdout.json"
 
 mkdir "$WORK/bare-only" && cp -r "$WORK/run/bare" "$WORK/run/manifest.json" "$WORK/bare-only/"
-"$IOGAP" report "$WORK/bare-only" --json "$WORK/b.json" >"$WORK/b.txt" 2>&1 &&
+"$IOGAP" report --full "$WORK/bare-only" --json "$WORK/b.json" >"$WORK/b.txt" 2>&1 &&
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['have_vm']==0 and d['jobs'][0]['read']['bare']['n']>0 else 1)" "$WORK/b.json"
 ok $? "a bare-metal-only run directory reports" "$WORK/b.txt"
 
 mkdir "$WORK/vm-only" && cp -r "$WORK/run/vm" "$WORK/run/manifest.json" "$WORK/vm-only/"
-"$IOGAP" report "$WORK/vm-only" >"$WORK/v.txt" 2>&1 && grep -q "no bare-metal run to compare with" "$WORK/v.txt"
+"$IOGAP" report --full "$WORK/vm-only" >"$WORK/v.txt" 2>&1 && grep -q "no bare-metal run to compare with" "$WORK/v.txt"
 ok $? "a VM-only run directory reports, its verdict says there is no bare-metal run" "$WORK/v.txt"
 
-"$IOGAP" report "$WORK/nonexistent" >"$WORK/e.txt" 2>&1
+"$IOGAP" report --full "$WORK/nonexistent" >"$WORK/e.txt" 2>&1
 [ $? = 1 ] && grep -q "no bare/ or vm/ results" "$WORK/e.txt"
 ok $? "a directory without results: exit 1 and why" "$WORK/e.txt"
 finish

@@ -23,7 +23,7 @@ jval() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 	--kernel-points vm,bare > "$WORK/k.mkrun" 2>&1
 ok $? "mkrun --kernel-points vm,bare" "$WORK/k.mkrun"
 N=$(awk '/^bare records/ { print $3 }' "$WORK/k.mkrun")
-"$IOGAP" report "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.txt" 2>&1
+"$IOGAP" report --full "$WORK/k" --json "$WORK/k.json" --html "$WORK/k.html" > "$WORK/k.txt" 2>&1
 ok $? "report succeeds" "$WORK/k.txt"
 
 json "$WORK/k.json" '[d["kernel_points"]["vm"][k] for k in ("recorded", "matched", "none", "ambiguous", "split", "merged", "unmapped")] == [1, 2640, 300, 60, 0, 0, 0]'
@@ -57,7 +57,7 @@ ok $? "HTML: the new stages of both sides in the stage table"
 
 # the host kernel under QEMU too: B splits, compared part by part with bare metal
 "$MKRUN" --dir "$WORK/h" --vm 3000 --bare-seconds 0.3 --kernel-points vm,bare,vm_host > /dev/null 2>&1 &&
-	"$IOGAP" report "$WORK/h" --json "$WORK/h.json" > "$WORK/h.txt" 2>&1
+	"$IOGAP" report --full "$WORK/h" --json "$WORK/h.json" > "$WORK/h.txt" 2>&1
 ok $? "kernel points of the guest, the host under QEMU and bare metal: report succeeds" "$WORK/h.txt"
 json "$WORK/h.json" '[d["kernel_points"]["vm_host"][k] for k in ("recorded", "matched", "none", "ambiguous", "split", "merged", "unmapped")] == [1, 2640, 300, 60, 0, 0, 0]'
 ok $? "host kernel under QEMU: 3000 bottom filter requests, each outcome counted exactly: $(jval "$WORK/h.json" 'd["kernel_points"]["vm_host"]')"
@@ -77,7 +77,7 @@ ok $? "text: the host kernel's matching, and in a run without it the reason" "$W
 
 # one side only: the other is named, with the manifest's reason
 "$MKRUN" --dir "$WORK/vmonly" --vm 3000 --bare-seconds 0.3 --kernel-points vm > /dev/null 2>&1 &&
-	"$IOGAP" report "$WORK/vmonly" --json "$WORK/vmonly.json" > "$WORK/vmonly.txt" 2>&1
+	"$IOGAP" report --full "$WORK/vmonly" --json "$WORK/vmonly.json" > "$WORK/vmonly.txt" 2>&1
 ok $? "kernel points on the VM side only: report succeeds"
 grep -q "^bare metal kernel points: none (mkrun: not asked): its kernel and device stages are absent$" "$WORK/vmonly.txt" &&
 	json "$WORK/vmonly.json" 'd["kernel_points"]["bare"]["recorded"] == 0 and d["kernel_points"]["bare"]["why"] == "mkrun: not asked" and
@@ -87,20 +87,20 @@ ok $? "the side without kernel points: named with its reason (text, JSON), no ba
 # out, said with its counts, the side's report as without it
 "$MKRUN" --dir "$WORK/other" --seed 2 --bare-seconds 0.3 --kernel-points bare > /dev/null 2>&1 &&
 	cp "$WORK/other/bare/kernel.trace" "$WORK/vmonly/bare/kernel.trace" &&
-	"$IOGAP" report "$WORK/vmonly" --json "$WORK/few.json" > "$WORK/few.txt" 2>&1
+	"$IOGAP" report --full "$WORK/vmonly" --json "$WORK/few.json" > "$WORK/few.txt" 2>&1
 ok $? "a kernel trace of other requests: report succeeds" "$WORK/few.txt"
 grep -q "^bare metal kernel points: none (bare/kernel.trace matched only [0-9]* of [0-9]* requests (none [0-9]*, .*): left out of the stages)" "$WORK/few.txt" &&
 	json "$WORK/few.json" 'd["kernel_points"]["bare"]["recorded"] == 0' &&
 	diff <(grep -v "kernel points" "$WORK/few.txt") <(grep -v "kernel points" "$WORK/vmonly.txt") > "$WORK/few.diff"
 ok $? "matching fewer than half: left out of the stages with its counts, the report otherwise as without it" "$WORK/few.diff"
 rm "$WORK/k/vm/kernel.trace"
-"$IOGAP" report "$WORK/k" > "$WORK/missing.txt" 2>&1 &&
+"$IOGAP" report --full "$WORK/k" > "$WORK/missing.txt" 2>&1 &&
 	grep -q "^VM kernel points: none (vm/kernel.trace is missing" "$WORK/missing.txt" &&
 	grep -q "^  Q->G " "$WORK/missing.txt"
 ok $? "a kernel trace the manifest names but the run lacks: said so, today's stages" "$WORK/missing.txt"
 
 "$MKRUN" --dir "$WORK/none" --vm 3000 --bare-seconds 0.3 > /dev/null 2>&1 &&
-	"$IOGAP" report "$WORK/none" --json "$WORK/none.json" > "$WORK/none.txt" 2>&1 &&
+	"$IOGAP" report --full "$WORK/none" --json "$WORK/none.json" > "$WORK/none.txt" 2>&1 &&
 	! grep -qi "kernel" "$WORK/none.txt" && json "$WORK/none.json" '"kernel_points" not in d'
 ok $? "a run without kernel points: nothing about them"
 finish

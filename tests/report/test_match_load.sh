@@ -92,7 +92,7 @@ for _ in 1 2; do sh -c 'while :; do :; done' & hogs+=($!); done
 st=$?
 kill "${hogs[@]}"
 ok $st "a VM run beside two CPU hogs" "$WORK/hog.log"
-"$IOGAP" report "$WORK/hog" --json "$WORK/hog.json" >"$WORK/hog.txt" 2>&1
+"$IOGAP" report --full "$WORK/hog" --json "$WORK/hog.json" >"$WORK/hog.txt" 2>&1
 grep '^VM CPU' "$WORK/hog.txt" | sed 's/^/# /'
 python3 -c "
 import json, sys

@@ -21,7 +21,7 @@ mkrun_report() {
 	local name=$1; shift
 	"$MKRUN" --dir "$WORK/$name" --vm 3000 --bare-seconds 0.3 --passthrough --spec file:/x "$@" \
 		> "$WORK/$name.mkrun" 2>&1 &&
-		"$IOGAP" report "$WORK/$name" --json "$WORK/$name.json" --html "$WORK/$name.html" \
+		"$IOGAP" report --full "$WORK/$name" --json "$WORK/$name.json" --html "$WORK/$name.html" \
 			> "$WORK/$name.txt" 2>&1
 }
 

@@ -11,7 +11,7 @@
 # json FILE EXPR: evaluate a Python expression over the report's JSON (d)
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
 report() { # report DIR: text to DIR.txt, JSON to DIR.json, status in $rc
-	"$IOGAP" report "$1" --json "$1.json" >"$1.txt" 2>"$1.err"
+	"$IOGAP" report --full "$1" --json "$1.json" >"$1.txt" 2>"$1.err"
 	rc=$?
 }
 
@@ -99,11 +99,11 @@ json "$WORK/qd.json" 'all("not at equal load" in d["jobs"][0][x]["verdict"] and
 	"--match-load" in d["jobs"][0][x]["verdict"] for x in ("read", "write"))'
 ok $? "loads apart: the verdict says so, names both loads' IOPS and --match-load" "$WORK/qd.json"
 
-"$IOGAP" report "$WORK/qd" --html "$WORK/qd.html" >/dev/null 2>&1 &&
+"$IOGAP" report --full "$WORK/qd" --html "$WORK/qd.html" >/dev/null 2>&1 &&
 	grep -q "not comparable: the loads differ" "$WORK/qd.html" &&
 	grep -q "loads differ by more than 10%" "$WORK/qd.html"
 ok $? "HTML: the load line and the backend row flagged" "$WORK/qd.html"
-"$IOGAP" report "$WORK/open" --html "$WORK/open.html" >/dev/null 2>&1
+"$IOGAP" report --full "$WORK/open" --html "$WORK/open.html" >/dev/null 2>&1
 [ $? = 3 ] && grep -q "Incomplete data, verdicts provisional:.*vm/top.trace" "$WORK/open.html"
 ok $? "HTML: incomplete data said before the verdicts" "$WORK/open.html"
 
@@ -141,7 +141,7 @@ report "$WORK/hog"
 	abs(c["others_mean_pct"] - 80) < 0.01 and
 	d["jobs"][0]["load"]["vm"]["cpu_saturated_pct"] == 100' &&
 	grep -q "^VM CPU: .*all cores busy (>= 95%) in [1-9]" "$WORK/hog.txt" &&
-	grep -q "^  mixed read: .*host CPU was saturated (all cores busy) while 100% of the VM requests" "$WORK/hog.txt"
+	grep -q "^verdict: mixed read: .*host CPU was saturated (all cores busy) while 100% of the VM requests" "$WORK/hog.txt"
 ok $? "all cores busy: saturated seconds counted, others' use (2 x 100% - 100% - 20%), the verdict gives the share of requests" "$WORK/hog.txt"
 "$IOGAP" lint "$WORK/hog" >"$WORK/hog.lint" 2>&1
 [ $? = 1 ] && grep -q "^WARNING host-saturated: .*/vm: .*100% of the requests were submitted in a saturated second" "$WORK/hog.lint"
@@ -175,7 +175,7 @@ for spec in rbd:pool/img file:/x null:1G,latency-ns=1000; do
 	esac
 	[ $rc = 0 ] && json "$d.json" "d['backend']['kind'] == '$kind' and
 		d['jobs'][0]['read']['gap']['largest'] == 'backend'" &&
-		grep "^  mixed read: .*backend itself being slower" "$d.txt" | grep -q "$want"
+		grep "^verdict: mixed read: .*backend itself being slower" "$d.txt" | grep -q "$want"
 	ok $? "backend advice for $kind: the verdict says '$want'" "$d.txt"
 done
 ! grep -q "aio=" "$WORK/advice-rbd.json" || grep -q "aio= does not apply" "$WORK/advice-rbd.json"

@@ -39,7 +39,7 @@ grep -Eq 'write: .*; 4 zone resets' "$WORK/z/bare/probe.txt"
 ok $? "bare metal: the same on zones emulated in the file"
 manifest "$WORK/z" 'm["pairing"]["exact"]["write"] == m["pairing"]["guest"]["write"] > 0 and m["clock"]["order_violations"] == 0'
 ok $? "every write paired by tag: $(mval "$WORK/z" 'm["pairing"]["exact"]["write"], "of", m["pairing"]["guest"]["write"]')"
-"$IOGAP" report "$WORK/z" > "$WORK/report.txt" 2>&1 && grep -Eq '^  (B|D) +[0-9]+ ' "$WORK/report.txt"
+"$IOGAP" report --full "$WORK/z" > "$WORK/report.txt" 2>&1 && grep -Eq '^  (B|D) +[0-9]+ ' "$WORK/report.txt"
 ok $? "iogap report shows the backend stage for the zoned path (B, or with host kernel points its device stage D)"
 sed 's/^ioengine=psync/ioengine=libaio\niodepth=4/' "$WORK/zns.fio" > "$WORK/qd4.fio"
 "$IOGAP" run --accel tcg --boot-timeout 1 --vm-only --dir "$WORK/q" --target "zns:$WORK/zns.img" \
