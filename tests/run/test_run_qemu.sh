@@ -31,7 +31,7 @@ filter=$(mval "$WORK/q" 'm["vm"]["filter"]')
 	[ "$(mval "$WORK/q" 'm["vm"]["filter_stamp"]')" = "$(stamp_of "$Q")" ] &&
 	head -1 "$WORK/q/vm/qemu.cmdline" | grep -qF "LD_PRELOAD=$filter"
 ok $? "the filter preloaded is the one built for that binary: ${filter##*/}"
-"$IOGAP" report "$WORK/q" > "$WORK/q.report" 2>&1 && grep -q 'Q.fmt' "$WORK/q.report"
+"$IOGAP" report --full "$WORK/q" > "$WORK/q.report" 2>&1 && grep -q 'Q.fmt' "$WORK/q.report"
 ok $? "iogap report of the --qemu run" "$WORK/q.report"
 
 "$IOGAP" run --accel tcg --dir "$WORK/sys" --target "file:$WORK/disk.img" "$WORK/job.fio" \
