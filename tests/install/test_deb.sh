@@ -67,7 +67,7 @@ env -u IOGAP_PROBE -u IOGAP_FILTER_SO -u IOGAP_KERNEL -u IOGAP_INITRD \
 ok $? "a short iogap run from /usr/bin"
 missing=""
 for p in "bare metal" "VM boot" "VM job" "draining" "analysis"; do
-	grep -q $'\e\\[Kiogap: '"$p"' [0-9.]* s' "$W/run.tty" || missing="$missing '$p'"
+	grep -qE $'\e\\[Kiogap: (phase [0-9]+ of [0-9]+: )?'"$p"' [0-9.]* s' "$W/run.tty" || missing="$missing '$p'"
 done
 [ -z "$missing" ]
 ok $? "its progress lines on the terminal: bare metal, VM boot, VM job, draining, analysis${missing:+; missing:$missing}"
