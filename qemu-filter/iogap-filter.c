@@ -54,6 +54,16 @@ __attribute__((used)) static const char iogap_built_for[] = IOGAP_QEMU_STAMP;
 #define IOGAP_DEFAULT_RING_SIZE (1u << 18)
 #define IOGAP_LOG_PREFIX    "iogap-filter: "
 
+/*
+ * One filter node's state.  Invariants, from a successful iogap_open until
+ * iogap_close:
+ * - ring is non-NULL and open on path; the hot path records into it with no
+ *   check, and only iogap_close frees it (after the node has drained);
+ * - the node is on iogap_open_rings exactly while ring is open, so process
+ *   exit unlinks the rings not kept even when QEMU never closes the node;
+ * - layer is 1..15 characters, NUL-terminated; delay_ns is 0..10 s;
+ * - run_id, layer and keep are fixed: the ring's header and info say them.
+ */
 typedef struct BDRVIogapState {
 	struct iogap_ring *ring;  /* own allocation: 64-byte aligned counters */
 	uint64_t run_id;          /* when set, write tags must carry it */
