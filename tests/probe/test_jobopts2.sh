@@ -70,12 +70,16 @@ else
 	skip "pre_read" "fincore (util-linux) is not installed"
 fi
 
-# unlink_each_loop: before each later loop the file goes (fio's order)
+# unlink_each_loop: before each later loop the file goes (fio's order) — for a
+# file that was there before the run only with --allow-destroy-data (the probe
+# removes only what a job created, docs/iogap-probe.md "Data safety")
 "$PROBE" --name=u --filename=ul.dat --rw=write --size=64k > /dev/null && i0=$(stat -c %i ul.dat)
-"$PROBE" --name=u --filename=ul.dat --rw=write --size=64k --loops=2 --unlink_each_loop=1 --output-format=json > ul.json
+"$PROBE" --name=u --filename=ul.dat --rw=write --size=64k --loops=2 --unlink_each_loop=1 --allow-destroy-data \
+	--output-format=json > ul.json
 [ "$(J ul.json 'j["write"]["io_bytes"]')" = 131072 ] && [ "$(stat -c %i ul.dat)" != "$i0" ] && [ "$(stat -c %a ul.dat)" = 600 ]
 ok $? "unlink_each_loop, writing: a new file for loop 2 (inode $i0 -> $(stat -c %i ul.dat), mode 600 as fio's)"
-"$PROBE" --name=u --filename=ul.dat --rw=read --size=64k --loops=2 --unlink_each_loop=1 --output-format=json > ur.json 2> /dev/null
+"$PROBE" --name=u --filename=ul.dat --rw=read --size=64k --loops=2 --unlink_each_loop=1 --allow-destroy-data \
+	--output-format=json > ur.json 2> /dev/null
 "$FIO" --name=u --filename=fl.dat --rw=read --size=64k --loops=2 --unlink_each_loop=1 --output-format=json > fr.json 2> /dev/null
 [ "$(J ur.json 'j["error"]')" = 2 ] && [ "$(J fr.json 'j["error"]')" = 2 ] && [ ! -e ul.dat ] &&
 	[ "$(J ur.json 'j["read"]["io_bytes"]')" = "$(J fr.json 'j["read"]["io_bytes"]')" ]
@@ -127,7 +131,7 @@ if command -v strace > /dev/null; then
 	grep -qE "fcntl\([0-9]+, (F_SET_RW_HINT|0x40c).*= 0" wh.st
 	ok $? "write_hint=short: F_SET_RW_HINT on the file"
 	strace -f -e trace=openat -o at.st "$PROBE" --name=a --filename=d.dat --size=64k --atomic=1 > /dev/null
-	grep -q 'd.dat", O_RDONLY|O_DIRECT' at.st
+	grep -qE 'd.dat", O_RDONLY(\|O_NONBLOCK)?\|O_DIRECT' at.st
 	ok $? "atomic=1 opens O_DIRECT, as fio 3.33 (its O_ATOMIC bit means nothing to Linux)"
 else
 	skip "fadvise_hint" "strace is not installed"; skip "write_hint" "strace is not installed"
