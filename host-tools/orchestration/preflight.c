@@ -86,11 +86,12 @@ static int check_region(const struct iogap_job *j, const struct target_facts *f,
 		return iogap_seterr(err, errlen, "job '%s': offset=%" PRIu64 " is beyond the end of "
 				    "%s (%" PRIu64 " bytes)", j->name, j->offset, what, f->size);
 	if (j->size_pct == 0 && j->size && region_end(j) > f->size)
-		return iogap_seterr(err, errlen, "job '%s': offset + offset_increment x (numjobs-1) "
-				    "+ size (%" PRIu64 " bytes) is larger than %s (%" PRIu64 " bytes): "
-				    "the VM's disk ends there and bare metal would grow the file; make "
-				    "the target larger or the job smaller", j->name, region_end(j), what,
-				    f->size);
+		return iogap_seterr(err, errlen, "job '%s': %s (%" PRIu64 " bytes) is larger than %s "
+				    "(%" PRIu64 " bytes): the VM's disk ends there and bare metal would "
+				    "grow the file; make the target larger or the job smaller", j->name,
+				    j->numjobs > 1 && j->offset_increment ?
+				    "offset + offset_increment x (numjobs-1) + size" : "offset+size",
+				    region_end(j), what, f->size);
 	return 0;
 }
 
