@@ -50,20 +50,33 @@ static void stages_text(const struct iogap_summary_row *r, char *out, size_t n)
 		snprintf(out + l, n - l, "%sloads differ", l ? "; " : "");
 }
 
-static void print_row(const struct iogap_summary_row *r, int job_width, FILE *f)
-{
-	char iops[48], p50[48], p99[48], gap[24] = "-", where[160];
+/* A row's cells as text and HTML print them. */
+struct row_cells {
+	char iops[48], p50[48], p99[48], gap[24], where[160];
+};
 
-	pair_text(iops, sizeof(iops), "%.0f", r->vm.have, r->vm.iops, r->bare.have, r->bare.iops);
-	pair_text(p50, sizeof(p50), "%.1f", r->vm.have, r->vm.p50_ns / 1e3, r->bare.have,
+static void row_cells(const struct iogap_summary_row *r, struct row_cells *c)
+{
+	pair_text(c->iops, sizeof(c->iops), "%.0f", r->vm.have, r->vm.iops, r->bare.have,
+		  r->bare.iops);
+	pair_text(c->p50, sizeof(c->p50), "%.1f", r->vm.have, r->vm.p50_ns / 1e3, r->bare.have,
 		  r->bare.p50_ns / 1e3);
-	pair_text(p99, sizeof(p99), "%.1f", r->vm.have, r->vm.p99_ns / 1e3, r->bare.have,
+	pair_text(c->p99, sizeof(c->p99), "%.1f", r->vm.have, r->vm.p99_ns / 1e3, r->bare.have,
 		  r->bare.p99_ns / 1e3);
 	if (r->have_gap)
-		snprintf(gap, sizeof(gap), "%+.1f", r->gap_ns / 1e3);
-	stages_text(r, where, sizeof(where));
-	fprintf(f, "  %-*s %-5s %15s %17s %17s %9s%s%s\n", job_width, r->job, r->dir, iops, p50,
-		p99, gap, where[0] ? "  " : "", where);
+		snprintf(c->gap, sizeof(c->gap), "%+.1f", r->gap_ns / 1e3);
+	else
+		snprintf(c->gap, sizeof(c->gap), "-");
+	stages_text(r, c->where, sizeof(c->where));
+}
+
+static void print_row(const struct iogap_summary_row *r, int job_width, FILE *f)
+{
+	struct row_cells c;
+
+	row_cells(r, &c);
+	fprintf(f, "  %-*s %-5s %15s %17s %17s %9s%s%s\n", job_width, r->job, r->dir, c.iops,
+		c.p50, c.p99, c.gap, c.where[0] ? "  " : "", c.where);
 }
 
 /* The job column's width: its longest name, at least 14. */
@@ -165,22 +178,14 @@ void iogap_summary_html(const struct iogap_summary *s, FILE *f)
 	      "<th>gap µs</th><th>largest stages of the gap</th></tr>\n", f);
 	for (size_t i = 0; i < s->nrow; i++) {
 		const struct iogap_summary_row *r = &s->row[i];
-		char iops[48], p50[48], p99[48], gap[24] = "-", where[160];
+		struct row_cells c;
 
-		pair_text(iops, sizeof(iops), "%.0f", r->vm.have, r->vm.iops, r->bare.have,
-			  r->bare.iops);
-		pair_text(p50, sizeof(p50), "%.1f", r->vm.have, r->vm.p50_ns / 1e3, r->bare.have,
-			  r->bare.p50_ns / 1e3);
-		pair_text(p99, sizeof(p99), "%.1f", r->vm.have, r->vm.p99_ns / 1e3, r->bare.have,
-			  r->bare.p99_ns / 1e3);
-		if (r->have_gap)
-			snprintf(gap, sizeof(gap), "%+.1f", r->gap_ns / 1e3);
-		stages_text(r, where, sizeof(where));
+		row_cells(r, &c);
 		fputs("<tr><td>", f);
 		iogap_html_esc(f, r->job);
 		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", r->dir,
-			iops, p50, p99, gap);
-		iogap_html_esc(f, where);
+			c.iops, c.p50, c.p99, c.gap);
+		iogap_html_esc(f, c.where);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
